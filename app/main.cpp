@@ -1,0 +1,72 @@
+// breakwater: the composition root. Everything is built and wired here; nothing else creates services.
+
+#include "commandline.h"
+#include "mockprovider.h"
+#include "proxyserver.h"
+#include "quitonsignal.h"
+#include "servicethread.h"
+
+#include <QCoreApplication>
+
+#include <cstdio>
+#include <memory>
+
+using namespace Qt::StringLiterals;
+
+int main(int argc, char *argv[])
+{
+    QCoreApplication app(argc, argv);
+    QCoreApplication::setApplicationName(u"breakwater"_s);
+    QCoreApplication::setApplicationVersion(QStringLiteral(BREAKWATER_VERSION));
+
+    CommandLine options = parseCommandLine(QCoreApplication::arguments());
+    if (!options.error.isEmpty()) {
+        std::fprintf(stderr, "breakwater: %s\n", qPrintable(options.error));
+        return 2;
+    }
+    if (options.showHelp) {
+        std::fputs(qPrintable(helpText()), stdout);
+        return 0;
+    }
+    if (options.showVersion) {
+        std::printf("breakwater %s\n", BREAKWATER_VERSION);
+        return 0;
+    }
+
+    // --demo: the built-in mock provider stands in for both upstreams, on a thread of its own.
+    std::unique_ptr<ServiceThread<MockProvider>> mock;
+    if (options.demo) {
+        mock = std::make_unique<ServiceThread<MockProvider>>(u"mock-provider"_s, [] {
+            auto *provider = new MockProvider;
+            provider->setLatency(std::chrono::milliseconds(400));
+            provider->setChunkInterval(std::chrono::milliseconds(40));
+            return provider;
+        });
+        options.config.openaiUpstream = mock->service()->openaiBaseUrl();
+        options.config.anthropicUpstream = mock->service()->anthropicBaseUrl();
+        std::printf("breakwater: demo mode, mock provider at %s\n",
+                    qPrintable(options.config.openaiUpstream.toString()));
+    }
+
+    SystemClock clock;
+    QString listenError;
+    ServiceThread<ProxyServer> proxy(u"proxy"_s, [&] {
+        auto *server = new ProxyServer(options.config, clock);
+        if (!server->listen(&listenError)) {
+            delete server;
+            return static_cast<ProxyServer *>(nullptr);
+        }
+        return server;
+    });
+    if (!proxy.service()) {
+        std::fprintf(stderr, "breakwater: cannot listen on %s:%u: %s\n",
+                     qPrintable(options.config.listenAddress.toString()), options.config.listenPort,
+                     qPrintable(listenError));
+        return 1;
+    }
+    std::printf("breakwater: listening on %s\n", qPrintable(proxy.service()->baseUrl()));
+    std::fflush(stdout);
+
+    quitOnSignals();
+    return app.exec();
+}

@@ -1,0 +1,79 @@
+#pragma once
+
+#include <QMetaType>
+#include <QObject>
+#include <QString>
+
+#include <chrono>
+
+class Clock;
+
+// Guards one upstream. Closed: calls go through and consecutive failures are counted. After
+// `failureThreshold` in a row it opens: calls are refused inside the proxy, at once, until a probe
+// sees the provider answer again or the cool-down ends. Half-open: exactly one real request goes
+// through as the trial; success closes the breaker, failure re-opens it with a longer cool-down.
+//
+// Failures are upstream faults only (5xx, unreachable, our own timeout, a cut stream, a garbage
+// answer); 4xx caused by the request and clients hanging up are not. Touched only on the proxy thread.
+enum class BreakerState : quint8 { Closed, Open, HalfOpen };
+QByteArray breakerStateName(BreakerState state);   // closed, open, half-open
+
+struct BreakerTransition
+{
+    QString upstream;
+    qint64 atMs = 0;            // wall clock
+    BreakerState from = BreakerState::Closed;
+    BreakerState to = BreakerState::Closed;
+    QString reason;             // "5 consecutive failures (last: timeout)", "probe succeeded", ...
+};
+Q_DECLARE_METATYPE(BreakerTransition)
+
+class CircuitBreaker final : public QObject
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(CircuitBreaker)
+public:
+    CircuitBreaker(const QString &upstream, const Clock &clock, int failureThreshold,
+                   std::chrono::milliseconds cooldown, QObject *parent = nullptr);
+
+    struct Admission
+    {
+        enum class Verdict { Allow, Trial, Refuse } verdict = Verdict::Allow;
+        int retryAfterSeconds = 0;   // with Refuse: whole seconds, 1..60
+    };
+    // Asks to start one upstream call. A Trial must be reported with `wasTrial` set.
+    Admission admit();
+
+    void recordSuccess(bool wasTrial);
+    void recordFailure(const QString &reason, bool wasTrial);
+    // A trial that ended without telling us anything (e.g. Breakwater shutting down).
+    void abandonTrial();
+    // A cheap health probe saw the provider answer: move to half-open without waiting.
+    void probeSucceeded();
+
+    BreakerState state();        // may move Open -> HalfOpen when the cool-down has passed
+    QString upstream() const { return m_upstream; }
+    int consecutiveFailures() const { return m_consecutiveFailures; }
+    qint64 currentCooldownMs() const { return m_cooldownMs; }
+    int transitions() const { return m_transitions; }
+
+    static constexpr int kMaxCooldownFactor = 8;   // re-opens grow the cool-down up to 8x
+
+Q_SIGNALS:
+    void stateChanged(const BreakerTransition &transition);
+
+private:
+    void moveTo(BreakerState to, const QString &reason);
+    void open(const QString &reason);
+
+    QString m_upstream;
+    const Clock &m_clock;
+    int m_threshold;
+    qint64 m_baseCooldownMs;
+    qint64 m_cooldownMs;
+    BreakerState m_state = BreakerState::Closed;
+    int m_consecutiveFailures = 0;
+    qint64 m_openedAtMs = 0;
+    bool m_trialInFlight = false;
+    int m_transitions = 0;
+};

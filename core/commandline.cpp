@@ -1,0 +1,226 @@
+#include "commandline.h"
+
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+#include <cmath>
+
+using namespace Qt::StringLiterals;
+
+namespace {
+
+struct Option
+{
+    QString name;
+    QString valueName;   // empty: a switch
+    QString help;
+};
+
+const QList<Option> &options()
+{
+    static const QList<Option> list{
+        {u"--headless"_s, {}, u"Run the proxy without the desktop window."_s},
+        {u"--listen"_s, u"HOST:PORT"_s, u"Address to listen on (default 127.0.0.1:8080; port 0 picks a free one)."_s},
+        {u"--upstream"_s, u"URL"_s, u"OpenAI-compatible base URL including /v1 (default https://api.openai.com/v1)."_s},
+        {u"--anthropic-upstream"_s, u"URL"_s, u"Anthropic base URL (default https://api.anthropic.com)."_s},
+        {u"--timeout"_s, u"S"_s, u"Seconds to wait for the upstream's first byte and between stream chunks (default 60)."_s},
+        {u"--concurrency"_s, u"N"_s, u"Upstream calls at once, per upstream (default 64)."_s},
+        {u"--max-queue"_s, u"N"_s, u"Calls that may wait for a free upstream slot before 429 (default 1024)."_s},
+        {u"--max-body"_s, u"MB"_s, u"Largest request body accepted, in MiB (default 32)."_s},
+        {u"--demo"_s, {}, u"Use the built-in mock provider as both upstreams."_s},
+        {u"--config"_s, u"FILE"_s, u"JSON file whose keys are option names without dashes (command line wins)."_s},
+        {u"--help"_s, {}, u"Show this help."_s},
+        {u"--version"_s, {}, u"Show the version."_s},
+    };
+    return list;
+}
+
+const Option *findOption(const QString &name)
+{
+    for (const Option &option : options()) {
+        if (option.name == name)
+            return &option;
+    }
+    return nullptr;
+}
+
+bool parseSeconds(const QString &text, std::chrono::milliseconds *out, bool allowZero)
+{
+    bool ok = false;
+    const double seconds = text.toDouble(&ok);
+    if (!ok || !std::isfinite(seconds) || seconds < 0 || (!allowZero && seconds == 0) || seconds > 86400 * 365)
+        return false;
+    *out = std::chrono::milliseconds(qint64(std::llround(seconds * 1000)));
+    return true;
+}
+
+bool parseCount(const QString &text, int *out, int minimum, int maximum)
+{
+    bool ok = false;
+    const int value = text.toInt(&ok);
+    if (!ok || value < minimum || value > maximum)
+        return false;
+    *out = value;
+    return true;
+}
+
+bool parseUrl(const QString &text, QUrl *out)
+{
+    const QUrl url(text, QUrl::StrictMode);
+    if (!url.isValid() || (url.scheme() != u"http"_s && url.scheme() != u"https"_s) || url.host().isEmpty())
+        return false;
+    *out = url;
+    return true;
+}
+
+bool parseListen(const QString &text, ProxyConfig *config)
+{
+    const qsizetype colon = text.lastIndexOf(u':');
+    if (colon <= 0)
+        return false;
+    QString host = text.left(colon);
+    if (host.startsWith(u'[') && host.endsWith(u']'))
+        host = host.mid(1, host.size() - 2);
+    if (host == u"localhost"_s)
+        host = u"127.0.0.1"_s;
+    const QHostAddress address(host);
+    bool ok = false;
+    const uint port = text.mid(colon + 1).toUInt(&ok);
+    if (address.isNull() || !ok || port > 65535)
+        return false;
+    config->listenAddress = address;
+    config->listenPort = quint16(port);
+    return true;
+}
+
+// Applies one option with its value; returns an error message, empty on success.
+QString apply(CommandLine &result, const QString &name, const QString &value)
+{
+    ProxyConfig &config = result.config;
+    const auto invalid = [&](const QString &expected) {
+        return u"invalid value '%1' for %2: expected %3"_s.arg(value, name, expected);
+    };
+    if (name == u"--headless"_s) {
+        result.headless = true;
+    } else if (name == u"--demo"_s) {
+        result.demo = true;
+    } else if (name == u"--help"_s) {
+        result.showHelp = true;
+    } else if (name == u"--version"_s) {
+        result.showVersion = true;
+    } else if (name == u"--listen"_s) {
+        if (!parseListen(value, &config))
+            return invalid(u"HOST:PORT with an IP address, e.g. 127.0.0.1:8080"_s);
+    } else if (name == u"--upstream"_s) {
+        if (!parseUrl(value, &config.openaiUpstream))
+            return invalid(u"an http(s) URL such as https://api.openai.com/v1"_s);
+    } else if (name == u"--anthropic-upstream"_s) {
+        if (!parseUrl(value, &config.anthropicUpstream))
+            return invalid(u"an http(s) URL such as https://api.anthropic.com"_s);
+    } else if (name == u"--timeout"_s) {
+        if (!parseSeconds(value, &config.upstreamTimeout, false))
+            return invalid(u"seconds greater than 0"_s);
+    } else if (name == u"--concurrency"_s) {
+        if (!parseCount(value, &config.concurrency, 1, 4096))
+            return invalid(u"a whole number from 1 to 4096"_s);
+    } else if (name == u"--max-queue"_s) {
+        if (!parseCount(value, &config.maxQueued, 0, 1000000))
+            return invalid(u"a whole number from 0 to 1000000"_s);
+    } else if (name == u"--max-body"_s) {
+        int megabytes = 0;
+        if (!parseCount(value, &megabytes, 1, 4096))
+            return invalid(u"a whole number of MiB from 1 to 4096"_s);
+        config.maxBodyBytes = qint64(megabytes) * 1024 * 1024;
+    }
+    return {};
+}
+
+QString applyConfigFile(CommandLine &result, const QString &path, const QStringList &givenOnCommandLine)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return u"cannot read config file %1: %2"_s.arg(path, file.errorString());
+    QJsonParseError error;
+    const QJsonDocument document = QJsonDocument::fromJson(file.readAll(), &error);
+    if (!document.isObject())
+        return u"config file %1 is not a JSON object: %2"_s.arg(path, error.errorString());
+    const QJsonObject object = document.object();
+    for (auto it = object.begin(); it != object.end(); ++it) {
+        const QString name = u"--"_s + it.key();
+        const Option *option = findOption(name);
+        if (!option || name == u"--config"_s || name == u"--help"_s || name == u"--version"_s)
+            return u"config file %1: unknown option '%2'"_s.arg(path, it.key());
+        if (givenOnCommandLine.contains(name))
+            continue;   // the command line wins
+        QString value;
+        if (option->valueName.isEmpty()) {
+            if (!it.value().toBool())
+                continue;
+        } else {
+            value = it.value().isDouble() ? QString::number(it.value().toDouble()) : it.value().toString();
+        }
+        if (QString message = apply(result, name, value); !message.isEmpty())
+            return u"config file %1: %2"_s.arg(path, message);
+    }
+    return {};
+}
+
+} // namespace
+
+CommandLine parseCommandLine(const QStringList &arguments)
+{
+    CommandLine result;
+    QStringList given;
+    QString configFile;
+    for (qsizetype i = 1; i < arguments.size(); ++i) {
+        QString name = arguments[i];
+        QString value;
+        bool hasInlineValue = false;
+        if (const qsizetype eq = name.indexOf(u'='); name.startsWith(u"--"_s) && eq > 0) {
+            value = name.mid(eq + 1);
+            name = name.left(eq);
+            hasInlineValue = true;
+        }
+        const Option *option = findOption(name);
+        if (!option) {
+            result.error = u"unknown option '%1' (see --help)"_s.arg(arguments[i]);
+            return result;
+        }
+        if (!option->valueName.isEmpty() && !hasInlineValue) {
+            if (i + 1 >= arguments.size()) {
+                result.error = u"option %1 needs a value %2"_s.arg(name, option->valueName);
+                return result;
+            }
+            value = arguments[++i];
+        } else if (option->valueName.isEmpty() && hasInlineValue) {
+            result.error = u"option %1 takes no value"_s.arg(name);
+            return result;
+        }
+        given.append(name);
+        if (name == u"--config"_s) {
+            configFile = value;
+            continue;
+        }
+        if (QString message = apply(result, name, value); !message.isEmpty()) {
+            result.error = message;
+            return result;
+        }
+    }
+    if (!configFile.isEmpty())
+        result.error = applyConfigFile(result, configFile, given);
+    return result;
+}
+
+QString helpText()
+{
+    QString text = u"Usage: breakwater [options]\n\n"
+                   "A local LLM proxy: point an OpenAI or Anthropic SDK at it by changing only the base URL.\n\n"
+                   "Options:\n"_s;
+    for (const Option &option : options()) {
+        const QString left = option.valueName.isEmpty() ? option.name : option.name + u' ' + option.valueName;
+        text += u"  "_s + left.leftJustified(28) + option.help + u'\n';
+    }
+    text += u"\nSeconds may be fractional. Invalid values exit with status 2.\n"_s;
+    return text;
+}

@@ -1,0 +1,21 @@
+#pragma once
+
+#include "proxyconfig.h"
+
+#include <QString>
+#include <QStringList>
+
+// `breakwater`'s command line: the fixed interface of shared/design.md. Parsing is separate from
+// main() so tests can check every option and every invalid value.
+struct CommandLine
+{
+    ProxyConfig config;
+    bool headless = false;
+    bool demo = false;
+    bool showHelp = false;
+    bool showVersion = false;
+    QString error;        // non-empty: print it and exit 2
+};
+
+CommandLine parseCommandLine(const QStringList &arguments);
+QString helpText();

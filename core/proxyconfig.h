@@ -1,0 +1,47 @@
+#pragma once
+
+#include <QHostAddress>
+#include <QString>
+#include <QUrl>
+
+#include <chrono>
+
+// Every tunable of the proxy in one place, with its default. Command-line options (commandline.h)
+// override these; tests set them directly.
+namespace defaults {
+using namespace std::chrono_literals;
+inline constexpr quint16 kListenPort = 8080;
+inline constexpr std::chrono::milliseconds kUpstreamTimeout = 60s;   // first byte and stream gaps
+inline constexpr int kConcurrency = 64;       // per upstream: 20 different prompts never queue
+inline constexpr int kMaxQueued = 1024;       // calls waiting for a pool thread before 429
+inline constexpr qint64 kMaxBodyBytes = 32 * 1024 * 1024;
+inline constexpr qint64 kMaxHeaderBytes = 64 * 1024;
+inline constexpr std::chrono::milliseconds kRequestReadTimeout = 30s;  // slow clients
+inline constexpr std::chrono::milliseconds kIdleTimeout = 120s;        // idle keep-alive
+inline constexpr std::chrono::milliseconds kDedupWindow = 300s;
+inline constexpr qint64 kCacheBytes = 64 * 1024 * 1024;
+inline constexpr int kBreakerFailures = 5;
+inline constexpr std::chrono::milliseconds kBreakerCooldown = 60s;
+inline constexpr std::chrono::milliseconds kBreakerProbeInterval = 1s;
+inline constexpr int kMaxRetryAfterSeconds = 60;
+} // namespace defaults
+
+struct ProxyConfig
+{
+    QHostAddress listenAddress = QHostAddress::LocalHost;
+    quint16 listenPort = defaults::kListenPort;
+    QUrl openaiUpstream = QUrl(QStringLiteral("https://api.openai.com/v1"));
+    QUrl anthropicUpstream = QUrl(QStringLiteral("https://api.anthropic.com"));
+    std::chrono::milliseconds upstreamTimeout = defaults::kUpstreamTimeout;
+    int concurrency = defaults::kConcurrency;
+    int maxQueued = defaults::kMaxQueued;
+    qint64 maxBodyBytes = defaults::kMaxBodyBytes;
+    qint64 maxHeaderBytes = defaults::kMaxHeaderBytes;
+    std::chrono::milliseconds requestReadTimeout = defaults::kRequestReadTimeout;
+    std::chrono::milliseconds idleTimeout = defaults::kIdleTimeout;
+    std::chrono::milliseconds dedupWindow = defaults::kDedupWindow;
+    qint64 cacheBytes = defaults::kCacheBytes;
+    int breakerFailures = defaults::kBreakerFailures;
+    std::chrono::milliseconds breakerCooldown = defaults::kBreakerCooldown;
+    std::chrono::milliseconds breakerProbeInterval = defaults::kBreakerProbeInterval;
+};

@@ -1,0 +1,424 @@
+#include "proxyserver.h"
+
+#include "breakerprobe.h"
+#include "flight.h"
+#include "frontdoor.h"
+#include "requestkey.h"
+#include "responsewriter.h"
+#include "upstreampool.h"
+
+#include <QHttpServerRequest>
+#include <QJsonDocument>
+#include <QJsonParseError>
+#include <QLoggingCategory>
+#include <QRandomGenerator>
+#include <QTcpSocket>
+
+Q_LOGGING_CATEGORY(lcProxy, "breakwater.proxy", QtInfoMsg)
+
+using namespace Qt::StringLiterals;
+
+// A route this proxy answers, and in which API's shape.
+struct ProxyRoute
+{
+    enum class Kind { Proxied, PassThrough, Health };
+    QByteArray method;
+    QByteArray path;
+    Kind kind;
+    ApiStyle style;
+};
+
+namespace {
+
+// Request headers that describe this hop, or that Qt's network manager sets itself.
+bool isForwardable(const QByteArray &lowerName, const QList<QByteArray> &connectionListed)
+{
+    static const QList<QByteArray> dropped{"connection", "keep-alive", "proxy-connection",
+                                           "proxy-authenticate", "proxy-authorization", "te", "trailer",
+                                           "transfer-encoding", "upgrade", "host", "content-length",
+                                           "accept-encoding", "expect"};
+    return !dropped.contains(lowerName) && !connectionListed.contains(lowerName)
+           && !lowerName.startsWith("x-breakwater-");
+}
+
+HeaderList forwardHeaders(const IncomingRequest &request)
+{
+    QList<QByteArray> connectionListed;
+    for (const QByteArray &name : request.header("connection").split(','))
+        connectionListed.append(name.trimmed().toLower());
+    HeaderList headers;
+    for (const auto &[name, value] : request.headers) {
+        if (isForwardable(name.toLower(), connectionListed))
+            headers.append({name, value});
+    }
+    return headers;
+}
+
+QByteArray methodName(QHttpServerRequest::Method method)
+{
+    using M = QHttpServerRequest::Method;
+    switch (method) {
+    case M::Get: return "GET";
+    case M::Post: return "POST";
+    case M::Put: return "PUT";
+    case M::Delete: return "DELETE";
+    case M::Head: return "HEAD";
+    case M::Options: return "OPTIONS";
+    case M::Patch: return "PATCH";
+    case M::Connect: return "CONNECT";
+    case M::Trace: return "TRACE";
+    default: return "UNKNOWN";
+    }
+}
+
+QByteArray newRequestId()
+{
+    const quint64 bits = QRandomGenerator::global()->generate64();
+    return "bw-" + QByteArray::number(bits, 16).rightJustified(16, '0');
+}
+
+bool wantsNoSharing(const IncomingRequest &request)
+{
+    const QByteArray cacheControl = request.header("cache-control").toLower();
+    return cacheControl.contains("no-cache") || cacheControl.contains("no-store");
+}
+
+QByteArray credentialOf(const IncomingRequest &request)
+{
+    for (const char *name : {"authorization", "x-api-key", "api-key"}) {
+        const QByteArray value = request.header(name);
+        if (!value.isEmpty())
+            return value;
+    }
+    return {};
+}
+
+} // namespace
+
+QByteArray IncomingRequest::header(const QByteArray &name) const
+{
+    for (const auto &[key, value] : headers) {
+        if (key.compare(name, Qt::CaseInsensitive) == 0)
+            return value;
+    }
+    return {};
+}
+
+namespace {
+const QList<ProxyRoute> &routes()
+{
+    using Kind = ProxyRoute::Kind;
+    static const QList<ProxyRoute> table{
+        {"POST", "/v1/chat/completions", Kind::Proxied, ApiStyle::OpenAI},
+        {"POST", "/v1/completions", Kind::Proxied, ApiStyle::OpenAI},
+        {"POST", "/v1/embeddings", Kind::Proxied, ApiStyle::OpenAI},
+        {"POST", "/v1/messages", Kind::Proxied, ApiStyle::Anthropic},
+        {"GET", "/v1/models", Kind::PassThrough, ApiStyle::OpenAI},
+        {"GET", "/healthz", Kind::Health, ApiStyle::OpenAI},
+    };
+    return table;
+}
+} // namespace
+
+ProxyServer::ProxyServer(const ProxyConfig &config, const Clock &clock, QObject *parent)
+    : QAbstractHttpServer(parent),
+      m_config(config),
+      m_clock(clock),
+      m_cache(clock, config.dedupWindow.count(), config.cacheBytes)
+{
+    // OpenAI's base includes /v1 already; Anthropic's does not.
+    setUpUpstream(m_openai, "openai", config.openaiUpstream, u"/models"_s);
+    setUpUpstream(m_anthropic, "anthropic", config.anthropicUpstream, u"/v1/models"_s);
+}
+
+void ProxyServer::setUpUpstream(Upstream &upstream, const QByteArray &name, const QUrl &baseUrl,
+                                const QString &modelsPath)
+{
+    const QString label = QString::fromLatin1(name);
+    upstream.name = name;
+    upstream.baseUrl = baseUrl;
+    upstream.pool = new UpstreamPool(label, m_config.concurrency, m_config.maxQueued, this);
+    upstream.breaker = new CircuitBreaker(label, m_clock, m_config.breakerFailures, m_config.breakerCooldown, this);
+    QUrl modelsUrl = baseUrl;
+    QString path = modelsUrl.path();
+    if (path.endsWith(u'/'))
+        path.chop(1);
+    modelsUrl.setPath(path + modelsPath);
+    const auto probeTimeout = std::min<std::chrono::milliseconds>(m_config.upstreamTimeout, std::chrono::seconds(5));
+    upstream.probe = new BreakerProbe(upstream.breaker, modelsUrl, m_config.breakerProbeInterval, probeTimeout, this);
+    connect(upstream.breaker, &CircuitBreaker::stateChanged, this, &ProxyServer::breakerChanged);
+}
+
+ProxyServer::~ProxyServer()
+{
+    // Stop the pools first: their jobs post to calls owned by flights, which die with this object.
+    delete m_openai.pool;
+    delete m_anthropic.pool;
+}
+
+ProxyServer::Upstream &ProxyServer::upstreamFor(const Route &route)
+{
+    return route.style == ApiStyle::Anthropic ? m_anthropic : m_openai;
+}
+
+bool ProxyServer::listen(QString *error)
+{
+    m_frontDoor = new FrontDoor({m_config.maxBodyBytes, m_config.maxHeaderBytes,
+                                 m_config.requestReadTimeout, m_config.idleTimeout}, this);
+    if (!m_frontDoor->listen(m_config.listenAddress, m_config.listenPort)) {
+        if (error)
+            *error = m_frontDoor->errorString();
+        return false;
+    }
+    bind(m_frontDoor);
+    return true;
+}
+
+quint16 ProxyServer::port() const
+{
+    return m_frontDoor ? m_frontDoor->serverPort() : 0;
+}
+
+QString ProxyServer::baseUrl() const
+{
+    const QHostAddress address = m_config.listenAddress;
+    const QString host = address.protocol() == QAbstractSocket::IPv6Protocol
+                             ? u'[' + address.toString() + u']' : address.toString();
+    return u"http://%1:%2/v1"_s.arg(host).arg(port());
+}
+
+bool ProxyServer::handleRequest(const QHttpServerRequest &qtRequest, QTcpSocket *socket)
+{
+    IncomingRequest request;
+    request.method = methodName(qtRequest.method());
+    request.path = qtRequest.url().path(QUrl::FullyEncoded).toUtf8();
+    request.query = qtRequest.url().query(QUrl::FullyEncoded).toUtf8();
+    request.headers = qtRequest.headers();
+    request.body = qtRequest.body();
+    request.peer = qtRequest.remoteAddress();
+    const bool close = request.header("connection").toLower().contains("close");
+    ResponseWriter writer(socket, close);
+
+    const Route *pathMatch = nullptr;
+    for (const Route &route : routes()) {
+        if (route.path != request.path)
+            continue;
+        pathMatch = &route;
+        if (route.method != request.method)
+            continue;
+        switch (route.kind) {
+        case Route::Kind::Proxied: handleProxied(route, request, std::move(writer)); break;
+        case Route::Kind::PassThrough: handlePassThrough(route, request, std::move(writer)); break;
+        case Route::Kind::Health:
+            writer.writeComplete(200, {{"Content-Type", "application/json"}}, R"({"status":"ok"})");
+            break;
+        }
+        return true;
+    }
+    const ApiStyle style = request.path.startsWith("/v1/messages") ? ApiStyle::Anthropic : ApiStyle::OpenAI;
+    if (pathMatch) {
+        writer.writeError(style, {405, "invalid_request_error", "method_not_allowed",
+                                  u"%1 is not allowed on %2; use %3."_s.arg(QString::fromLatin1(request.method),
+                                      QString::fromUtf8(request.path), QString::fromLatin1(pathMatch->method))},
+                          {{"Allow", pathMatch->method}});
+    } else {
+        writer.writeError(style, ApiError::notFound(u"Unknown route %1 %2."_s.arg(
+                                     QString::fromLatin1(request.method), QString::fromUtf8(request.path))));
+    }
+    return true;
+}
+
+void ProxyServer::missingHandler(const QHttpServerRequest &request, QTcpSocket *socket)
+{
+    // Not reached: handleRequest answers every request. Kept so nothing is ever left unanswered.
+    ResponseWriter(socket).writeError(ApiStyle::OpenAI, ApiError::notFound(
+        u"Unknown route %1."_s.arg(request.url().path())));
+}
+
+CallRecord ProxyServer::newRecord(const Route &route, const IncomingRequest &request) const
+{
+    CallRecord record;
+    record.requestId = newRequestId();
+    record.route = route.path;
+    record.upstream = route.style == ApiStyle::Anthropic ? "anthropic" : "openai";
+    record.clientAddress = request.peer.toString();
+    record.receivedAtMs = m_clock.wallMs();
+    const QByteArray credential = credentialOf(request);
+    if (!credential.isEmpty())
+        record.credentialFingerprint = fingerprint(credential);
+    record.breakerState = "closed";
+    return record;
+}
+
+HeaderList ProxyServer::ownHeaders(const CallRecord &record) const
+{
+    return {{"x-breakwater-dedup", outcomeName(record.outcome)},
+            {"x-breakwater-breaker", record.breakerState},
+            {"x-request-id", record.requestId}};
+}
+
+void ProxyServer::handleProxied(const Route &route, const IncomingRequest &request, ResponseWriter writer)
+{
+    CallRecord record = newRecord(route, request);
+
+    QJsonParseError parseError;
+    const QJsonDocument document = QJsonDocument::fromJson(request.body, &parseError);
+    if (parseError.error != QJsonParseError::NoError || !document.isObject()) {
+        const QString why = parseError.error != QJsonParseError::NoError
+            ? u"The request body is not valid JSON: %1 at offset %2."_s.arg(parseError.errorString()).arg(parseError.offset)
+            : u"The request body must be a JSON object."_s;
+        record.outcome = Outcome::Error;
+        answerError(route.style, ApiError::badRequest(why), record, std::move(writer));
+        return;
+    }
+    const QJsonObject body = document.object();
+    record.model = body.value(u"model"_s).toString();
+    record.stream = body.value(u"stream"_s).toBool();
+    Upstream &upstream = upstreamFor(route);
+
+    if (wantsNoSharing(request)) {
+        record.outcome = Outcome::Bypass;
+        startFlight(route, request, {}, request.body, record, writer);
+        return;
+    }
+    const QByteArray key = requestKey({route.path, upstream.baseUrl.toEncoded(), credentialOf(request),
+                                       request.header("anthropic-version"), request.header("anthropic-beta"),
+                                       request.header("openai-organization"), request.header("openai-project"),
+                                       body});
+    record.keyFingerprint = key.toHex().left(12);
+
+    // Answers that cost no upstream call (a cached answer, a ride on a call already running) are
+    // given even while the breaker is open: the breaker guards the provider, not the cache.
+    if (std::optional<CachedAnswer> cached = m_cache.find(key)) {
+        record.outcome = Outcome::Hit;
+        record.breakerState = breakerStateName(upstream.breaker->state());
+        answerFromCache(*cached, record, std::move(writer));
+        return;
+    }
+    if (Flight *flight = m_flights.find(key)) {
+        record.outcome = Outcome::Joined;
+        record.breakerState = breakerStateName(upstream.breaker->state());
+        flight->addRider({std::move(writer), record, ownHeaders(record)});
+        return;
+    }
+    record.outcome = Outcome::Miss;
+    if (Flight *flight = startFlight(route, request, key, request.body, record, writer))
+        m_flights.insert(key, flight);
+}
+
+void ProxyServer::handlePassThrough(const Route &route, const IncomingRequest &request, ResponseWriter writer)
+{
+    CallRecord record = newRecord(route, request);
+    record.outcome = Outcome::Bypass;
+    startFlight(route, request, {}, {}, record, writer);
+}
+
+Flight *ProxyServer::startFlight(const Route &route, const IncomingRequest &request, const QByteArray &key,
+                                 const QByteArray &body, CallRecord &record, ResponseWriter &writer)
+{
+    Upstream &upstream = upstreamFor(route);
+    const CircuitBreaker::Admission admission = upstream.breaker->admit();
+    record.breakerState = breakerStateName(upstream.breaker->state());
+    if (admission.verdict == CircuitBreaker::Admission::Verdict::Refuse) {
+        record.outcome = Outcome::BreakerRefused;
+        ApiError error{503, "breaker_open_error", "breaker_open",
+                       u"Breakwater's circuit breaker for the %1 upstream is %2 after repeated upstream "
+                       "failures; not calling it. Try again in %3 s."_s
+                           .arg(QString::fromLatin1(upstream.name), QString::fromLatin1(record.breakerState))
+                           .arg(admission.retryAfterSeconds)};
+        error.retryAfterSeconds = admission.retryAfterSeconds;
+        answerError(route.style, error, record, std::move(writer));
+        return nullptr;
+    }
+    const bool trial = admission.verdict == CircuitBreaker::Admission::Verdict::Trial;
+    upstream.probe->rememberCredentials(request.headers);
+
+    QUrl url = upstream.baseUrl;
+    // The OpenAI base already ends in /v1 (as the SDKs' base URLs do); Anthropic's does not.
+    QByteArray suffix = route.path;
+    if (route.style == ApiStyle::OpenAI && url.path().endsWith(u"/v1"_s) && suffix.startsWith("/v1/"))
+        suffix = suffix.mid(3);
+    QString basePath = url.path();
+    if (basePath.endsWith(u'/'))
+        basePath.chop(1);
+    url.setPath(basePath + QString::fromUtf8(suffix));
+    if (!request.query.isEmpty())
+        url.setQuery(QString::fromUtf8(request.query), QUrl::StrictMode);
+
+    UpstreamRequest call{request.method, url, forwardHeaders(request), body, m_config.upstreamTimeout};
+    const double timeoutSeconds = std::chrono::duration<double>(m_config.upstreamTimeout).count();
+    auto *flight = new Flight(key, route.style, timeoutSeconds, m_clock, this);
+    UpstreamCall *upstreamCall = upstream.pool->submit(call, flight);
+    if (!upstreamCall) {
+        delete flight;
+        if (trial)
+            upstream.breaker->abandonTrial();
+        record.outcome = Outcome::Error;
+        answerError(route.style, ApiError::queueFull(m_config.maxQueued), record, std::move(writer));
+        return nullptr;
+    }
+    flight->follow(upstreamCall);
+    connect(flight, &Flight::upstreamFinished, this, [this, &upstream, trial](Flight *finished) {
+        onFlightFinished(finished, upstream, trial);
+    });
+    connect(flight, &Flight::riderFinished, this, &ProxyServer::publish);
+    flight->addRider({std::move(writer), record, ownHeaders(record)});
+    return flight;
+}
+
+void ProxyServer::onFlightFinished(Flight *flight, Upstream &upstream, bool trial)
+{
+    // The entry leaves the table before the riders are released (Go's singleflight order).
+    if (!flight->key().isEmpty()) {
+        m_flights.remove(flight->key(), flight);
+        if (flight->isCacheable())
+            m_cache.store(flight->key(), {flight->status(), flight->headers(), flight->body(),
+                                          flight->isStreaming()});
+    }
+    // The breaker hears each upstream call once, however many riders shared it.
+    if (flight->result().failure == UpstreamFailure::Shutdown)
+        upstream.breaker->abandonTrial();
+    else if (flight->isUpstreamFailure())
+        upstream.breaker->recordFailure(flight->failureReason(), trial);
+    else if (flight->status() == 429)
+        upstream.breaker->abandonTrial();   // a rate limit is shown, but is no verdict on health
+    else
+        upstream.breaker->recordSuccess(trial);
+    flight->release();
+    flight->deleteLater();
+}
+
+void ProxyServer::answerFromCache(const CachedAnswer &answer, CallRecord record, ResponseWriter writer)
+{
+    const HeaderList headers = riderHeaders(answer.headers, ownHeaders(record));
+    record.status = answer.status;
+    if (answer.stream) {
+        writer.beginStream(answer.status, headers);   // a cached stream is replayed as a stream
+        writer.writeChunk(answer.body);
+        writer.endStream();
+    } else {
+        writer.writeComplete(answer.status, headers, answer.body);
+    }
+    record.costSavedUsd = answer.costUsd > 0 ? answer.costUsd : 0;
+    record.endAtMs = m_clock.wallMs();
+    publish(record);
+}
+
+void ProxyServer::answerError(ApiStyle style, const ApiError &error, CallRecord record, ResponseWriter writer,
+                              const HeaderList &extra)
+{
+    record.status = error.status;
+    record.errorKind = error.code;
+    writer.writeError(style, error, ownHeaders(record) + extra);
+    record.endAtMs = m_clock.wallMs();
+    publish(record);
+}
+
+void ProxyServer::publish(CallRecord record)
+{
+    if (record.endAtMs == 0)
+        record.endAtMs = m_clock.wallMs();
+    qCDebug(lcProxy) << record.requestId << record.route << outcomeName(record.outcome) << record.status
+                     << record.totalMs() << "ms";
+    Q_EMIT callCompleted(record);
+}

@@ -1,0 +1,100 @@
+#pragma once
+
+#include "answercache.h"
+#include "apierror.h"
+#include "callrecord.h"
+#include "circuitbreaker.h"
+#include "clock.h"
+#include "flighttable.h"
+#include "proxyconfig.h"
+
+#include <QAbstractHttpServer>
+#include <QHostAddress>
+#include <QJsonObject>
+
+class BreakerProbe;
+class CircuitBreaker;
+class Flight;
+struct ProxyRoute;
+class FrontDoor;
+class ResponseWriter;
+class UpstreamPool;
+
+// One client request, copied out of Qt's request object at once: in Qt 6.4 that object belongs to
+// the connection and must not be referenced after the handler returns.
+struct IncomingRequest
+{
+    QByteArray method;
+    QByteArray path;
+    QByteArray query;
+    HeaderList headers;
+    QByteArray body;
+    QHostAddress peer;
+    QByteArray header(const QByteArray &name) const;
+};
+
+// The proxy: routes each request, admits it, keys it, and answers it from the cache, from a flight
+// in progress, or by starting a new upstream call. Lives on the proxy thread, which owns every piece
+// of per-request state (flights, cache, pools' bookkeeping), so none of it needs locks.
+class ProxyServer final : public QAbstractHttpServer
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(ProxyServer)
+public:
+    explicit ProxyServer(const ProxyConfig &config, const Clock &clock, QObject *parent = nullptr);
+    ~ProxyServer() override;
+
+    // Binds the front door; on failure returns false and says why.
+    bool listen(QString *error);
+    quint16 port() const;
+    QString baseUrl() const;   // http://HOST:PORT/v1
+
+    // One upstream provider and what guards it.
+    struct Upstream
+    {
+        QByteArray name;          // "openai" or "anthropic"
+        QUrl baseUrl;
+        UpstreamPool *pool = nullptr;
+        CircuitBreaker *breaker = nullptr;
+        BreakerProbe *probe = nullptr;
+    };
+
+    const ProxyConfig &config() const { return m_config; }
+    const Upstream &openai() const { return m_openai; }
+    const Upstream &anthropic() const { return m_anthropic; }
+    const AnswerCache &cache() const { return m_cache; }
+    int flightsInProgress() const { return m_flights.size(); }
+
+Q_SIGNALS:
+    // Published on the proxy thread for every request when its response is over.
+    void callCompleted(const CallRecord &record);
+    void breakerChanged(const BreakerTransition &transition);
+
+protected:
+    bool handleRequest(const QHttpServerRequest &request, QTcpSocket *socket) override;
+    void missingHandler(const QHttpServerRequest &request, QTcpSocket *socket) override;
+
+private:
+    using Route = ProxyRoute;
+    void handleProxied(const Route &route, const IncomingRequest &request, ResponseWriter writer);
+    void handlePassThrough(const Route &route, const IncomingRequest &request, ResponseWriter writer);
+    Flight *startFlight(const Route &route, const IncomingRequest &request, const QByteArray &key,
+                        const QByteArray &body, CallRecord &record, ResponseWriter &writer);
+    Upstream &upstreamFor(const Route &route);
+    void setUpUpstream(Upstream &upstream, const QByteArray &name, const QUrl &baseUrl, const QString &modelsPath);
+    void onFlightFinished(Flight *flight, Upstream &upstream, bool trial);
+    void answerFromCache(const CachedAnswer &answer, CallRecord record, ResponseWriter writer);
+    void answerError(ApiStyle style, const ApiError &error, CallRecord record, ResponseWriter writer,
+                     const HeaderList &extra = {});
+    void publish(CallRecord record);
+    CallRecord newRecord(const Route &route, const IncomingRequest &request) const;
+    HeaderList ownHeaders(const CallRecord &record) const;
+
+    ProxyConfig m_config;
+    const Clock &m_clock;
+    FrontDoor *m_frontDoor = nullptr;
+    Upstream m_openai;
+    Upstream m_anthropic;
+    FlightTable m_flights;
+    AnswerCache m_cache;
+};

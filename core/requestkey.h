@@ -1,0 +1,31 @@
+#pragma once
+
+#include <QByteArray>
+#include <QJsonObject>
+
+// The de-dup key of a request: SHA-256 over a canonical form of everything that can change the
+// answer. Two requests share a key only if they would get the same answer from the same account:
+// same route and upstream, same credential (hashed), same API version/beta/organisation/project
+// headers, and the same JSON body once object keys are sorted and whitespace removed. Per-attempt
+// headers (X-Stainless-*, retry counts, timeouts) never enter it, and the raw credential is never
+// kept.
+struct RequestKeyInput
+{
+    QByteArray route;
+    QByteArray upstream;          // the upstream's base URL
+    QByteArray credential;        // Authorization / x-api-key / api-key value, raw (hashed here)
+    QByteArray anthropicVersion;
+    QByteArray anthropicBeta;
+    QByteArray openaiOrganization;
+    QByteArray openaiProject;
+    QJsonObject body;
+};
+
+// 32 raw bytes.
+QByteArray requestKey(const RequestKeyInput &input);
+
+// The body in canonical form: keys sorted (QJsonObject keeps them sorted), compact.
+QByteArray canonicalJson(const QJsonObject &body);
+
+// A short, non-reversible fingerprint for logs and the dashboard: 12 hex digits.
+QByteArray fingerprint(const QByteArray &bytes);

@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Sets up, builds and starts Breakwater in demo mode (the built-in mock provider as upstream).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+packaging/setup.sh
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
+cmake --build build -j "$(nproc)" --target breakwater
+exec build/app/breakwater --headless --demo "$@"
