@@ -48,6 +48,10 @@ struct CallRecord
     double costUsd = -1;            // cost of the upstream call (miss/bypass); -1 = unknown
     double costSavedUsd = 0;        // a joined or cached answer saves what the shared call cost
 
+    // Filled only with --log-bodies (the call log redacts credentials before storing them).
+    QByteArray requestBody;
+    QByteArray responseBody;
+
     qint64 totalMs() const { return endAtMs > 0 ? endAtMs - receivedAtMs : 0; }
 };
 

@@ -31,7 +31,7 @@ QByteArray compact(const QJsonObject &object)
 // A rough token count (words), never 0 so usage always looks real.
 int tokenCount(const QString &text)
 {
-    return qMax<qsizetype>(1, text.split(QChar(u' '), Qt::SkipEmptyParts).size());
+    return qMax<qsizetype>(1, text.simplified().split(QChar(u' '), Qt::SkipEmptyParts).size());
 }
 
 // Message content is a string, or (both APIs) an array of parts of which the text parts count.
@@ -120,6 +120,34 @@ QByteArray dataEvent(const QJsonObject &object)
 QByteArray namedEvent(const QByteArray &name, const QJsonObject &object)
 {
     return "event: " + name + "\ndata: " + compact(object) + "\n\n";
+}
+
+// Splits a reply into at least three non-empty pieces at word starts; joined they give the reply.
+QList<QString> streamPieces(const QString &reply)
+{
+    // Cut before each word that follows a space: "echo: a b" -> "echo:", " a", " b".
+    QList<QString> pieces;
+    qsizetype start = 0;
+    for (qsizetype i = 1; i < reply.size(); ++i) {
+        if (reply[i - 1].isSpace() && !reply[i].isSpace()) {
+            pieces += reply.mid(start, i - start);
+            start = i;
+        }
+    }
+    if (start < reply.size())
+        pieces += reply.mid(start);
+    // Short replies are cut further, so every stream has at least three content events.
+    while (pieces.size() < 3) {
+        const auto longest = std::max_element(pieces.begin(), pieces.end(),
+            [](const QString &a, const QString &b) { return a.size() < b.size(); });
+        if (longest == pieces.end() || longest->size() < 2)
+            break;
+        const QString whole = *longest;
+        const qsizetype half = whole.size() / 2;
+        *longest = whole.left(half);
+        pieces.insert(longest - pieces.begin() + 1, whole.mid(half));
+    }
+    return pieces;
 }
 
 // OpenAI chat and legacy completions share the stream's shape; only the choice differs.
@@ -283,39 +311,6 @@ Route routeFor(const QByteArray &method, const QString &path)
 ApiStyle styleFor(Route route)
 {
     return route == Route::Messages ? ApiStyle::Anthropic : ApiStyle::OpenAI;
-}
-
-QString replyText(Route route, const QByteArray &body)
-{
-    Request request;
-    return parse(route, body, &request) ? request.reply : QString();
-}
-
-QList<QString> streamPieces(const QString &reply)
-{
-    // Cut before each word that follows a space: "echo: a b" -> "echo:", " a", " b".
-    QList<QString> pieces;
-    qsizetype start = 0;
-    for (qsizetype i = 1; i < reply.size(); ++i) {
-        if (reply[i - 1].isSpace() && !reply[i].isSpace()) {
-            pieces += reply.mid(start, i - start);
-            start = i;
-        }
-    }
-    if (start < reply.size())
-        pieces += reply.mid(start);
-    // Short replies are cut further, so every stream has at least three content events.
-    while (pieces.size() < 3) {
-        const auto longest = std::max_element(pieces.begin(), pieces.end(),
-            [](const QString &a, const QString &b) { return a.size() < b.size(); });
-        if (longest == pieces.end() || longest->size() < 2)
-            break;
-        const QString whole = *longest;
-        const qsizetype half = whole.size() / 2;
-        *longest = whole.left(half);
-        pieces.insert(longest - pieces.begin() + 1, whole.mid(half));
-    }
-    return pieces;
 }
 
 Answer normalAnswer(Route route, const QByteArray &body, quint64 sequence)

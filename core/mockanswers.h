@@ -39,10 +39,4 @@ Answer errorAnswer(Route route, int status);
 // A 200 that claims JSON but is not.
 Answer garbageAnswer();
 
-// The reply text for a request body (exposed for tests and benchmarks that check content).
-QString replyText(Route route, const QByteArray &body);
-
-// Splits a reply into at least three non-empty pieces at word starts; joined they give the reply.
-QList<QString> streamPieces(const QString &reply);
-
 } // namespace mockanswers

@@ -119,7 +119,7 @@ void MockProvider::setMode(Mode mode)
 {
     QMutexLocker lock(&m_mutex);
     m_mode = mode;
-
+    m_schedule.clear();
 }
 
 void MockProvider::setSchedule(const QList<Phase> &phases)
@@ -353,6 +353,9 @@ void MockProvider::finish(Exchange *exchange)
     if (exchange->done)
         return;   // answered and hung up, or hung up twice (disconnected, then destroyed)
     exchange->done = true;
+    // No more hang-up signals for it: the socket may outlive the mock's own destructor.
+    if (QTcpSocket *socket = exchange->writer.socket())
+        socket->disconnect(exchange);
     if (m_heldExchanges.removeOne(exchange))
         m_held.store(int(m_heldExchanges.size()));
     m_exchanges.removeOne(exchange);

@@ -24,6 +24,7 @@ inline constexpr int kBreakerFailures = 5;
 inline constexpr std::chrono::milliseconds kBreakerCooldown = 60s;
 inline constexpr std::chrono::milliseconds kBreakerProbeInterval = 1s;
 inline constexpr int kMaxRetryAfterSeconds = 60;
+inline constexpr std::chrono::milliseconds kSnapshotInterval = 250ms;   // live figures for the UI
 } // namespace defaults
 
 struct ProxyConfig

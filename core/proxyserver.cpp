@@ -129,6 +129,24 @@ ProxyServer::ProxyServer(const ProxyConfig &config, const Clock &clock, QObject 
     // OpenAI's base includes /v1 already; Anthropic's does not.
     setUpUpstream(m_openai, "openai", config.openaiUpstream, u"/models"_s);
     setUpUpstream(m_anthropic, "anthropic", config.anthropicUpstream, u"/v1/models"_s);
+    m_snapshotTimer.setInterval(defaults::kSnapshotInterval);
+    connect(&m_snapshotTimer, &QTimer::timeout, this, [this] { Q_EMIT snapshotReady(snapshot()); });
+    m_snapshotTimer.start();
+}
+
+ProxySnapshot ProxyServer::snapshot()
+{
+    ProxySnapshot snapshot;
+    snapshot.atMs = m_clock.wallMs();
+    for (const Upstream *upstream : {&m_openai, &m_anthropic}) {
+        snapshot.upstreams.append({upstream->name, breakerStateName(upstream->breaker->state()),
+                                   upstream->pool->running(), upstream->pool->queued(),
+                                   upstream->pool->concurrency()});
+    }
+    snapshot.flightsInProgress = m_flights.size();
+    snapshot.cacheEntries = m_cache.count();
+    snapshot.cacheBytes = m_cache.bytes();
+    return snapshot;
 }
 
 void ProxyServer::setUpUpstream(Upstream &upstream, const QByteArray &name, const QUrl &baseUrl,

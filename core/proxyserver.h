@@ -7,10 +7,12 @@
 #include "clock.h"
 #include "flighttable.h"
 #include "proxyconfig.h"
+#include "proxysnapshot.h"
 
 #include <QAbstractHttpServer>
 #include <QHostAddress>
 #include <QJsonObject>
+#include <QTimer>
 
 class BreakerProbe;
 class CircuitBreaker;
@@ -64,11 +66,14 @@ public:
     const Upstream &anthropic() const { return m_anthropic; }
     const AnswerCache &cache() const { return m_cache; }
     int flightsInProgress() const { return m_flights.size(); }
+    ProxySnapshot snapshot();
 
 Q_SIGNALS:
     // Published on the proxy thread for every request when its response is over.
     void callCompleted(const CallRecord &record);
     void breakerChanged(const BreakerTransition &transition);
+    // Every kSnapshotInterval, for the dashboard and the tray.
+    void snapshotReady(const ProxySnapshot &snapshot);
 
 protected:
     bool handleRequest(const QHttpServerRequest &request, QTcpSocket *socket) override;
@@ -97,4 +102,5 @@ private:
     Upstream m_anthropic;
     FlightTable m_flights;
     AnswerCache m_cache;
+    QTimer m_snapshotTimer;
 };

@@ -179,7 +179,9 @@ private slots:
     void clientHangsUpWhileHeld_dropsOnlyThatCall();
     void clientHangsUpDuringLatency_endsInFlight();
 
+    void destroyingMock_withOpenCalls_closesThemCleanly();
     void counters_countPerPathAndReset();
+    void scratch();
     void lastRequest_recordsHeadersAndBody();
     void testClient_skipsInterimContinueAndReadsCloseDelimitedBody();
 
@@ -802,6 +804,31 @@ void tst_MockProvider::clientHangsUpDuringLatency_endsInFlight()
     QCOMPARE(post(kChat, chatBody(u"x"_s)).status, 200);
 }
 
+void tst_MockProvider::destroyingMock_withOpenCalls_closesThemCleanly()
+{
+    // One call streaming slowly, one held at the gate, one hung: then the mock goes away.
+    mock()->setMode(Mode::SlowStream);
+    mock()->setSlowGap(10s);
+    TestCall streaming(port(), "POST", kChat, {}, chatBody(u"x"_s, true));
+    streaming.start();
+    QTRY_COMPARE(streaming.response().chunks.size(), 1);
+    mock()->setMode(Mode::Hang);   // a request's mode is fixed on arrival: the stream goes on
+    TestCall hung(port(), "POST", kChat, {}, chatBody(u"y"_s));
+    hung.start();
+    QTRY_COMPARE(mock()->inFlight(), 2);
+    mock()->setHoldAnswers(true);
+    TestCall held(port(), "POST", kChat, {}, chatBody(u"z"_s));
+    held.start();
+    QTRY_COMPARE(mock()->heldCount(), 1);
+
+    m_mock.reset();
+    for (TestCall *call : {&streaming, &hung, &held}) {
+        QTRY_VERIFY(call->isFinished());
+        QVERIFY(call->response().connectionClosed);
+        QVERIFY(!call->response().complete);
+    }
+}
+
 void tst_MockProvider::counters_countPerPathAndReset()
 {
     post(kChat, chatBody(u"a"_s));
@@ -864,6 +891,21 @@ void tst_MockProvider::testClient_skipsInterimContinueAndReadsCloseDelimitedBody
     QCOMPARE(call.response().body, "until the end");
     QVERIFY(call.response().complete);
     QVERIFY(call.response().connectionClosed);
+}
+
+void tst_MockProvider::scratch()
+{
+    TestCall call(port(), "", "");
+    call.startRaw("NONSENSE\r\n\r\n");
+    QElapsedTimer t; t.start();
+    QTRY_VERIFY_WITH_TIMEOUT(call.isFinished(), 3000);
+    qDebug() << t.elapsed() << call.response().status << call.response().connectionClosed << mock()->callCount();
+    mock()->setMode(Mode::Hang);
+    TestCall c2(port(), "", "");
+    c2.startRaw("GET /v1/models HTTP/1.1\r\nHost: x\r\n\r\nNONSENSE\r\n\r\n");
+    QTRY_COMPARE(mock()->inFlight(), 1);
+    c2.hangUp();
+    QTRY_COMPARE(mock()->inFlight(), 0);
 }
 
 QTEST_GUILESS_MAIN(tst_MockProvider)

@@ -1,0 +1,71 @@
+#include "sdklikeclient.h"
+
+#include <QRandomGenerator>
+#include <QTimer>
+
+#include <cmath>
+
+SdkLikeClient::SdkLikeClient(quint16 port, QByteArray path, HeaderList headers, QByteArray body,
+                             std::chrono::milliseconds attemptTimeout, QObject *parent)
+    : QObject(parent), m_port(port), m_path(std::move(path)), m_headers(std::move(headers)),
+      m_body(std::move(body)), m_attemptTimeout(attemptTimeout)
+{
+}
+
+void SdkLikeClient::start()
+{
+    m_started.start();
+    attempt();
+}
+
+void SdkLikeClient::attempt()
+{
+    HeaderList headers = m_headers;
+    headers.append({"X-Stainless-Retry-Count", QByteArray::number(m_attempts)});
+    ++m_attempts;
+    auto *call = new TestCall(m_port, "POST", m_path, headers, m_body, this);
+    connect(call, &TestCall::finished, this, [this, call] { onAttemptFinished(call); });
+    // The SDK's own timeout (600 s by default) ends an attempt that never answers.
+    QTimer::singleShot(m_attemptTimeout, call, [call] { call->hangUp(); });
+    call->start();
+}
+
+qint64 SdkLikeClient::retryDelayMs(const TestResponse &response) const
+{
+    bool ok = false;
+    const double ms = response.header("retry-after-ms").toDouble(&ok);
+    if (ok && ms >= 0 && ms <= 60000)
+        return qint64(ms);
+    const double seconds = response.header("retry-after").toDouble(&ok);
+    if (ok && seconds >= 0 && seconds <= 60)
+        return qint64(seconds * 1000);
+    const int retriesSoFar = m_attempts - 1;
+    const double base = std::min(0.5 * std::pow(2.0, retriesSoFar), 8.0);
+    const double jitter = 1.0 - 0.25 * QRandomGenerator::global()->generateDouble();
+    return qint64(base * jitter * 1000);
+}
+
+void SdkLikeClient::onAttemptFinished(TestCall *call)
+{
+    const TestResponse response = call->response();
+    call->deleteLater();
+    const QByteArray shouldRetry = response.header("x-should-retry");
+    bool retry = false;
+    if (shouldRetry == "true")
+        retry = true;
+    else if (shouldRetry == "false")
+        retry = false;
+    else if (response.status == 0)
+        retry = true;   // connection error or the attempt's own timeout
+    else
+        retry = response.status == 408 || response.status == 409 || response.status == 429
+                || response.status >= 500;
+    if (retry && m_attempts <= kMaxRetries) {
+        QTimer::singleShot(retryDelayMs(response), this, &SdkLikeClient::attempt);
+        return;
+    }
+    m_response = response;
+    m_waitedMs = m_started.elapsed();
+    m_finished = true;
+    Q_EMIT finished();
+}

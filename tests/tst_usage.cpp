@@ -1,0 +1,132 @@
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTest>
+
+#include "usage.h"
+
+using namespace Qt::StringLiterals;
+
+// Usage as the providers send it: JSON answers and whole event streams, with and without usage.
+class TestUsage : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void parseUsage_readsEveryShape_data();
+    void parseUsage_readsEveryShape();
+    void anthropicStream_outputIsOverwrittenNotAdded();
+    void openaiStream_cutBeforeUsage_isUnknown();
+    void requestedMaxTokens_readsEachFieldOrDefault_data();
+    void requestedMaxTokens_readsEachFieldOrDefault();
+    void estimateInputTokens_isBytesOverFourRoundedUp();
+};
+
+void TestUsage::parseUsage_readsEveryShape_data()
+{
+    QTest::addColumn<bool>("anthropic");
+    QTest::addColumn<bool>("stream");
+    QTest::addColumn<QByteArray>("body");
+    QTest::addColumn<qint64>("input");
+    QTest::addColumn<qint64>("output");
+    QTest::addColumn<qint64>("cached");
+
+    QTest::newRow("openai json") << false << false
+        << R"({"id":"c1","choices":[],"usage":{"prompt_tokens":120,"completion_tokens":30,"total_tokens":150,
+              "prompt_tokens_details":{"cached_tokens":64},"completion_tokens_details":{"reasoning_tokens":10}}})"_ba
+        << qint64(120) << qint64(30) << qint64(64);
+    QTest::newRow("openai json, no details") << false << false
+        << R"({"usage":{"prompt_tokens":7,"completion_tokens":3,"total_tokens":10}})"_ba
+        << qint64(7) << qint64(3) << qint64(-1);
+    QTest::newRow("openai embeddings") << false << false
+        << R"({"object":"list","data":[],"usage":{"prompt_tokens":9,"total_tokens":9}})"_ba
+        << qint64(9) << qint64(0) << qint64(-1);
+    QTest::newRow("openai json without usage") << false << false
+        << R"({"id":"c1","choices":[]})"_ba << qint64(-1) << qint64(-1) << qint64(-1);
+    QTest::newRow("openai stream with include_usage") << false << true
+        << "data: {\"choices\":[{\"delta\":{\"content\":\"Hi\"}}],\"usage\":null}\n\n"
+           "data: {\"choices\":[{\"delta\":{},\"finish_reason\":\"stop\"}],\"usage\":null}\n\n"
+           "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":11,\"completion_tokens\":5,"
+           "\"prompt_tokens_details\":{\"cached_tokens\":0}}}\n\n"
+           "data: [DONE]\n\n"_ba
+        << qint64(11) << qint64(5) << qint64(0);
+    QTest::newRow("openai stream, CRLF lines") << false << true
+        << "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":4,\"completion_tokens\":2}}\r\n\r\ndata: [DONE]\r\n\r\n"_ba
+        << qint64(4) << qint64(2) << qint64(-1);
+    QTest::newRow("openai stream without usage") << false << true
+        << "data: {\"choices\":[{\"delta\":{\"content\":\"Hi\"}}]}\n\ndata: [DONE]\n\n"_ba
+        << qint64(-1) << qint64(-1) << qint64(-1);
+    QTest::newRow("anthropic json with cache") << true << false
+        << R"({"type":"message","usage":{"input_tokens":20,"cache_creation_input_tokens":100,
+              "cache_read_input_tokens":300,"output_tokens":42}})"_ba
+        << qint64(420) << qint64(42) << qint64(300);
+    QTest::newRow("anthropic json plain") << true << false
+        << R"({"type":"message","usage":{"input_tokens":15,"output_tokens":8}})"_ba
+        << qint64(15) << qint64(8) << qint64(0);
+    QTest::newRow("anthropic stream") << true << true
+        << "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"usage\":"
+           "{\"input_tokens\":25,\"cache_read_input_tokens\":10,\"output_tokens\":1}}}\n\n"
+           "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"delta\":{\"text\":\"usage\"}}\n\n"
+           "event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{},\"usage\":{\"output_tokens\":17}}\n\n"
+           "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"_ba
+        << qint64(35) << qint64(17) << qint64(10);
+}
+
+void TestUsage::parseUsage_readsEveryShape()
+{
+    QFETCH(bool, anthropic);
+    QFETCH(bool, stream);
+    QFETCH(QByteArray, body);
+    const Usage usage = parseUsage(anthropic ? ApiStyle::Anthropic : ApiStyle::OpenAI, body, stream);
+    QTEST(usage.inputTokens, "input");
+    QTEST(usage.outputTokens, "output");
+    QTEST(usage.cachedTokens, "cached");
+    QCOMPARE(usage.known(), usage.inputTokens >= 0);
+}
+
+void TestUsage::anthropicStream_outputIsOverwrittenNotAdded()
+{
+    // message_delta counts are cumulative: two deltas of 10 and 25 mean 25 tokens, not 36.
+    const QByteArray body =
+        "data: {\"type\":\"message_start\",\"message\":{\"usage\":{\"input_tokens\":5,\"output_tokens\":1}}}\n\n"
+        "data: {\"type\":\"message_delta\",\"usage\":{\"output_tokens\":10}}\n\n"
+        "data: {\"type\":\"message_delta\",\"usage\":{\"output_tokens\":25}}\n\n"_ba;
+    const Usage usage = parseUsage(ApiStyle::Anthropic, body, true);
+    QCOMPARE(usage.outputTokens, 25);
+    QCOMPARE(usage.inputTokens, 5);
+}
+
+void TestUsage::openaiStream_cutBeforeUsage_isUnknown()
+{
+    const QByteArray cut = "data: {\"choices\":[{\"delta\":{\"content\":\"Hel\"}}],\"usage\":null}\n\n"
+                           "data: {\"choices\":[{\"delta\":{\"content\":\"lo\"}}],\"usa"_ba;
+    const Usage usage = parseUsage(ApiStyle::OpenAI, cut, true);
+    QVERIFY(!usage.known());
+}
+
+void TestUsage::requestedMaxTokens_readsEachFieldOrDefault_data()
+{
+    QTest::addColumn<QByteArray>("body");
+    QTest::addColumn<qint64>("expected");
+    QTest::newRow("max_tokens") << R"({"max_tokens":256})"_ba << qint64(256);
+    QTest::newRow("max_completion_tokens") << R"({"max_completion_tokens":1000})"_ba << qint64(1000);
+    QTest::newRow("max_output_tokens") << R"({"max_output_tokens":77})"_ba << qint64(77);
+    QTest::newRow("absent") << R"({"model":"gpt-4o"})"_ba << kDefaultMaxOutputTokens;
+    QTest::newRow("not a number") << R"({"max_tokens":"lots"})"_ba << kDefaultMaxOutputTokens;
+}
+
+void TestUsage::requestedMaxTokens_readsEachFieldOrDefault()
+{
+    QFETCH(QByteArray, body);
+    QTEST(requestedMaxTokens(QJsonDocument::fromJson(body).object()), "expected");
+}
+
+void TestUsage::estimateInputTokens_isBytesOverFourRoundedUp()
+{
+    QCOMPARE(estimateInputTokens(QByteArray()), 0);
+    QCOMPARE(estimateInputTokens(QByteArray(4, 'x')), 1);
+    QCOMPARE(estimateInputTokens(QByteArray(5, 'x')), 2);
+    QCOMPARE(estimateInputTokens(QByteArray(4000, 'x')), 1000);
+}
+
+QTEST_GUILESS_MAIN(TestUsage)
+#include "tst_usage.moc"

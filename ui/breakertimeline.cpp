@@ -1,0 +1,193 @@
+#include "breakertimeline.h"
+
+#include "dashboardstyle.h"
+#include "timeaxis.h"
+
+#include <QHelpEvent>
+#include <QPainter>
+#include <QToolTip>
+
+using namespace Qt::StringLiterals;
+
+namespace {
+constexpr int kNameWidth = 92;
+constexpr int kTop = 8;
+constexpr int kRowHeight = 26;
+constexpr int kRowGap = 10;
+constexpr int kAxisHeight = 22;
+constexpr int kLegendHeight = 20;
+constexpr int kMarkerReach = 5;   // pixels either side of a transition tick that show its tooltip
+} // namespace
+
+BreakerTimeline::BreakerTimeline(QWidget *parent)
+    : QWidget(parent)
+{
+    setMouseTracking(true);
+    setMinimumHeight(kTop + kRowHeight + kAxisHeight + kLegendHeight + 8);
+    setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Preferred);
+}
+
+QSize BreakerTimeline::sizeHint() const
+{
+    const int rows = std::max<qsizetype>(m_rows.size(), 2);
+    return {480, kTop + int(rows) * (kRowHeight + kRowGap) + kAxisHeight + kLegendHeight + 4};
+}
+
+void BreakerTimeline::refresh(const DashboardModel &model, qint64 fromMs, qint64 toMs)
+{
+    m_fromMs = fromMs;
+    m_toMs = std::max(toMs, fromMs + 1);
+    const qsizetype before = m_rows.size();
+    m_rows.clear();
+    for (const QString &upstream : model.upstreams())
+        m_rows.append({upstream, model.bands(upstream, fromMs, toMs), model.transitions(upstream, fromMs, toMs)});
+    if (m_rows.size() != before)
+        updateGeometry();
+    update();
+}
+
+int BreakerTimeline::bandCount() const
+{
+    int count = 0;
+    for (const Row &row : m_rows)
+        count += int(row.bands.size());
+    return count;
+}
+
+int BreakerTimeline::transitionCount() const
+{
+    int count = 0;
+    for (const Row &row : m_rows)
+        count += int(row.transitions.size());
+    return count;
+}
+
+QRect BreakerTimeline::plotRect() const
+{
+    const int rows = int(m_rows.size());
+    const int height = std::max(rows, 1) * (kRowHeight + kRowGap) - kRowGap;
+    return QRect(kNameWidth, kTop, std::max(width() - kNameWidth - 12, 10), height);
+}
+
+QRect BreakerTimeline::rowRect(int row) const
+{
+    const QRect plot = plotRect();
+    return QRect(plot.left(), plot.top() + row * (kRowHeight + kRowGap), plot.width(), kRowHeight);
+}
+
+int BreakerTimeline::xFor(qint64 atMs) const
+{
+    const QRect plot = plotRect();
+    return plot.left() + int(double(atMs - m_fromMs) * plot.width() / double(m_toMs - m_fromMs));
+}
+
+qint64 BreakerTimeline::timeAt(int x) const
+{
+    const QRect plot = plotRect();
+    return m_fromMs + qint64(double(x - plot.left()) * double(m_toMs - m_fromMs) / plot.width());
+}
+
+QString BreakerTimeline::toolTipAt(const QPoint &position) const
+{
+    for (int r = 0; r < m_rows.size(); ++r) {
+        const Row &row = m_rows[r];
+        const QRect rect = rowRect(r).adjusted(0, -4, 0, 4);
+        if (!rect.contains(position))
+            continue;
+        // A transition under the pointer wins over the band it bounds.
+        for (const BreakerTransition &transition : row.transitions) {
+            if (std::abs(xFor(transition.atMs) - position.x()) <= kMarkerReach) {
+                return u"%1  %2: %3 → %4\n%5"_s.arg(dashboardstyle::formatClock(transition.atMs), row.upstream,
+                                                    dashboardstyle::breakerLabel(transition.from),
+                                                    dashboardstyle::breakerLabel(transition.to),
+                                                    transition.reason);
+            }
+        }
+        const qint64 at = timeAt(position.x());
+        for (const DashboardModel::Band &band : row.bands) {
+            if (at >= band.startMs && at <= band.endMs) {
+                return u"%1: %2\n%3 – %4 (%5)"_s.arg(row.upstream, dashboardstyle::breakerLabel(band.state),
+                                                    dashboardstyle::formatClock(band.startMs, false),
+                                                    dashboardstyle::formatClock(band.endMs, false),
+                                                    dashboardstyle::formatDuration(band.endMs - band.startMs));
+            }
+        }
+    }
+    return {};
+}
+
+bool BreakerTimeline::event(QEvent *event)
+{
+    if (event->type() == QEvent::ToolTip) {
+        auto *help = static_cast<QHelpEvent *>(event);
+        const QString text = toolTipAt(help->pos());
+        if (text.isEmpty())
+            QToolTip::hideText();
+        else
+            QToolTip::showText(help->globalPos(), text, this);
+        return true;
+    }
+    return QWidget::event(event);
+}
+
+void BreakerTimeline::paintEvent(QPaintEvent *)
+{
+    QPainter painter(this);
+    painter.fillRect(rect(), palette().base());
+    painter.setRenderHint(QPainter::Antialiasing, false);
+    const QFontMetrics metrics(font());
+    if (m_rows.isEmpty()) {
+        painter.setPen(palette().color(QPalette::PlaceholderText));
+        painter.drawText(rect(), Qt::AlignCenter, u"No breaker data yet"_s);
+        return;
+    }
+    for (int r = 0; r < m_rows.size(); ++r) {
+        const Row &row = m_rows[r];
+        const QRect rect = rowRect(r);
+        painter.setPen(palette().color(QPalette::Text));
+        painter.drawText(QRect(4, rect.top(), kNameWidth - 10, rect.height()), Qt::AlignVCenter | Qt::AlignRight,
+                         row.upstream);
+        painter.fillRect(rect, QColor(0xee, 0xee, 0xee));   // no data: before the app saw this upstream
+        for (const DashboardModel::Band &band : row.bands) {
+            const int left = std::max(xFor(band.startMs), rect.left());
+            const int right = std::min(xFor(band.endMs), rect.right());
+            const QRect bandRect(left, rect.top(), std::max(right - left, 1), rect.height());
+            painter.fillRect(bandRect, dashboardstyle::breakerColor(band.state));
+            const QString label = dashboardstyle::breakerLabel(band.state);
+            if (bandRect.width() > metrics.horizontalAdvance(label) + 12) {
+                painter.setPen(Qt::white);
+                painter.drawText(bandRect.adjusted(6, 0, 0, 0), Qt::AlignVCenter | Qt::AlignLeft, label);
+            }
+        }
+        // Transition ticks: a dark line across the row with a small triangle above it.
+        painter.setRenderHint(QPainter::Antialiasing, true);
+        for (const BreakerTransition &transition : row.transitions) {
+            const int x = xFor(transition.atMs);
+            painter.setPen(QPen(QColor(0x22, 0x22, 0x22), 2));
+            painter.drawLine(x, rect.top() - 3, x, rect.bottom() + 3);
+            const QPolygon marker({QPoint(x - 4, rect.top() - 7), QPoint(x + 4, rect.top() - 7), QPoint(x, rect.top() - 2)});
+            painter.setBrush(dashboardstyle::breakerColor(transition.to));
+            painter.setPen(QPen(QColor(0x22, 0x22, 0x22), 1));
+            painter.drawPolygon(marker);
+        }
+        painter.setRenderHint(QPainter::Antialiasing, false);
+    }
+    const QRect plot = plotRect();
+    const QRect axisPlot(plot.left(), plot.top(), plot.width(), plot.height() + 4);
+    timeaxis::drawBottom(painter, axisPlot, m_fromMs, m_toMs, std::max(2, plot.width() / 90), true);
+
+    // Legend under the axis.
+    int x = plot.left();
+    const int y = axisPlot.bottom() + kAxisHeight;
+    for (const BreakerState state : {BreakerState::Closed, BreakerState::HalfOpen, BreakerState::Open}) {
+        painter.fillRect(QRect(x, y - 10, 12, 12), dashboardstyle::breakerColor(state));
+        painter.setPen(palette().color(QPalette::Text));
+        const QString label = dashboardstyle::breakerLabel(state);
+        painter.drawText(x + 16, y, label);
+        x += 16 + metrics.horizontalAdvance(label) + 14;
+    }
+    painter.setPen(QPen(QColor(0x22, 0x22, 0x22), 2));
+    painter.drawLine(x + 4, y - 11, x + 4, y + 1);
+    painter.setPen(palette().color(QPalette::Text));
+    painter.drawText(x + 12, y, u"transition (hover for the reason)"_s);
+}

@@ -1,0 +1,46 @@
+#pragma once
+
+#include "circuitbreaker.h"
+#include "dashboardmodel.h"
+
+#include <QList>
+#include <QWidget>
+
+// "Breaker timeline": one row per upstream, its breaker's states over the window as coloured bands
+// (closed green, half-open amber, open red), each transition marked by a tick. Hovering a tick
+// shows the transition and its reason; hovering a band shows the state and how long it lasted.
+// Hand-drawn rather than a Qt Charts series: bands with per-band tooltips are simpler as rects.
+class BreakerTimeline final : public QWidget
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(BreakerTimeline)
+public:
+    explicit BreakerTimeline(QWidget *parent = nullptr);
+
+    void refresh(const DashboardModel &model, qint64 fromMs, qint64 toMs);
+
+    int bandCount() const;         // over all rows, as last refreshed
+    int transitionCount() const;
+    QString toolTipAt(const QPoint &position) const;
+    QSize sizeHint() const override;
+
+protected:
+    bool event(QEvent *event) override;
+    void paintEvent(QPaintEvent *event) override;
+
+private:
+    struct Row
+    {
+        QString upstream;
+        QList<DashboardModel::Band> bands;
+        QList<BreakerTransition> transitions;
+    };
+    QRect plotRect() const;
+    QRect rowRect(int row) const;
+    int xFor(qint64 atMs) const;
+    qint64 timeAt(int x) const;
+
+    QList<Row> m_rows;
+    qint64 m_fromMs = 0;
+    qint64 m_toMs = 1;
+};

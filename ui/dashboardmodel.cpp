@@ -1,0 +1,267 @@
+#include "dashboardmodel.h"
+
+#include <algorithm>
+
+using namespace Qt::StringLiterals;
+
+namespace {
+
+BreakerState parseBreakerState(const QByteArray &name)
+{
+    if (name == "open")
+        return BreakerState::Open;
+    if (name == "half-open")
+        return BreakerState::HalfOpen;
+    return BreakerState::Closed;
+}
+
+int severity(BreakerState state)
+{
+    switch (state) {
+    case BreakerState::Closed: return 0;
+    case BreakerState::HalfOpen: return 1;
+    case BreakerState::Open: return 2;
+    }
+    return 0;
+}
+
+} // namespace
+
+DashboardModel::Category DashboardModel::categoryOf(Outcome outcome)
+{
+    switch (outcome) {
+    case Outcome::Miss: return Category::Miss;
+    case Outcome::Joined: return Category::Joined;
+    case Outcome::Hit: return Category::Hit;
+    case Outcome::Bypass: return Category::Bypass;
+    case Outcome::BreakerRefused:
+    case Outcome::SpendRefused: return Category::Refused;
+    case Outcome::Error: return Category::Error;
+    }
+    return Category::Error;
+}
+
+QString DashboardModel::categoryName(Category category)
+{
+    switch (category) {
+    case Category::Miss: return u"miss"_s;
+    case Category::Joined: return u"joined"_s;
+    case Category::Hit: return u"hit"_s;
+    case Category::Bypass: return u"bypass"_s;
+    case Category::Refused: return u"refused"_s;
+    case Category::Error: return u"error"_s;
+    }
+    return u"error"_s;
+}
+
+qint64 DashboardModel::Totals::upstreamCalls() const
+{
+    return count(Category::Miss) + count(Category::Bypass);
+}
+
+DashboardModel::DashboardModel(QObject *parent)
+    : QObject(parent)
+{
+}
+
+void DashboardModel::addRecord(const CallRecord &record)
+{
+    const Category category = categoryOf(record.outcome);
+    ++m_totals.requests;
+    ++m_totals.perCategory[size_t(category)];
+    // Only the caller that started an upstream call pays for it; riders and hits save its cost.
+    if ((category == Category::Miss || category == Category::Bypass) && record.costUsd >= 0) {
+        m_totals.costSpentUsd += record.costUsd;
+        ++m_totals.pricedCalls;
+    }
+    if (record.costSavedUsd > 0)
+        m_totals.costSavedUsd += record.costSavedUsd;
+
+    const qint64 at = record.endAtMs > 0 ? record.endAtMs : record.receivedAtMs;
+    addToBucket(at, category);
+    noteTime(at);
+
+    m_records.push_back(record);
+    if (m_records.size() > size_t(kMaxRecords))
+        m_records.pop_front();
+    ++m_recordSequence;
+    ++m_revision;
+    if (record.outcome == Outcome::SpendRefused)
+        Q_EMIT spendRefused(record);
+}
+
+void DashboardModel::addTransition(const BreakerTransition &transition)
+{
+    BreakerHistory &history = historyFor(transition.upstream, transition.atMs);
+    if (history.transitions.empty() && transition.atMs <= history.firstSeenMs)
+        history.firstSeenMs = transition.atMs;
+    if (history.transitions.empty())
+        history.initial = transition.from;
+    history.transitions.push_back(transition);
+    if (history.transitions.size() > size_t(kMaxTransitions)) {
+        // The dropped transition's target becomes the known starting state.
+        const BreakerTransition &dropped = history.transitions.front();
+        history.initial = dropped.to;
+        history.firstSeenMs = dropped.atMs;
+        history.transitions.pop_front();
+    }
+    history.current = transition.to;
+    noteTime(transition.atMs);
+    ++m_revision;
+    Q_EMIT breakerTransitioned(transition);
+}
+
+void DashboardModel::setSnapshot(const ProxySnapshot &snapshot)
+{
+    m_snapshot = snapshot;
+    for (const UpstreamSnapshot &upstream : snapshot.upstreams) {
+        const QString name = QString::fromLatin1(upstream.name);
+        const bool known = m_breakers.contains(name);
+        BreakerHistory &history = historyFor(name, snapshot.atMs);
+        const BreakerState state = parseBreakerState(upstream.breakerState);
+        if (!known || history.transitions.empty()) {
+            history.initial = state;
+            history.current = state;
+        }
+    }
+    noteTime(snapshot.atMs);
+    ++m_revision;
+}
+
+int DashboardModel::inFlight() const
+{
+    int running = 0;
+    for (const UpstreamSnapshot &upstream : m_snapshot.upstreams)
+        running += upstream.running;
+    return running;
+}
+
+int DashboardModel::queued() const
+{
+    int waiting = 0;
+    for (const UpstreamSnapshot &upstream : m_snapshot.upstreams)
+        waiting += upstream.queued;
+    return waiting;
+}
+
+BreakerState DashboardModel::breakerState(const QString &upstream) const
+{
+    const auto it = m_breakers.constFind(upstream);
+    return it == m_breakers.constEnd() ? BreakerState::Closed : it->current;
+}
+
+BreakerState DashboardModel::worstBreakerState() const
+{
+    BreakerState worst = BreakerState::Closed;
+    for (const BreakerHistory &history : m_breakers) {
+        if (severity(history.current) > severity(worst))
+            worst = history.current;
+    }
+    return worst;
+}
+
+QList<DashboardModel::Band> DashboardModel::bands(const QString &upstream, qint64 fromMs, qint64 toMs) const
+{
+    QList<Band> result;
+    const auto it = m_breakers.constFind(upstream);
+    if (it == m_breakers.constEnd() || toMs <= fromMs)
+        return result;
+    const BreakerHistory &history = *it;
+    BreakerState state = history.initial;
+    qint64 start = std::max(fromMs, history.firstSeenMs);
+    for (const BreakerTransition &transition : history.transitions) {
+        if (transition.atMs >= toMs)
+            break;
+        if (transition.atMs > start) {
+            result.append({start, transition.atMs, state});
+            start = transition.atMs;
+        }
+        state = transition.to;
+    }
+    if (toMs > start)
+        result.append({start, toMs, state});
+    return result;
+}
+
+QList<BreakerTransition> DashboardModel::transitions(const QString &upstream, qint64 fromMs, qint64 toMs) const
+{
+    QList<BreakerTransition> result;
+    const auto it = m_breakers.constFind(upstream);
+    if (it == m_breakers.constEnd())
+        return result;
+    for (const BreakerTransition &transition : it->transitions) {
+        if (transition.atMs >= fromMs && transition.atMs <= toMs)
+            result.append(transition);
+    }
+    return result;
+}
+
+QList<DashboardModel::Counts> DashboardModel::outcomeBuckets(qint64 fromMs, qint64 toMs, qint64 bucketMs) const
+{
+    QList<Counts> result;
+    if (bucketMs <= 0 || toMs <= fromMs)
+        return result;
+    const qsizetype count = qsizetype((toMs - fromMs + bucketMs - 1) / bucketMs);
+    result.resize(count, Counts{});
+    // Buckets are sorted: find the first second in range, then walk forward.
+    const qint64 firstSecond = fromMs / 1000;
+    auto it = std::lower_bound(m_buckets.begin(), m_buckets.end(), firstSecond,
+                               [](const Bucket &bucket, qint64 second) { return bucket.second < second; });
+    for (; it != m_buckets.end(); ++it) {
+        const qint64 atMs = it->second * 1000;
+        if (atMs >= toMs)
+            break;
+        if (atMs < fromMs)
+            continue;
+        Counts &target = result[qsizetype((atMs - fromMs) / bucketMs)];
+        for (int i = 0; i < kCategoryCount; ++i)
+            target[size_t(i)] += it->counts[size_t(i)];
+    }
+    return result;
+}
+
+QList<CallRecord> DashboardModel::recentByArrival(int count) const
+{
+    const size_t take = std::min(m_records.size(), size_t(std::max(count, 0)));
+    QList<CallRecord> result(m_records.end() - qsizetype(take), m_records.end());
+    std::stable_sort(result.begin(), result.end(), [](const CallRecord &a, const CallRecord &b) {
+        return a.receivedAtMs < b.receivedAtMs;
+    });
+    return result;
+}
+
+DashboardModel::BreakerHistory &DashboardModel::historyFor(const QString &upstream, qint64 seenAtMs)
+{
+    auto it = m_breakers.find(upstream);
+    if (it == m_breakers.end()) {
+        m_upstreamOrder.append(upstream);
+        it = m_breakers.insert(upstream, BreakerHistory{});
+        it->firstSeenMs = seenAtMs;
+    }
+    return *it;
+}
+
+void DashboardModel::addToBucket(qint64 atMs, Category category)
+{
+    const qint64 second = atMs / 1000;
+    // Records complete nearly in order, so the newest bucket is almost always the one.
+    if (m_buckets.empty() || m_buckets.back().second < second) {
+        m_buckets.push_back({second, {}});
+    } else if (m_buckets.back().second != second) {
+        auto it = std::lower_bound(m_buckets.begin(), m_buckets.end(), second,
+                                   [](const Bucket &bucket, qint64 s) { return bucket.second < s; });
+        if (it == m_buckets.end() || it->second != second)
+            it = m_buckets.insert(it, {second, {}});
+        ++it->counts[size_t(category)];
+        return;
+    }
+    ++m_buckets.back().counts[size_t(category)];
+    const qint64 oldest = second - kBucketHistoryMs / 1000;
+    while (!m_buckets.empty() && m_buckets.front().second < oldest)
+        m_buckets.pop_front();
+}
+
+void DashboardModel::noteTime(qint64 atMs)
+{
+    m_latestEventMs = std::max(m_latestEventMs, atMs);
+}

@@ -1,0 +1,118 @@
+#pragma once
+
+#include "callrecord.h"
+#include "circuitbreaker.h"
+#include "proxysnapshot.h"
+
+#include <QHash>
+#include <QList>
+#include <QObject>
+#include <QStringList>
+
+#include <array>
+#include <deque>
+
+// Everything the dashboard shows, as plain data: running totals, per-second outcome buckets, each
+// upstream's breaker history, the latest live figures and the most recent records. The proxy's
+// events reach it queued on the GUI thread and cost O(1) each; the widgets read it on their own
+// redraw timer, so a burst of 5,000 events a second never turns into 5,000 repaints.
+// Holds no widgets, so tests can feed it a recorded sequence and check the figures directly.
+class DashboardModel final : public QObject
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(DashboardModel)
+public:
+    // The outcome classes drawn as stacked series (refused joins breaker and spend refusals).
+    enum class Category : quint8 { Miss, Joined, Hit, Bypass, Refused, Error };
+    static constexpr int kCategoryCount = 6;
+    using Counts = std::array<qint64, kCategoryCount>;
+    static Category categoryOf(Outcome outcome);
+    static QString categoryName(Category category);
+
+    static constexpr int kMaxRecords = 2000;           // recent records kept for table and staircase
+    static constexpr int kMaxTransitions = 500;        // per upstream
+    static constexpr qint64 kBucketHistoryMs = 16 * 60 * 1000;   // a little over the widest window
+
+    struct Totals
+    {
+        qint64 requests = 0;
+        Counts perCategory{};
+        double costSpentUsd = 0;
+        double costSavedUsd = 0;
+        qint64 pricedCalls = 0;         // records whose cost was known
+        qint64 upstreamCalls() const;   // misses + bypasses: the calls a provider bills
+        qint64 count(Category category) const { return perCategory[size_t(category)]; }
+    };
+
+    struct Band
+    {
+        qint64 startMs = 0;
+        qint64 endMs = 0;
+        BreakerState state = BreakerState::Closed;
+    };
+
+    explicit DashboardModel(QObject *parent = nullptr);
+
+    // Event intake: connect the proxy's signals here (queued).
+    void addRecord(const CallRecord &record);
+    void addTransition(const BreakerTransition &transition);
+    void setSnapshot(const ProxySnapshot &snapshot);
+
+    const Totals &totals() const { return m_totals; }
+    const ProxySnapshot &snapshot() const { return m_snapshot; }
+    int inFlight() const;   // upstream calls running now, over all upstreams
+    int queued() const;     // calls waiting for a pool slot
+
+    QStringList upstreams() const { return m_upstreamOrder; }
+    BreakerState breakerState(const QString &upstream) const;
+    BreakerState worstBreakerState() const;
+    // The breaker's states over [fromMs, toMs] as contiguous bands, and the transitions inside it.
+    QList<Band> bands(const QString &upstream, qint64 fromMs, qint64 toMs) const;
+    QList<BreakerTransition> transitions(const QString &upstream, qint64 fromMs, qint64 toMs) const;
+
+    // Outcomes per bucket over [fromMs, toMs): one entry per bucket of `bucketMs`, oldest first.
+    QList<Counts> outcomeBuckets(qint64 fromMs, qint64 toMs, qint64 bucketMs) const;
+
+    // The newest `count` records in arrival order (oldest arrival first).
+    QList<CallRecord> recentByArrival(int count) const;
+    const std::deque<CallRecord> &records() const { return m_records; }
+    // Sequence number of the newest record; records().back() has this number.
+    quint64 recordSequence() const { return m_recordSequence; }
+
+    // Bumped by every change, so views redraw only when something happened.
+    quint64 revision() const { return m_revision; }
+    // The newest event time seen (wall ms); the views' clock when no live clock is given.
+    qint64 latestEventMs() const { return m_latestEventMs; }
+
+Q_SIGNALS:
+    // Immediate, for notifications (the tray); views do not redraw on these.
+    void breakerTransitioned(const BreakerTransition &transition);
+    void spendRefused(const CallRecord &record);
+
+private:
+    struct Bucket
+    {
+        qint64 second = 0;
+        std::array<int, kCategoryCount> counts{};
+    };
+    struct BreakerHistory
+    {
+        BreakerState initial = BreakerState::Closed;   // state before the first kept transition
+        qint64 firstSeenMs = 0;
+        BreakerState current = BreakerState::Closed;
+        std::deque<BreakerTransition> transitions;
+    };
+    BreakerHistory &historyFor(const QString &upstream, qint64 seenAtMs);
+    void addToBucket(qint64 atMs, Category category);
+    void noteTime(qint64 atMs);
+
+    Totals m_totals;
+    ProxySnapshot m_snapshot;
+    QHash<QString, BreakerHistory> m_breakers;
+    QStringList m_upstreamOrder;
+    std::deque<Bucket> m_buckets;      // sorted by second, sparse
+    std::deque<CallRecord> m_records;  // in the order they completed
+    quint64 m_recordSequence = 0;
+    quint64 m_revision = 0;
+    qint64 m_latestEventMs = 0;
+};

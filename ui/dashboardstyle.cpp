@@ -1,0 +1,102 @@
+#include "dashboardstyle.h"
+
+#include <QDateTime>
+#include <QPainter>
+#include <QPixmap>
+#include <QSvgRenderer>
+
+using namespace Qt::StringLiterals;
+
+namespace dashboardstyle {
+
+QColor outcomeColor(DashboardModel::Category category)
+{
+    using Category = DashboardModel::Category;
+    switch (category) {
+    case Category::Miss: return QColor(0x3b, 0x7d, 0xd8);     // blue: a real upstream call
+    case Category::Joined: return QColor(0x8e, 0x5b, 0xd6);   // purple: rode along on one
+    case Category::Hit: return QColor(0x17, 0xa2, 0x8f);      // teal: answered from the cache
+    case Category::Bypass: return QColor(0x8a, 0x8f, 0x98);   // grey: sharing turned off
+    case Category::Refused: return QColor(0xd6, 0x45, 0x45);  // red: breaker or spend refusal
+    case Category::Error: return QColor(0xe8, 0x83, 0x3a);    // orange: an error of our own
+    }
+    return Qt::black;
+}
+
+QColor outcomeColor(Outcome outcome)
+{
+    return outcomeColor(DashboardModel::categoryOf(outcome));
+}
+
+QColor breakerColor(BreakerState state)
+{
+    switch (state) {
+    case BreakerState::Closed: return QColor(0x2e, 0x9d, 0x57);
+    case BreakerState::HalfOpen: return QColor(0xe8, 0x9a, 0x0c);
+    case BreakerState::Open: return QColor(0xd6, 0x45, 0x45);
+    }
+    return Qt::gray;
+}
+
+QString breakerLabel(BreakerState state)
+{
+    return QString::fromLatin1(breakerStateName(state));
+}
+
+namespace {
+
+QIcon iconFromSvg(const QString &resource)
+{
+    QSvgRenderer renderer(resource);
+    QIcon icon;
+    for (const int size : {16, 22, 24, 32, 48, 64, 128}) {
+        QPixmap pixmap(size, size);
+        pixmap.fill(Qt::transparent);
+        QPainter painter(&pixmap);
+        renderer.render(&painter);
+        painter.end();
+        icon.addPixmap(pixmap);
+    }
+    return icon;
+}
+
+} // namespace
+
+QIcon appIcon()
+{
+    return iconFromSvg(u":/icons/breakwater.svg"_s);
+}
+
+QIcon trayIcon(BreakerState worst)
+{
+    switch (worst) {
+    case BreakerState::Closed: return iconFromSvg(u":/icons/tray-closed.svg"_s);
+    case BreakerState::HalfOpen: return iconFromSvg(u":/icons/tray-half-open.svg"_s);
+    case BreakerState::Open: return iconFromSvg(u":/icons/tray-open.svg"_s);
+    }
+    return appIcon();
+}
+
+QString formatDuration(qint64 ms)
+{
+    if (ms < 1000)
+        return u"%1 ms"_s.arg(ms);
+    if (ms < 60'000)
+        return u"%1 s"_s.arg(double(ms) / 1000.0, 0, 'f', 2);
+    return u"%1 min %2 s"_s.arg(ms / 60'000).arg((ms % 60'000) / 1000);
+}
+
+QString formatUsd(double usd, bool known)
+{
+    if (!known)
+        return u"–"_s;
+    return u"$"_s + QString::number(usd, 'f', usd >= 100 ? 2 : 4);
+}
+
+QString formatClock(qint64 wallMs, bool withMs)
+{
+    const QDateTime time = QDateTime::fromMSecsSinceEpoch(wallMs);
+    return time.toString(withMs ? u"HH:mm:ss.zzz"_s : u"HH:mm:ss"_s);
+}
+
+} // namespace dashboardstyle

@@ -1,0 +1,30 @@
+#pragma once
+
+#include "circuitbreaker.h"
+#include "dashboardmodel.h"
+
+#include <QColor>
+#include <QIcon>
+#include <QString>
+
+// The dashboard's shared look: one colour per outcome and per breaker state, used by every chart,
+// the table and the tray, so "red" means the same thing everywhere. Icons are drawn from the SVGs
+// in resources/icons with QSvgRenderer (no dependence on an icon-engine plugin being installed).
+namespace dashboardstyle {
+
+QColor outcomeColor(DashboardModel::Category category);
+QColor outcomeColor(Outcome outcome);
+QColor breakerColor(BreakerState state);
+QString breakerLabel(BreakerState state);   // closed, half-open, open
+
+QIcon appIcon();
+QIcon trayIcon(BreakerState worst);
+
+// "12.3 ms", "1.52 s": short durations for labels and tooltips.
+QString formatDuration(qint64 ms);
+// "$0.0123" or "–" when nothing is known.
+QString formatUsd(double usd, bool known = true);
+// hh:mm:ss.zzz in local time.
+QString formatClock(qint64 wallMs, bool withMs = true);
+
+} // namespace dashboardstyle

@@ -1,0 +1,108 @@
+#include "figurespanel.h"
+
+#include "dashboardmodel.h"
+#include "dashboardstyle.h"
+
+#include <QFrame>
+#include <QGridLayout>
+#include <QLabel>
+#include <QVBoxLayout>
+
+using namespace Qt::StringLiterals;
+
+namespace {
+constexpr int kTilesPerRow = 12;
+}
+
+FiguresPanel::FiguresPanel(QWidget *parent)
+    : QWidget(parent)
+{
+    m_layout = new QGridLayout(this);
+    m_layout->setContentsMargins(0, 0, 0, 0);
+    m_layout->setHorizontalSpacing(6);
+    m_layout->setVerticalSpacing(6);
+    // Fixed tiles first, in the order a reader asks the questions: how much, how much reached the
+    // provider, how much was saved, what is happening now.
+    tile(u"requests"_s, u"requests"_s, u"Client requests answered"_s);
+    tile(u"upstream"_s, u"upstream calls"_s, u"Calls that reached a provider (misses + bypasses): what is billed"_s);
+    tile(u"joined"_s, u"joined"_s, u"Requests that rode along on an identical call in flight"_s);
+    tile(u"hits"_s, u"cache hits"_s, u"Requests answered from the answer cache"_s);
+    tile(u"refused"_s, u"refused"_s, u"Refused by an open breaker or the spend limit"_s);
+    tile(u"spent"_s, u"cost spent"_s, u"Cost of the upstream calls made"_s);
+    tile(u"saved"_s, u"cost saved"_s, u"Cost of the calls that joined or cache hits did not make"_s);
+    tile(u"inflight"_s, u"in flight"_s, u"Upstream calls running now"_s);
+    tile(u"queued"_s, u"queued"_s, u"Upstream calls waiting for a free pool slot"_s);
+    for (const QString &key : m_tiles.keys())
+        setValue(key, u"0"_s);
+}
+
+void FiguresPanel::refresh(const DashboardModel &model)
+{
+    const DashboardModel::Totals &totals = model.totals();
+    using Category = DashboardModel::Category;
+    setValue(u"requests"_s, QString::number(totals.requests));
+    setValue(u"upstream"_s, QString::number(totals.upstreamCalls()));
+    setValue(u"joined"_s, QString::number(totals.count(Category::Joined)));
+    setValue(u"hits"_s, QString::number(totals.count(Category::Hit)));
+    setValue(u"refused"_s, QString::number(totals.count(Category::Refused)));
+    const bool priced = totals.pricedCalls > 0 || totals.costSavedUsd > 0;
+    setValue(u"spent"_s, dashboardstyle::formatUsd(totals.costSpentUsd, priced));
+    setValue(u"saved"_s, dashboardstyle::formatUsd(totals.costSavedUsd, priced));
+    setValue(u"inflight"_s, QString::number(model.inFlight()));
+    setValue(u"queued"_s, QString::number(model.queued()));
+
+    for (const QString &upstream : model.upstreams()) {
+        const QString key = u"breaker:"_s + upstream;
+        Tile &breaker = tile(key, upstream + u" breaker"_s,
+                             u"State of the %1 upstream's circuit breaker"_s.arg(upstream));
+        const BreakerState state = model.breakerState(upstream);
+        const QString label = dashboardstyle::breakerLabel(state);
+        if (breaker.value->text() != label) {
+            breaker.value->setText(label);
+            const QColor colour = dashboardstyle::breakerColor(state);
+            breaker.frame->setStyleSheet(u"QFrame#tile { background: %1; border-radius: 6px; }"
+                                         " QLabel { color: white; }"_s.arg(colour.name()));
+        }
+    }
+}
+
+QString FiguresPanel::figure(const QString &key) const
+{
+    const auto it = m_tiles.constFind(key);
+    return it == m_tiles.constEnd() ? QString() : it->value->text();
+}
+
+FiguresPanel::Tile &FiguresPanel::tile(const QString &key, const QString &caption, const QString &help)
+{
+    auto it = m_tiles.find(key);
+    if (it != m_tiles.end())
+        return *it;
+    Tile created;
+    auto *frame = new QFrame(this);
+    frame->setObjectName(u"tile"_s);
+    frame->setStyleSheet(u"QFrame#tile { background: palette(base); border: 1px solid palette(mid);"
+                         " border-radius: 6px; }"_s);
+    frame->setToolTip(help);
+    auto *layout = new QVBoxLayout(frame);
+    layout->setContentsMargins(10, 4, 10, 4);
+    layout->setSpacing(0);
+    created.frame = frame;
+    created.value = new QLabel(frame);
+    QFont big = created.value->font();
+    big.setPointSizeF(big.pointSizeF() * 1.5);
+    big.setBold(true);
+    created.value->setFont(big);
+    created.caption = new QLabel(caption, frame);
+    layout->addWidget(created.value);
+    layout->addWidget(created.caption);
+    m_layout->addWidget(frame, m_nextColumn / kTilesPerRow, m_nextColumn % kTilesPerRow);
+    ++m_nextColumn;
+    return *m_tiles.insert(key, created);
+}
+
+void FiguresPanel::setValue(const QString &key, const QString &value)
+{
+    Tile &target = m_tiles[key];
+    if (target.value && target.value->text() != value)   // setText repaints: skip when unchanged
+        target.value->setText(value);
+}

@@ -1,0 +1,236 @@
+#include "latencystaircase.h"
+
+#include <algorithm>
+
+#include <QHelpEvent>
+#include <QPainter>
+#include <QToolTip>
+
+#include "dashboardmodel.h"
+#include "dashboardstyle.h"
+#include "timeaxis.h"
+
+using namespace Qt::StringLiterals;
+
+namespace {
+constexpr int kLeft = 44;
+constexpr int kRight = 64;        // room for the last bar's duration label
+constexpr int kLegendHeight = 22;
+constexpr int kAxisHeight = 22;
+constexpr int kMaxRowHeight = 18;
+
+QBrush hatch(const QColor &colour)
+{
+    QBrush brush(colour.darker(110), Qt::BDiagPattern);
+    return brush;
+}
+} // namespace
+
+LatencyStaircase::LatencyStaircase(QWidget *parent)
+    : QWidget(parent)
+{
+    setMouseTracking(true);
+    setMinimumSize(360, 220);
+    setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Expanding);
+}
+
+QSize LatencyStaircase::sizeHint() const
+{
+    return {560, 480};
+}
+
+void LatencyStaircase::setBarLimit(int bars)
+{
+    m_limit = std::clamp(bars, 1, DashboardModel::kMaxRecords);
+}
+
+void LatencyStaircase::refresh(const DashboardModel &model)
+{
+    m_bars.clear();
+    const QList<CallRecord> records = model.recentByArrival(m_limit);
+    if (records.isEmpty()) {
+        update();
+        return;
+    }
+    m_originMs = records.first().receivedAtMs;
+    qint64 lastEnd = m_originMs + 1;
+    for (const CallRecord &record : records) {
+        Bar bar{record};
+        const qint64 end = std::max(record.endAtMs, record.receivedAtMs);
+        switch (record.outcome) {
+        case Outcome::Miss:
+        case Outcome::Bypass:
+            // The pool thread's start ends the queue wait; without it the recorded wait is all we know.
+            bar.upstreamFromMs = record.upstreamStartAtMs > 0
+                ? std::clamp(record.upstreamStartAtMs, record.receivedAtMs, end)
+                : std::min(record.receivedAtMs + std::max<qint64>(record.queueWaitMs, 0), end);
+            break;
+        case Outcome::Joined:
+            bar.joined = true;
+            bar.upstreamFromMs = record.receivedAtMs;
+            break;
+        default:
+            bar.answeredHere = true;
+            bar.upstreamFromMs = record.receivedAtMs;
+            break;
+        }
+        lastEnd = std::max(lastEnd, end);
+        m_bars.append(bar);
+    }
+    // Round the span up a little so the last bar does not touch the edge.
+    m_spanMs = std::max<qint64>(lastEnd - m_originMs, 50);
+    m_spanMs += m_spanMs / 20;
+    update();
+}
+
+QList<QByteArray> LatencyStaircase::barRequestIds() const
+{
+    QList<QByteArray> ids;
+    ids.reserve(m_bars.size());
+    for (const Bar &bar : m_bars)
+        ids.append(bar.record.requestId);
+    return ids;
+}
+
+QRect LatencyStaircase::plotRect() const
+{
+    return QRect(kLeft, kLegendHeight + 6, std::max(width() - kLeft - kRight, 10),
+                 std::max(height() - kLegendHeight - kAxisHeight - 10, 10));
+}
+
+int LatencyStaircase::rowAt(int y) const
+{
+    const QRect plot = plotRect();
+    if (m_bars.isEmpty() || y < plot.top() || y > plot.bottom())
+        return -1;
+    const double rowHeight = std::min<double>(kMaxRowHeight, double(plot.height()) / m_bars.size());
+    const int row = int((y - plot.top()) / rowHeight);
+    return row < m_bars.size() ? row : -1;
+}
+
+QString LatencyStaircase::toolTipAt(const QPoint &position) const
+{
+    const int row = rowAt(position.y());
+    if (row < 0)
+        return {};
+    const Bar &bar = m_bars[row];
+    const CallRecord &r = bar.record;
+    QString text = u"#%1  %2  %3\n"_s.arg(row + 1).arg(QString::fromLatin1(outcomeName(r.outcome)),
+                                                      QString::fromLatin1(r.requestId));
+    text += u"%1 %2  status %3\n"_s.arg(QString::fromLatin1(r.route), r.model).arg(r.status);
+    text += u"arrived +%1\n"_s.arg(dashboardstyle::formatDuration(r.receivedAtMs - m_originMs));
+    if (bar.joined) {
+        text += u"waited on a joined flight %1\n"_s.arg(dashboardstyle::formatDuration(r.totalMs()));
+    } else if (!bar.answeredHere) {
+        text += u"queue wait %1, upstream %2\n"_s.arg(dashboardstyle::formatDuration(bar.upstreamFromMs - r.receivedAtMs),
+                                                      dashboardstyle::formatDuration(r.endAtMs - bar.upstreamFromMs));
+    }
+    text += u"total %1"_s.arg(dashboardstyle::formatDuration(r.totalMs()));
+    return text;
+}
+
+bool LatencyStaircase::event(QEvent *event)
+{
+    if (event->type() == QEvent::ToolTip) {
+        auto *help = static_cast<QHelpEvent *>(event);
+        const QString text = toolTipAt(help->pos());
+        if (text.isEmpty())
+            QToolTip::hideText();
+        else
+            QToolTip::showText(help->globalPos(), text, this);
+        return true;
+    }
+    return QWidget::event(event);
+}
+
+void LatencyStaircase::paintLegend(QPainter &painter, const QRect &area)
+{
+    const QFontMetrics metrics(font());
+    int x = area.left();
+    const int y = area.top() + 4;
+    const auto swatch = [&](const QBrush &fill, const QBrush &overlay, const QString &label) {
+        painter.fillRect(QRect(x, y, 14, 12), fill);
+        if (overlay.style() != Qt::NoBrush)
+            painter.fillRect(QRect(x, y, 14, 12), overlay);
+        painter.setPen(palette().color(QPalette::Text));
+        painter.drawText(x + 18, y + 11, label);
+        x += 18 + metrics.horizontalAdvance(label) + 12;
+    };
+    for (int i = 0; i < DashboardModel::kCategoryCount; ++i) {
+        const auto category = DashboardModel::Category(i);
+        swatch(dashboardstyle::outcomeColor(category), Qt::NoBrush, DashboardModel::categoryName(category));
+    }
+    x += 8;
+    const QColor grey(0x70, 0x70, 0x70);
+    swatch(grey.lighter(170), hatch(grey), u"queue wait"_s);
+    QColor tint = grey;
+    tint.setAlpha(110);
+    swatch(tint, Qt::NoBrush, u"joined wait"_s);
+    swatch(grey, Qt::NoBrush, u"upstream"_s);
+}
+
+void LatencyStaircase::paintEvent(QPaintEvent *)
+{
+    QPainter painter(this);
+    painter.fillRect(rect(), palette().base());
+    paintLegend(painter, QRect(kLeft, 0, width() - kLeft, kLegendHeight));
+    const QRect plot = plotRect();
+    if (m_bars.isEmpty()) {
+        painter.setPen(palette().color(QPalette::PlaceholderText));
+        painter.drawText(plot, Qt::AlignCenter, u"No requests yet"_s);
+        return;
+    }
+    const double rowHeight = std::min<double>(kMaxRowHeight, double(plot.height()) / m_bars.size());
+    const double gap = rowHeight >= 5 ? 1.0 : 0.0;
+    const double scale = double(plot.width()) / double(m_spanMs);
+    const auto xFor = [&](qint64 atMs) { return plot.left() + double(atMs - m_originMs) * scale; };
+
+    // Light vertical grid at the axis ticks, behind the bars.
+    painter.setPen(QColor(0xe6, 0xe6, 0xe6));
+    for (const qint64 t : timeaxis::ticks(0, m_spanMs, std::max(2, plot.width() / 80)))
+        painter.drawLine(QPointF(plot.left() + t * scale, plot.top()), QPointF(plot.left() + t * scale, plot.bottom()));
+
+    const QFontMetrics metrics(font());
+    for (int i = 0; i < m_bars.size(); ++i) {
+        const Bar &bar = m_bars[i];
+        const CallRecord &r = bar.record;
+        const QColor colour = dashboardstyle::outcomeColor(r.outcome);
+        const double top = plot.top() + i * rowHeight;
+        const double h = std::max(rowHeight - gap, 1.0);
+        const double start = xFor(r.receivedAtMs);
+        const double end = std::max(xFor(std::max(r.endAtMs, r.receivedAtMs)), start + 1.5);   // always visible
+        if (bar.joined) {
+            QColor tint = colour;
+            tint.setAlpha(130);
+            painter.fillRect(QRectF(start, top, end - start, h), tint);
+        } else if (bar.answeredHere) {
+            painter.fillRect(QRectF(start, top, end - start, h), colour);
+        } else {
+            const double split = std::clamp(xFor(bar.upstreamFromMs), start, end);
+            if (split > start) {
+                const QRectF wait(start, top, split - start, h);
+                painter.fillRect(wait, colour.lighter(160));
+                painter.fillRect(wait, hatch(colour));
+            }
+            painter.fillRect(QRectF(split, top, end - split, h), colour);
+        }
+        // With few bars there is room to print each one's total at its end.
+        if (rowHeight >= metrics.height()) {
+            painter.setPen(palette().color(QPalette::Text));
+            painter.drawText(QPointF(end + 4, top + (h + metrics.ascent() - metrics.descent()) / 2),
+                             dashboardstyle::formatDuration(r.totalMs()));
+        }
+    }
+
+    // Axes: seconds since the first shown arrival along the bottom, arrival order down the side.
+    painter.setPen(QColor(0x60, 0x60, 0x60));
+    painter.drawLine(plot.topLeft(), plot.bottomLeft());
+    const QRect axis(plot.left(), plot.top(), plot.width(), int(std::min<double>(plot.height(), m_bars.size() * rowHeight)));
+    timeaxis::drawBottom(painter, axis, 0, m_spanMs, std::max(2, plot.width() / 80), false);
+    painter.save();
+    painter.translate(12, plot.top() + axis.height() / 2);
+    painter.rotate(-90);
+    const QString side = u"%1 requests by arrival ↓"_s.arg(m_bars.size());
+    painter.drawText(-metrics.horizontalAdvance(side) / 2, 0, side);
+    painter.restore();
+}

@@ -1,0 +1,54 @@
+#pragma once
+
+#include "callrecord.h"
+
+#include <QList>
+#include <QWidget>
+
+class DashboardModel;
+
+// "Latency staircase": one horizontal bar per recent request, from its arrival to its last byte,
+// sorted by arrival (first at the top), split into queue wait (hatched), waiting on a joined
+// flight (tinted) and upstream time (solid), coloured by outcome. Its shape tells the story:
+// twenty prompts served in parallel form a wall, served one at a time a staircase, and a herd is one
+// solid bar with many joined riders under it. Hand-drawn: a few hundred rects per repaint.
+class LatencyStaircase final : public QWidget
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(LatencyStaircase)
+public:
+    static constexpr int kDefaultBars = 200;
+
+    explicit LatencyStaircase(QWidget *parent = nullptr);
+
+    void setBarLimit(int bars);   // how many of the newest requests to draw
+    int barLimit() const { return m_limit; }
+    void refresh(const DashboardModel &model);
+
+    // As last refreshed: one bar per request, top to bottom.
+    int barCount() const { return int(m_bars.size()); }
+    QList<QByteArray> barRequestIds() const;
+    QString toolTipAt(const QPoint &position) const;
+    QSize sizeHint() const override;
+
+protected:
+    bool event(QEvent *event) override;
+    void paintEvent(QPaintEvent *event) override;
+
+private:
+    struct Bar
+    {
+        CallRecord record;
+        qint64 upstreamFromMs = 0;   // queue wait is [arrival, upstreamFromMs)
+        bool joined = false;         // the whole bar waited on someone else's flight
+        bool answeredHere = false;   // hit, refusal or our own error: no upstream time at all
+    };
+    QRect plotRect() const;
+    int rowAt(int y) const;
+    void paintLegend(QPainter &painter, const QRect &area);
+
+    QList<Bar> m_bars;
+    qint64 m_originMs = 0;
+    qint64 m_spanMs = 1;
+    int m_limit = kDefaultBars;
+};

@@ -1,0 +1,135 @@
+#include "outcomechart.h"
+
+#include "dashboardmodel.h"
+#include "dashboardstyle.h"
+
+#include <QAreaSeries>
+#include <QChart>
+#include <QDateTimeAxis>
+#include <QLineSeries>
+#include <QValueAxis>
+
+#include <cmath>
+
+using namespace Qt::StringLiterals;
+
+namespace {
+
+// A round upper bound for the rate axis (1, 2, 5, 10, 20, 50 ...), so it does not twitch.
+double niceCeiling(double value)
+{
+    if (value <= 1)
+        return 1;
+    const double magnitude = std::pow(10.0, std::floor(std::log10(value)));
+    for (const double step : {1.0, 2.0, 5.0, 10.0}) {
+        if (value <= step * magnitude)
+            return step * magnitude;
+    }
+    return 10 * magnitude;
+}
+
+} // namespace
+
+OutcomeChart::OutcomeChart(QWidget *parent)
+    : QChartView(parent)
+{
+    auto *chart = new QChart;
+    chart->setAnimationOptions(QChart::NoAnimation);   // animations repaint for 1 s after each update
+    chart->legend()->setAlignment(Qt::AlignTop);
+    chart->setMargins(QMargins(4, 4, 4, 4));
+    chart->setBackgroundRoundness(0);
+
+    m_timeAxis = new QDateTimeAxis(chart);
+    m_timeAxis->setFormat(u"HH:mm:ss"_s);
+    m_timeAxis->setTickCount(7);
+    m_rateAxis = new QValueAxis(chart);
+    m_rateAxis->setTitleText(u"requests / s"_s);
+    m_rateAxis->setLabelFormat(u"%g"_s);
+    m_rateAxis->setRange(0, 1);
+    chart->addAxis(m_timeAxis, Qt::AlignBottom);
+    chart->addAxis(m_rateAxis, Qt::AlignLeft);
+
+    for (int i = 0; i < DashboardModel::kCategoryCount; ++i) {
+        const auto category = DashboardModel::Category(i);
+        // The area series does not own its edges; the view does, and outlives the chart's areas.
+        auto *upper = new QLineSeries(this);
+        auto *lower = new QLineSeries(this);
+        auto *area = new QAreaSeries(upper, lower);
+        area->setName(DashboardModel::categoryName(category));
+        const QColor colour = dashboardstyle::outcomeColor(category);
+        area->setColor(colour);
+        area->setBorderColor(colour.darker(120));
+        chart->addSeries(area);
+        area->attachAxis(m_timeAxis);
+        area->attachAxis(m_rateAxis);
+        m_upper.append(upper);
+        m_lower.append(lower);
+        m_areas.append(area);
+    }
+    setChart(chart);
+    setRenderHint(QPainter::Antialiasing);
+    setMinimumSize(360, 200);
+}
+
+qint64 OutcomeChart::bucketMsFor(qint64 windowMs)
+{
+    if (windowMs <= 60'000)
+        return 1000;
+    if (windowMs <= 5 * 60'000)
+        return 2000;
+    return 5000;
+}
+
+void OutcomeChart::refresh(const DashboardModel &model, qint64 fromMs, qint64 toMs)
+{
+    const qint64 bucketMs = bucketMsFor(toMs - fromMs);
+    // Align buckets to whole seconds so a bucket never moves under a count as the window scrolls.
+    const qint64 alignedFrom = fromMs - fromMs % bucketMs;
+    const QList<DashboardModel::Counts> buckets = model.outcomeBuckets(alignedFrom, toMs, bucketMs);
+    const double perSecond = 1000.0 / double(bucketMs);
+
+    // Step lines: a point pair only where a bucket's value changes, which keeps quiet stretches
+    // down to two points and shows a one-second spike as the block it was.
+    QList<double> below(buckets.size(), 0.0);
+    m_peakRate = 0;
+    for (int c = 0; c < DashboardModel::kCategoryCount; ++c) {
+        QList<double> top(buckets.size());
+        for (qsizetype b = 0; b < buckets.size(); ++b)
+            top[b] = below[b] + double(buckets[b][size_t(c)]) * perSecond;
+        const auto stepPoints = [&](const QList<double> &values) {
+            QList<QPointF> points;
+            points.reserve(16);
+            double previous = values.isEmpty() ? 0 : values.first();
+            points.append({double(alignedFrom), previous});
+            for (qsizetype b = 1; b < values.size(); ++b) {
+                if (values[b] == previous)
+                    continue;
+                const double x = double(alignedFrom + b * bucketMs);
+                points.append({x, previous});
+                points.append({x, values[b]});
+                previous = values[b];
+            }
+            points.append({double(toMs), previous});
+            return points;
+        };
+        m_upper[c]->replace(stepPoints(top));
+        m_lower[c]->replace(stepPoints(below));
+        for (const double value : top)
+            m_peakRate = std::max(m_peakRate, value);
+        below = top;
+    }
+    m_timeAxis->setRange(QDateTime::fromMSecsSinceEpoch(fromMs), QDateTime::fromMSecsSinceEpoch(toMs));
+    const double ceiling = niceCeiling(m_peakRate * 1.1);
+    if (m_rateAxis->max() != ceiling)
+        m_rateAxis->setRange(0, ceiling);
+}
+
+int OutcomeChart::pointCount() const
+{
+    int count = 0;
+    for (const QLineSeries *series : m_upper)
+        count += int(series->count());
+    for (const QLineSeries *series : m_lower)
+        count += int(series->count());
+    return count;
+}

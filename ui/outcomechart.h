@@ -1,0 +1,35 @@
+#pragma once
+
+#include <QChartView>
+#include <QList>
+
+class DashboardModel;
+class QAreaSeries;
+class QDateTimeAxis;
+class QLineSeries;
+class QValueAxis;
+
+// "Outcomes over time": miss, joined, hit, bypass, refused and error per second, stacked, over the
+// chosen window. Buckets widen with the window (1 s for 1 min, 2 s for 5 min, 5 s for 15 min) so
+// a series never holds more than about 2 x 180 points, and each series is set with replace() in one
+// go (append() is quadratic in Qt Charts 6.4).
+class OutcomeChart final : public QChartView
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(OutcomeChart)
+public:
+    explicit OutcomeChart(QWidget *parent = nullptr);
+
+    void refresh(const DashboardModel &model, qint64 fromMs, qint64 toMs);
+    static qint64 bucketMsFor(qint64 windowMs);
+    int pointCount() const;      // points over all series, for tests and the point budget
+    double peakRate() const { return m_peakRate; }
+
+private:
+    QList<QLineSeries *> m_upper;   // cumulative top edge of each outcome's band
+    QList<QLineSeries *> m_lower;   // the band below's top edge (the axis for the first)
+    QList<QAreaSeries *> m_areas;
+    QDateTimeAxis *m_timeAxis = nullptr;
+    QValueAxis *m_rateAxis = nullptr;
+    double m_peakRate = 0;
+};

@@ -1,0 +1,43 @@
+#include "requestfilter.h"
+
+#include "requesttablemodel.h"
+
+RequestFilter::RequestFilter(QObject *parent)
+    : QSortFilterProxyModel(parent)
+{
+    setSortRole(Qt::UserRole);
+}
+
+void RequestFilter::setOutcome(const QString &outcome)
+{
+    m_outcome = outcome;
+    invalidateFilter();
+}
+
+void RequestFilter::setModel(const QString &model)
+{
+    m_model = model;
+    invalidateFilter();
+}
+
+void RequestFilter::setStatus(const QString &status)
+{
+    m_status = status;
+    invalidateFilter();
+}
+
+bool RequestFilter::filterAcceptsRow(int sourceRow, const QModelIndex &) const
+{
+    const auto *table = static_cast<const RequestTableModel *>(sourceModel());
+    const CallRecord &record = table->recordAt(sourceRow);
+    if (!m_outcome.isEmpty() && QString::fromLatin1(outcomeName(record.outcome)) != m_outcome)
+        return false;
+    if (!m_model.isEmpty() && record.model != m_model)
+        return false;
+    if (!m_status.isEmpty()) {
+        if (m_status.size() == 3 && m_status.endsWith(QLatin1String("xx")))
+            return record.status / 100 == m_status.at(0).digitValue();
+        return QString::number(record.status) == m_status;
+    }
+    return true;
+}

@@ -1,0 +1,26 @@
+#pragma once
+
+#include <QSortFilterProxyModel>
+
+// Filters the request table by outcome, model and status class, all combined with "and".
+// An empty filter value lets every row through.
+class RequestFilter final : public QSortFilterProxyModel
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(RequestFilter)
+public:
+    explicit RequestFilter(QObject *parent = nullptr);
+
+    void setOutcome(const QString &outcome);   // "miss", "joined", ..., "" for all
+    void setModel(const QString &model);
+    // "" for all, "2xx"/"4xx"/"5xx" for a class, or an exact code such as "503".
+    void setStatus(const QString &status);
+
+protected:
+    bool filterAcceptsRow(int sourceRow, const QModelIndex &sourceParent) const override;
+
+private:
+    QString m_outcome;
+    QString m_model;
+    QString m_status;
+};

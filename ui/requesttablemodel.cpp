@@ -1,0 +1,122 @@
+#include "requesttablemodel.h"
+
+#include <algorithm>
+
+#include "dashboardmodel.h"
+#include "dashboardstyle.h"
+
+using namespace Qt::StringLiterals;
+
+namespace {
+
+qint64 upstreamMs(const CallRecord &r)
+{
+    if (r.upstreamStartAtMs <= 0 || r.endAtMs <= 0)
+        return -1;
+    return r.endAtMs - std::max(r.upstreamStartAtMs, r.receivedAtMs);
+}
+
+QString tokens(const CallRecord &r)
+{
+    if (r.inputTokens < 0 && r.outputTokens < 0)
+        return {};
+    const auto part = [](qint64 n) { return n < 0 ? u"?"_s : QString::number(n); };
+    return part(r.inputTokens) + u" / "_s + part(r.outputTokens);
+}
+
+} // namespace
+
+RequestTableModel::RequestTableModel(QObject *parent)
+    : QAbstractTableModel(parent)
+{
+}
+
+void RequestTableModel::syncFrom(const DashboardModel &model)
+{
+    const quint64 newest = model.recordSequence();
+    if (newest == m_seenSequence)
+        return;
+    const auto &records = model.records();
+    const size_t fresh = std::min<size_t>(std::min<quint64>(newest - m_seenSequence, records.size()), kMaxRows);
+    m_seenSequence = newest;
+    if (fresh == 0)
+        return;
+    beginInsertRows({}, 0, int(fresh) - 1);
+    for (auto it = records.end() - qsizetype(fresh); it != records.end(); ++it)
+        m_rows.push_front(*it);   // the newest ends up on top
+    endInsertRows();
+    if (m_rows.size() > size_t(kMaxRows)) {
+        beginRemoveRows({}, kMaxRows, int(m_rows.size()) - 1);
+        m_rows.resize(kMaxRows);
+        endRemoveRows();
+    }
+}
+
+const CallRecord &RequestTableModel::recordAt(int row) const
+{
+    return m_rows.at(size_t(row));
+}
+
+int RequestTableModel::rowCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : int(m_rows.size());
+}
+
+int RequestTableModel::columnCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant RequestTableModel::data(const QModelIndex &index, int role) const
+{
+    if (!index.isValid() || index.row() >= int(m_rows.size()))
+        return {};
+    const CallRecord &r = m_rows[size_t(index.row())];
+    if (role == Qt::DisplayRole) {
+        switch (index.column()) {
+        case Arrival: return dashboardstyle::formatClock(r.receivedAtMs);
+        case OutcomeColumn: return QString::fromLatin1(outcomeName(r.outcome));
+        case Status: return r.status;
+        case Upstream: return QString::fromLatin1(r.upstream);
+        case Model: return r.model;
+        case Route: return QString::fromLatin1(r.route);
+        case Total: return r.totalMs();
+        case Queue: return r.queueWaitMs > 0 ? QVariant(r.queueWaitMs) : QVariant();
+        case UpstreamTime: return upstreamMs(r) >= 0 ? QVariant(upstreamMs(r)) : QVariant();
+        case Tokens: return tokens(r);
+        case Cost: return r.costUsd >= 0 ? dashboardstyle::formatUsd(r.costUsd) : QString();
+        case Key: return QString::fromLatin1(r.keyFingerprint);
+        case RequestId: return QString::fromLatin1(r.requestId);
+        }
+    } else if (role == Qt::UserRole) {   // sort keys
+        switch (index.column()) {
+        case Arrival: return r.receivedAtMs;
+        case Status: return r.status;
+        case Total: return r.totalMs();
+        case Queue: return r.queueWaitMs;
+        case UpstreamTime: return upstreamMs(r);
+        case Tokens: return std::max<qint64>(r.inputTokens, 0) + std::max<qint64>(r.outputTokens, 0);
+        case Cost: return r.costUsd;
+        default: return data(index, Qt::DisplayRole);
+        }
+    } else if (role == Qt::ForegroundRole && index.column() == OutcomeColumn) {
+        return dashboardstyle::outcomeColor(r.outcome).darker(120);
+    } else if (role == Qt::TextAlignmentRole) {
+        switch (index.column()) {
+        case Status: case Total: case Queue: case UpstreamTime: case Cost:
+            return int(Qt::AlignRight | Qt::AlignVCenter);
+        default: return {};
+        }
+    }
+    return {};
+}
+
+QVariant RequestTableModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return {};
+    static const QStringList names{u"arrival"_s, u"outcome"_s, u"status"_s, u"upstream"_s, u"model"_s,
+                                   u"route"_s, u"total ms"_s, u"queue ms"_s, u"upstream ms"_s,
+                                   u"tokens in/out"_s, u"cost"_s, u"key"_s, u"request id"_s};
+    return section >= 0 && section < names.size() ? QVariant(names[section]) : QVariant();
+}

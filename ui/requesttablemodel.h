@@ -1,0 +1,37 @@
+#pragma once
+
+#include "callrecord.h"
+
+#include <deque>
+
+#include <QAbstractTableModel>
+
+class DashboardModel;
+
+// The request table's rows: the most recent records, newest first, pulled from the DashboardModel
+// in batches on the redraw timer (one insert per batch, not one per request). Bounded to
+// kMaxRows; the oldest rows fall off the bottom. Sorting uses Qt::UserRole (numbers stay numbers).
+class RequestTableModel final : public QAbstractTableModel
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(RequestTableModel)
+public:
+    enum Column { Arrival, OutcomeColumn, Status, Upstream, Model, Route, Total, Queue, UpstreamTime,
+                  Tokens, Cost, Key, RequestId, ColumnCount };
+    static constexpr int kMaxRows = 2000;
+
+    explicit RequestTableModel(QObject *parent = nullptr);
+
+    // Takes the records the model received since the last sync.
+    void syncFrom(const DashboardModel &model);
+    const CallRecord &recordAt(int row) const;
+
+    int rowCount(const QModelIndex &parent = {}) const override;
+    int columnCount(const QModelIndex &parent = {}) const override;
+    QVariant data(const QModelIndex &index, int role) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
+
+private:
+    std::deque<CallRecord> m_rows;   // newest first
+    quint64 m_seenSequence = 0;
+};

@@ -1,0 +1,19 @@
+#pragma once
+
+#include <QList>
+
+class QPainter;
+class QRect;
+
+// Tick positions and labels for the hand-drawn time charts (breaker timeline, staircase): a step
+// from a fixed ladder (1 s ... 30 min) giving at most `maxTicks` ticks over the span.
+namespace timeaxis {
+
+qint64 tickStep(qint64 spanMs, int maxTicks);
+// Ticks at multiples of the step inside [fromMs, toMs].
+QList<qint64> ticks(qint64 fromMs, qint64 toMs, int maxTicks);
+// Draws ticks and labels along the bottom of `plot`: wall-clock times, or seconds from zero.
+void drawBottom(QPainter &painter, const QRect &plot, qint64 fromMs, qint64 toMs, int maxTicks,
+                bool clockLabels);
+
+} // namespace timeaxis
