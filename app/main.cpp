@@ -1,6 +1,7 @@
 // breakwater: the composition root. Everything is built and wired here; nothing else creates services.
 
 #include "commandline.h"
+#include "desktopapp.h"
 #include "mockprovider.h"
 #include "proxyserver.h"
 #include "quitonsignal.h"
@@ -15,11 +16,11 @@ using namespace Qt::StringLiterals;
 
 int main(int argc, char *argv[])
 {
-    QCoreApplication app(argc, argv);
-    QCoreApplication::setApplicationName(u"breakwater"_s);
-    QCoreApplication::setApplicationVersion(QStringLiteral(BREAKWATER_VERSION));
-
-    CommandLine options = parseCommandLine(QCoreApplication::arguments());
+    // The options come first: they (and whether there is a display) decide the application type.
+    QStringList arguments;
+    for (int i = 0; i < argc; ++i)
+        arguments.append(QString::fromLocal8Bit(argv[i]));
+    CommandLine options = parseCommandLine(arguments);
     if (!options.error.isEmpty()) {
         std::fprintf(stderr, "breakwater: %s\n", qPrintable(options.error));
         return 2;
@@ -32,6 +33,18 @@ int main(int argc, char *argv[])
         std::printf("breakwater %s\n", BREAKWATER_VERSION);
         return 0;
     }
+
+    // Without --headless this is the desktop app, unless there is no display to show it on.
+    bool desktop = !options.headless;
+    if (desktop && !displayAvailable()) {
+        std::fprintf(stderr, "breakwater: no display (DISPLAY/WAYLAND_DISPLAY unset), running headless\n");
+        desktop = false;
+    }
+    const std::unique_ptr<QCoreApplication> app = createApplication(argc, argv, desktop);
+    QCoreApplication::setApplicationName(u"breakwater"_s);
+    QCoreApplication::setApplicationVersion(QStringLiteral(BREAKWATER_VERSION));
+    if (desktop)
+        options.config = withSavedDesktopSettings(options.config, arguments);   // the command line wins
 
     // --demo: the built-in mock provider stands in for both upstreams, on a thread of its own.
     std::unique_ptr<ServiceThread<MockProvider>> mock;
@@ -68,5 +81,7 @@ int main(int argc, char *argv[])
     std::fflush(stdout);
 
     quitOnSignals();
-    return app.exec();
+    if (desktop)
+        return runDesktop(proxy.service(), mock ? mock->service() : nullptr, options.config, arguments);
+    return app->exec();
 }

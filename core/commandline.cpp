@@ -28,6 +28,10 @@ const QList<Option> &options()
         {u"--concurrency"_s, u"N"_s, u"Upstream calls at once, per upstream (default 64)."_s},
         {u"--max-queue"_s, u"N"_s, u"Calls that may wait for a free upstream slot before 429 (default 1024)."_s},
         {u"--max-body"_s, u"MB"_s, u"Largest request body accepted, in MiB (default 32)."_s},
+        {u"--dedup-window"_s, u"S"_s, u"Seconds a finished answer is reused (default 300; 0 = only join calls in flight)."_s},
+        {u"--cache-size"_s, u"MB"_s, u"Bytes the answer cache may hold, in MB (default 64)."_s},
+        {u"--breaker-failures"_s, u"N"_s, u"Consecutive upstream failures that open the breaker (default 5)."_s},
+        {u"--breaker-cooldown"_s, u"S"_s, u"Seconds an open breaker waits before a trial, unless a probe sees the provider back sooner (default 60)."_s},
         {u"--demo"_s, {}, u"Use the built-in mock provider as both upstreams."_s},
         {u"--config"_s, u"FILE"_s, u"JSON file whose keys are option names without dashes (command line wins)."_s},
         {u"--help"_s, {}, u"Show this help."_s},
@@ -112,6 +116,11 @@ QString apply(CommandLine &result, const QString &name, const QString &value)
     } else if (name == u"--listen"_s) {
         if (!parseListen(value, &config))
             return invalid(u"HOST:PORT with an IP address, e.g. 127.0.0.1:8080"_s);
+        // Anyone who can reach the port spends the keys passed through it: loopback only, until
+        // binding elsewhere comes with a local access token (shared/design.md, Defaults).
+        if (!config.listenAddress.isLoopback())
+            return u"refusing to listen on %1: Breakwater listens on loopback addresses only "
+                   "(127.0.0.0/8 or ::1)"_s.arg(value);
     } else if (name == u"--upstream"_s) {
         if (!parseUrl(value, &config.openaiUpstream))
             return invalid(u"an http(s) URL such as https://api.openai.com/v1"_s);
@@ -132,6 +141,21 @@ QString apply(CommandLine &result, const QString &name, const QString &value)
         if (!parseCount(value, &megabytes, 1, 4096))
             return invalid(u"a whole number of MiB from 1 to 4096"_s);
         config.maxBodyBytes = qint64(megabytes) * 1024 * 1024;
+    } else if (name == u"--dedup-window"_s) {
+        if (!parseSeconds(value, &config.dedupWindow, true))
+            return invalid(u"seconds, 0 or more"_s);
+    } else if (name == u"--cache-size"_s) {
+        bool ok = false;
+        const double megabytes = value.toDouble(&ok);
+        if (!ok || !std::isfinite(megabytes) || megabytes < 0 || megabytes > 65536)
+            return invalid(u"megabytes from 0 to 65536"_s);
+        config.cacheBytes = qint64(megabytes * 1024 * 1024);
+    } else if (name == u"--breaker-failures"_s) {
+        if (!parseCount(value, &config.breakerFailures, 1, 1000))
+            return invalid(u"a whole number from 1 to 1000"_s);
+    } else if (name == u"--breaker-cooldown"_s) {
+        if (!parseSeconds(value, &config.breakerCooldown, false))
+            return invalid(u"seconds greater than 0"_s);
     }
     return {};
 }

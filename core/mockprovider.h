@@ -29,6 +29,11 @@ class MockProvider final : public QAbstractHttpServer
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(MockProvider)
 public:
+    // Ok: normal answers. Error503 / RateLimited429: an error in the route's shape (429 adds
+    // retry-after: 1). Hang: read the request, never answer. Reset: TCP RST, nothing written.
+    // Garbage: 200 "application/json" that is not JSON. CutStream: half the stream events, or half
+    // the promised Content-Length, then the connection drops. SlowStream: events setSlowGap() apart
+    // (non-stream requests are answered normally).
     enum class Mode { Ok, Error503, RateLimited429, Hang, Reset, Garbage, CutStream, SlowStream };
     Q_ENUM(Mode)
 

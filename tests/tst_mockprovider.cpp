@@ -181,7 +181,6 @@ private slots:
 
     void destroyingMock_withOpenCalls_closesThemCleanly();
     void counters_countPerPathAndReset();
-    void scratch();
     void lastRequest_recordsHeadersAndBody();
     void testClient_skipsInterimContinueAndReadsCloseDelimitedBody();
 
@@ -891,21 +890,6 @@ void tst_MockProvider::testClient_skipsInterimContinueAndReadsCloseDelimitedBody
     QCOMPARE(call.response().body, "until the end");
     QVERIFY(call.response().complete);
     QVERIFY(call.response().connectionClosed);
-}
-
-void tst_MockProvider::scratch()
-{
-    TestCall call(port(), "", "");
-    call.startRaw("NONSENSE\r\n\r\n");
-    QElapsedTimer t; t.start();
-    QTRY_VERIFY_WITH_TIMEOUT(call.isFinished(), 3000);
-    qDebug() << t.elapsed() << call.response().status << call.response().connectionClosed << mock()->callCount();
-    mock()->setMode(Mode::Hang);
-    TestCall c2(port(), "", "");
-    c2.startRaw("GET /v1/models HTTP/1.1\r\nHost: x\r\n\r\nNONSENSE\r\n\r\n");
-    QTRY_COMPARE(mock()->inFlight(), 1);
-    c2.hangUp();
-    QTRY_COMPARE(mock()->inFlight(), 0);
 }
 
 QTEST_GUILESS_MAIN(tst_MockProvider)

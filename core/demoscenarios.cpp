@@ -1,0 +1,321 @@
+#include "demoscenarios.h"
+
+#include <algorithm>
+#include <functional>
+
+#include <QDateTime>
+#include <QHostAddress>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLoggingCategory>
+#include <QTcpSocket>
+
+#include "mockprovider.h"
+
+using namespace Qt::StringLiterals;
+using namespace std::chrono_literals;
+
+Q_LOGGING_CATEGORY(lcDemo, "breakwater.demo")
+
+namespace {
+
+const QString kChatPath = u"/v1/chat/completions"_s;
+
+QByteArray chatRequest(quint16 port, const QString &prompt)
+{
+    const QJsonObject body{
+        {u"model"_s, u"gpt-4o-mini"_s},
+        {u"messages"_s, QJsonArray{QJsonObject{{u"role"_s, u"user"_s}, {u"content"_s, prompt}}}}};
+    const QByteArray json = QJsonDocument(body).toJson(QJsonDocument::Compact);
+    return "POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1:" + QByteArray::number(port)
+        + "\r\nAuthorization: Bearer sk-breakwater-demo\r\nContent-Type: application/json\r\nContent-Length: "
+        + QByteArray::number(json.size()) + "\r\n\r\n" + json;
+}
+
+} // namespace
+
+// One demo client request on its own loopback connection. Reads just enough of the answer to know
+// the status, the de-dup header and where the body ends (Content-Length or the last chunk; the
+// server keeps connections open, so the end must be found, not waited for), then hangs up.
+class DemoScenarios::Call final : public QObject
+{
+public:
+    Call(QByteArray request, std::function<void(Call *)> onDone, QObject *parent)
+        : QObject(parent)
+        , m_request(std::move(request))
+        , m_onDone(std::move(onDone))
+        , m_socket(new QTcpSocket(this))
+    {
+        m_timeout.setSingleShot(true);
+        connect(&m_timeout, &QTimer::timeout, this, [this] { end(false); });
+        connect(m_socket, &QTcpSocket::connected, this, [this] { m_socket->write(m_request); });
+        connect(m_socket, &QTcpSocket::readyRead, this, &Call::onReadyRead);
+        connect(m_socket, &QTcpSocket::errorOccurred, this, [this] { end(false); });
+    }
+
+    void start(quint16 port, std::chrono::milliseconds timeout)
+    {
+        m_started = QDateTime::currentMSecsSinceEpoch();
+        m_timeout.start(timeout);
+        m_socket->connectToHost(QHostAddress::LocalHost, port);
+    }
+
+    int status = 0;
+    QByteArray dedup;
+    bool complete = false;
+    qint64 elapsedMs = 0;
+
+    void abort() { end(false); }
+
+private:
+    void onReadyRead()
+    {
+        m_buffer += m_socket->readAll();
+        if (m_headerEnd < 0) {
+            m_headerEnd = m_buffer.indexOf("\r\n\r\n");
+            if (m_headerEnd < 0)
+                return;
+            const QList<QByteArray> lines = m_buffer.left(m_headerEnd).split('\n');
+            const QList<QByteArray> statusLine = lines.value(0).split(' ');
+            status = statusLine.value(1).toInt();
+            for (qsizetype i = 1; i < lines.size(); ++i) {
+                const qsizetype colon = lines[i].indexOf(':');
+                if (colon < 0)
+                    continue;
+                const QByteArray name = lines[i].left(colon).trimmed().toLower();
+                const QByteArray value = lines[i].mid(colon + 1).trimmed();
+                if (name == "content-length")
+                    m_contentLength = value.toLongLong();
+                else if (name == "transfer-encoding" && value.toLower().contains("chunked"))
+                    m_chunked = true;
+                else if (name == "x-breakwater-dedup")
+                    dedup = value;
+            }
+        }
+        const qsizetype bodyStart = m_headerEnd + 4;
+        if (m_chunked ? m_buffer.endsWith("0\r\n\r\n") : m_buffer.size() - bodyStart >= std::max<qint64>(m_contentLength, 0))
+            end(true);
+    }
+
+    void end(bool completed)
+    {
+        if (m_ended)
+            return;
+        m_ended = true;
+        complete = completed;
+        elapsedMs = QDateTime::currentMSecsSinceEpoch() - m_started;
+        m_timeout.stop();
+        m_socket->disconnect(this);
+        m_socket->abort();
+        m_onDone(this);
+    }
+
+    QByteArray m_request;
+    std::function<void(Call *)> m_onDone;
+    QTcpSocket *m_socket;
+    QTimer m_timeout;
+    QByteArray m_buffer;
+    qsizetype m_headerEnd = -1;
+    qint64 m_contentLength = -1;
+    bool m_chunked = false;
+    bool m_ended = false;
+    qint64 m_started = 0;
+};
+
+QString DemoScenarios::Result::summary() const
+{
+    QStringList outcomes;
+    for (auto it = dedup.begin(); it != dedup.end(); ++it)
+        outcomes << u"%1 %2"_s.arg(it.value()).arg(QString::fromLatin1(it.key()));
+    QStringList codes;
+    for (auto it = statuses.begin(); it != statuses.end(); ++it)
+        codes << u"%1× %2"_s.arg(it.value()).arg(it.key());
+    return u"%1: %2 requests, %3 upstream calls; %4; status %5; %6 without an answer; slowest %7 ms%8"_s
+        .arg(title(scenario))
+        .arg(sent)
+        .arg(upstreamCalls)
+        .arg(outcomes.isEmpty() ? u"no de-dup headers"_s : outcomes.join(u", "_s),
+             codes.isEmpty() ? u"none"_s : codes.join(u", "_s))
+        .arg(failed)
+        .arg(slowestMs)
+        .arg(stopped ? u" (stopped)"_s : QString());
+}
+
+DemoScenarios::DemoScenarios(quint16 proxyPort, MockProvider *mock, QObject *parent)
+    : QObject(parent)
+    , m_proxyPort(proxyPort)
+    , m_mock(mock)
+{
+    connect(&m_steadyTimer, &QTimer::timeout, this, &DemoScenarios::sendSteadyPrompt);
+    m_deadline.setSingleShot(true);
+    connect(&m_deadline, &QTimer::timeout, this, [this] {
+        qCWarning(lcDemo) << "scenario" << title(m_scenario) << "ran past its deadline; stopping it";
+        finish(true);
+    });
+}
+
+DemoScenarios::~DemoScenarios()
+{
+    if (m_running)
+        finish(true);   // puts the mock back as it was
+}
+
+QString DemoScenarios::title(Scenario scenario)
+{
+    switch (scenario) {
+    case Scenario::Herd: return u"Herd"_s;
+    case Scenario::Outage: return u"Outage"_s;
+    case Scenario::Hang: return u"Hang"_s;
+    case Scenario::Burst: return u"Burst"_s;
+    }
+    return {};
+}
+
+QString DemoScenarios::description(Scenario scenario)
+{
+    switch (scenario) {
+    case Scenario::Herd: return u"identical requests at once against a 1.5 s provider: one upstream call"_s;
+    case Scenario::Outage: return u"one new prompt every 2 s; the provider answers 503 from 15 s to 75 s"_s;
+    case Scenario::Hang: return u"one new prompt every 2 s; the provider hangs from 15 s to 75 s"_s;
+    case Scenario::Burst: return u"different prompts at once against a 1.5 s provider"_s;
+    }
+    return {};
+}
+
+std::chrono::milliseconds DemoScenarios::scaled(std::chrono::milliseconds duration) const
+{
+    return std::chrono::milliseconds(std::max<qint64>(1, qint64(double(duration.count()) * m_options.timeScale)));
+}
+
+bool DemoScenarios::start(Scenario scenario, quint16 port)
+{
+    if (m_running)
+        return false;
+    m_running = true;
+    m_scenario = scenario;
+    m_targetPort = port ? port : m_proxyPort;
+    m_result = Result{scenario};
+    m_callsAtStart = m_mock->callCount(kChatPath);
+    m_startedAtMs = QDateTime::currentMSecsSinceEpoch();
+    m_steadySent = 0;
+    m_steadyTotal = 0;
+    ++m_run;
+    Q_EMIT started(scenario);
+    const QString stamp = QDateTime::currentDateTime().toString(u"HH:mm:ss"_s);
+
+    std::chrono::milliseconds expected{0};
+    switch (scenario) {
+    case Scenario::Herd:
+    case Scenario::Burst: {
+        m_mock->setMode(MockProvider::Mode::Ok);
+        m_mock->setLatency(scaled(m_options.slowLatency));
+        const int count = scenario == Scenario::Herd ? m_options.herdSize : m_options.burstSize;
+        for (int i = 0; i < count; ++i) {
+            // The herd asks one question 200 times; the burst asks 20 different ones.
+            send(scenario == Scenario::Herd
+                     ? u"Herd %1 (%2): what does a breakwater do?"_s.arg(m_run).arg(stamp)
+                     : u"Burst %1 (%2), prompt %3: name a sea creature."_s.arg(m_run).arg(stamp).arg(i + 1));
+        }
+        expected = scaled(m_options.slowLatency);
+        break;
+    }
+    case Scenario::Outage:
+    case Scenario::Hang: {
+        m_mock->setLatency(scaled(m_options.steadyLatency));
+        const auto fault = scenario == Scenario::Outage ? MockProvider::Mode::Error503 : MockProvider::Mode::Hang;
+        m_mock->setSchedule({{scaled(m_options.healthyBefore), MockProvider::Mode::Ok},
+                             {scaled(m_options.faultLength), fault},
+                             {1ms, MockProvider::Mode::Ok}});
+        m_steadyTotal = int(m_options.steadyDuration / m_options.steadyInterval);
+        m_steadyTimer.start(scaled(m_options.steadyInterval));
+        sendSteadyPrompt();
+        expected = scaled(m_options.steadyDuration);
+        break;
+    }
+    }
+    m_deadline.start(expected + m_options.clientTimeout + 5s);
+    reportProgress();
+    return true;
+}
+
+void DemoScenarios::stop()
+{
+    if (m_running)
+        finish(true);
+}
+
+void DemoScenarios::send(const QString &prompt)
+{
+    auto *call = new Call(chatRequest(m_targetPort, prompt), [this](Call *done) { onCallDone(done); }, this);
+    m_calls.append(call);
+    ++m_result.sent;
+    call->start(m_targetPort, m_options.clientTimeout);
+}
+
+void DemoScenarios::sendSteadyPrompt()
+{
+    if (m_steadySent >= m_steadyTotal) {
+        m_steadyTimer.stop();
+        finishIfDone();
+        return;
+    }
+    ++m_steadySent;
+    send(u"%1 %2, prompt %3: one fact about tides."_s.arg(title(m_scenario)).arg(m_run).arg(m_steadySent));
+    reportProgress();
+}
+
+void DemoScenarios::onCallDone(Call *call)
+{
+    m_calls.removeOne(call);
+    if (call->complete) {
+        ++m_result.answered;
+        ++m_result.statuses[call->status];
+        if (!call->dedup.isEmpty())
+            ++m_result.dedup[call->dedup];
+    } else {
+        ++m_result.failed;
+    }
+    m_result.slowestMs = std::max(m_result.slowestMs, call->elapsedMs);
+    call->deleteLater();   // we are inside its socket's signal
+    if (m_running) {
+        reportProgress();
+        finishIfDone();
+    }
+}
+
+void DemoScenarios::reportProgress()
+{
+    const int done = m_result.answered + m_result.failed;
+    QString text = u"%1: %2 of %3 answered"_s.arg(title(m_scenario)).arg(done).arg(
+        m_steadyTotal > 0 ? m_steadyTotal : m_result.sent);
+    if (m_steadyTotal > 0)
+        text += u", %1 s in"_s.arg((QDateTime::currentMSecsSinceEpoch() - m_startedAtMs) / 1000);
+    Q_EMIT progress(text);
+}
+
+void DemoScenarios::finishIfDone()
+{
+    const bool allSent = m_steadyTotal == 0 || m_steadySent >= m_steadyTotal;
+    if (m_running && allSent && m_calls.isEmpty())
+        finish(false);
+}
+
+void DemoScenarios::finish(bool stopped)
+{
+    m_running = false;   // first: aborting calls below reports them as failed, not as progress
+    m_steadyTimer.stop();
+    m_deadline.stop();
+    const QList<Call *> open = m_calls;
+    for (Call *call : open)
+        call->abort();
+    m_calls.clear();
+    m_mock->setMode(MockProvider::Mode::Ok);
+    m_mock->setLatency(m_options.restoreLatency);
+    m_result.stopped = stopped;
+    m_result.upstreamCalls = m_mock->callCount(kChatPath) - m_callsAtStart;
+    m_result.elapsedMs = QDateTime::currentMSecsSinceEpoch() - m_startedAtMs;
+    qCInfo(lcDemo).noquote() << m_result.summary();
+    Q_EMIT progress(m_result.summary());
+    Q_EMIT finished(m_result);
+}

@@ -1,0 +1,106 @@
+#pragma once
+
+#include <chrono>
+
+#include <QList>
+#include <QMap>
+#include <QObject>
+#include <QTimer>
+
+class MockProvider;
+
+// The field test's scenarios, replayed against a running Breakwater and its in-process mock
+// provider (`breakwater --demo`): a herd of identical requests, a 503 outage in steady traffic, a
+// hang in steady traffic, and a burst of different prompts. Clients are raw HTTP/1.1 requests on
+// QTcpSocket, one connection each (QNetworkAccessManager would allow only 6 per host), bounded in
+// number and in time: every scenario ends by itself, and stop() ends it at once.
+//
+// Lives on the thread that creates it (the GUI thread in the app) and needs its event loop. The
+// mock lives on its own thread; its setters are thread-safe. One scenario runs at a time, and the
+// mock's mode and latency are put back when it ends.
+class DemoScenarios final : public QObject
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(DemoScenarios)
+public:
+    enum class Scenario { Herd, Outage, Hang, Burst };
+    Q_ENUM(Scenario)
+
+    // The field test's figures. `timeScale` multiplies every duration except the client timeout,
+    // so tests can run an outage in seconds (0.05: one prompt every 100 ms, 503s for 3 s).
+    struct Options
+    {
+        int herdSize = 200;
+        int burstSize = 20;
+        std::chrono::milliseconds slowLatency{1500};       // herd and burst: a 1.5 s provider
+        std::chrono::milliseconds steadyLatency{400};      // outage and hang traffic
+        std::chrono::milliseconds restoreLatency{400};     // the mock's latency after a scenario
+        std::chrono::milliseconds steadyInterval{2000};    // one new prompt every 2 s ...
+        std::chrono::milliseconds steadyDuration{150'000}; // ... for 150 s
+        std::chrono::milliseconds healthyBefore{15'000};   // then 503 (or hang) from 15 s ...
+        std::chrono::milliseconds faultLength{60'000};     // ... to 75 s, then healthy again
+        std::chrono::milliseconds clientTimeout{120'000};  // a demo client hangs up after this
+        double timeScale = 1.0;
+    };
+
+    struct Result
+    {
+        Scenario scenario = Scenario::Herd;
+        int sent = 0;
+        int answered = 0;             // complete HTTP responses
+        int failed = 0;               // no complete response (refused connection, timeout, stop)
+        QMap<QByteArray, int> dedup;  // x-breakwater-dedup values seen: miss, joined, hit, ...
+        QMap<int, int> statuses;
+        int upstreamCalls = 0;        // chat calls that reached the mock during the scenario
+        qint64 elapsedMs = 0;
+        qint64 slowestMs = 0;
+        bool stopped = false;
+        QString summary() const;
+    };
+
+    DemoScenarios(quint16 proxyPort, MockProvider *mock, QObject *parent = nullptr);
+    ~DemoScenarios() override;
+
+    void setOptions(const Options &options) { m_options = options; }
+    const Options &options() const { return m_options; }
+
+    // Starts a scenario; false if one is already running. `port` sends it to another proxy (0 =
+    // the one given at construction), e.g. a second one with a different concurrency.
+    bool start(Scenario scenario, quint16 port = 0);
+    void stop();
+    bool isRunning() const { return m_running; }
+
+    static QString title(Scenario scenario);
+    static QString description(Scenario scenario);
+
+Q_SIGNALS:
+    void started(DemoScenarios::Scenario scenario);
+    void progress(const QString &text);
+    void finished(const DemoScenarios::Result &result);
+
+private:
+    class Call;
+    std::chrono::milliseconds scaled(std::chrono::milliseconds duration) const;
+    void send(const QString &prompt);
+    void onCallDone(Call *call);
+    void sendSteadyPrompt();
+    void reportProgress();
+    void finishIfDone();
+    void finish(bool stopped);
+
+    quint16 m_proxyPort;
+    quint16 m_targetPort = 0;
+    MockProvider *m_mock;   // owned by its ServiceThread, which outlives this object
+    Options m_options;
+    bool m_running = false;
+    Scenario m_scenario = Scenario::Herd;
+    Result m_result;
+    int m_callsAtStart = 0;
+    int m_run = 0;             // makes every run's prompts new, so the answer cache never hides them
+    int m_steadySent = 0;
+    int m_steadyTotal = 0;
+    QList<Call *> m_calls;     // open calls (children of this)
+    QTimer m_steadyTimer;      // outage and hang: the next prompt
+    QTimer m_deadline;         // the scenario's hard end
+    qint64 m_startedAtMs = 0;
+};

@@ -1,0 +1,408 @@
+#include <QDateTime>
+#include <QFile>
+#include <QProcess>
+#include <QSqlDatabase>
+#include <QSqlError>
+#include <QSqlQuery>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include "calllog.h"
+
+using namespace Qt::StringLiterals;
+
+namespace {
+
+// Reads one value with a connection of the test's own, as another process would.
+QVariant scalar(const QString &path, const QString &sql)
+{
+    QVariant value;
+    {
+        QSqlDatabase db = QSqlDatabase::addDatabase(u"QSQLITE"_s, u"test-reader"_s);
+        db.setDatabaseName(path);
+        if (db.open()) {
+            QSqlQuery query(db);
+            if (!query.exec(sql))
+                qWarning() << sql << query.lastError().text();
+            else if (query.next())
+                value = query.value(0);
+        }
+    }
+    QSqlDatabase::removeDatabase(u"test-reader"_s);
+    return value;
+}
+
+CallRecord call(Outcome outcome, qint64 atMs, const QByteArray &key = "0123456789ab")
+{
+    CallRecord r;
+    r.requestId = "req-" + QByteArray::number(atMs);
+    r.route = "/v1/chat/completions";
+    r.upstream = "openai";
+    r.model = u"gpt-4o-mini"_s;
+    r.keyFingerprint = key;
+    r.credentialFingerprint = "c0ffee000001";
+    r.clientAddress = u"127.0.0.1"_s;
+    r.outcome = outcome;
+    r.status = 200;
+    r.breakerState = "closed";
+    r.receivedAtMs = atMs;
+    r.endAtMs = atMs + 40;
+    return r;
+}
+
+} // namespace
+
+// The call log: every field on record, batching on its own thread, schema, retention, failures
+// that leave the proxy serving, and a writer killed mid-load.
+class TestCallLog : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void init();
+    void open_createsVersionedSchemaInWalMode();
+    void mixedRun_everyFieldRoundTrips();
+    void bodies_storedOnlyWhenAskedAndRedacted();
+    void append_writesInBatchesNotPerRow();
+    void append_isCommittedWithinTheFlushIntervalWithoutFlush();
+    void closedLog_ignoresAppends();
+    void badDatabase_openFailsWithAClearMessage_data();
+    void badDatabase_openFailsWithAClearMessage();
+    void reopen_keepsRows();
+    void retention_prunesByAgeAndRowCountOnOpen();
+    void spentOnDay_countsOnlyCallsOfThatLocalDay();
+    void defaultPath_isInAppDataAndFolderExists();
+    void killedWriter_losesAtMostTheLastSecondAndStaysIntact();
+
+private:
+    QTemporaryDir m_dir;
+    QString m_path;
+    int m_serial = 0;
+};
+
+void TestCallLog::init()
+{
+    m_path = m_dir.filePath(u"calls-%1.sqlite"_s.arg(++m_serial));
+}
+
+void TestCallLog::open_createsVersionedSchemaInWalMode()
+{
+    CallLog log;
+    QString error;
+    QVERIFY2(log.open(m_path, &error), qPrintable(error));
+    QVERIFY(log.isOpen());
+    QCOMPARE(scalar(m_path, u"PRAGMA user_version"_s).toInt(), CallLog::kSchemaVersion);
+    QCOMPARE(scalar(m_path, u"PRAGMA journal_mode"_s).toString(), u"wal"_s);
+    QCOMPARE(scalar(m_path, u"SELECT COUNT(*) FROM calls"_s).toInt(), 0);
+}
+
+void TestCallLog::mixedRun_everyFieldRoundTrips()
+{
+    const qint64 t = QDateTime::currentMSecsSinceEpoch() - 60'000;
+    CallRecord miss = call(Outcome::Miss, t);
+    miss.upstreamStartAtMs = t + 3;
+    miss.firstByteAtMs = t + 250;
+    miss.endAtMs = t + 900;
+    miss.queueWaitMs = 3;
+    miss.inputTokens = 1200;
+    miss.outputTokens = 85;
+    miss.cachedTokens = 1024;
+    miss.costUsd = 0.000231;
+    CallRecord joined = call(Outcome::Joined, t + 10);
+    joined.clientAddress = u"::1"_s;
+    joined.costUsd = 0.000231;
+    joined.costSavedUsd = 0.000231;
+    CallRecord hit = call(Outcome::Hit, t + 2000);
+    hit.costSavedUsd = 0.000231;
+    CallRecord refused = call(Outcome::BreakerRefused, t + 3000, {});
+    refused.status = 503;
+    refused.breakerState = "open";
+    CallRecord spend = call(Outcome::SpendRefused, t + 3100, {});
+    spend.status = 429;
+    CallRecord error = call(Outcome::Error, t + 4000);
+    error.status = 504;
+    error.errorKind = "timeout";
+    error.upstreamStartAtMs = t + 4001;
+    CallRecord stream = call(Outcome::Bypass, t + 5000, "fedcba987654");
+    stream.upstream = "anthropic";
+    stream.route = "/v1/messages";
+    stream.model = u"claude-3-5-haiku-latest"_s;
+    stream.stream = true;
+    stream.firstByteAtMs = t + 5100;
+    stream.inputTokens = 35;
+    stream.outputTokens = 17;
+    stream.cachedTokens = 10;
+    stream.costUsd = 0.0001;
+    const QList<CallRecord> records{miss, joined, hit, refused, spend, error, stream};
+
+    CallLog log;
+    QString openError;
+    QVERIFY2(log.open(m_path, &openError), qPrintable(openError));
+    for (const CallRecord &r : records)
+        log.append(r);
+    const QList<CallRecord> back = log.recent(100);
+    QCOMPARE(back.size(), records.size());
+    for (qsizetype i = 0; i < records.size(); ++i) {
+        const CallRecord &a = records[i];
+        const CallRecord &b = back[i];
+        QCOMPARE(b.requestId, a.requestId);
+        QCOMPARE(b.route, a.route);
+        QCOMPARE(b.upstream, a.upstream);
+        QCOMPARE(b.model, a.model);
+        QCOMPARE(b.stream, a.stream);
+        QCOMPARE(b.keyFingerprint, a.keyFingerprint);
+        QCOMPARE(b.credentialFingerprint, a.credentialFingerprint);
+        QCOMPARE(b.clientAddress, a.clientAddress);
+        QCOMPARE(b.outcome, a.outcome);
+        QCOMPARE(b.status, a.status);
+        QCOMPARE(b.errorKind, a.errorKind);
+        QCOMPARE(b.breakerState, a.breakerState);
+        QCOMPARE(b.receivedAtMs, a.receivedAtMs);
+        QCOMPARE(b.upstreamStartAtMs, a.upstreamStartAtMs);
+        QCOMPARE(b.firstByteAtMs, a.firstByteAtMs);
+        QCOMPARE(b.endAtMs, a.endAtMs);
+        QCOMPARE(b.queueWaitMs, a.queueWaitMs);
+        QCOMPARE(b.inputTokens, a.inputTokens);
+        QCOMPARE(b.outputTokens, a.outputTokens);
+        QCOMPARE(b.cachedTokens, a.cachedTokens);
+        QCOMPARE(b.costUsd, a.costUsd);
+        QCOMPARE(b.costSavedUsd, a.costSavedUsd);
+    }
+    // The derived timings, for anyone querying the file directly.
+    QCOMPARE(scalar(m_path, u"SELECT upstream_ms FROM calls WHERE outcome = 'miss'"_s).toLongLong(), 897);
+    QCOMPARE(scalar(m_path, u"SELECT ttfb_ms FROM calls WHERE outcome = 'miss'"_s).toLongLong(), 250);
+    QCOMPARE(scalar(m_path, u"SELECT total_ms FROM calls WHERE outcome = 'miss'"_s).toLongLong(), 900);
+    QVERIFY(scalar(m_path, u"SELECT cost_usd FROM calls WHERE outcome = 'hit'"_s).isNull());   // unknown, not 0
+    QCOMPARE(scalar(m_path, u"SELECT COUNT(*) FROM calls WHERE outcome = 'breaker_refused'"_s).toInt(), 1);
+    QCOMPARE(scalar(m_path, u"SELECT typeof(route) FROM calls LIMIT 1"_s).toString(), u"text"_s);
+    QCOMPARE(log.recent(2).size(), 2);
+    QCOMPARE(log.recent(2).last().model, stream.model);   // the newest, oldest first
+}
+
+void TestCallLog::bodies_storedOnlyWhenAskedAndRedacted()
+{
+    CallRecord r = call(Outcome::Miss, QDateTime::currentMSecsSinceEpoch());
+    r.requestBody = R"({"model":"m","api_key":"sk-proj-abcdefghijklmnop1234","messages":[]})";
+    r.responseBody = R"({"note":"use Bearer abcdefghijklmnopqrstuvwxyz please"})";
+    CallLog log;
+    QString error;
+    QVERIFY2(log.open(m_path, &error), qPrintable(error));
+    log.append(r);
+    log.flush();   // written without bodies: they are off by default
+    log.setStoreBodies(true);
+    log.append(r);
+    const QList<CallRecord> back = log.recent(10);
+    QCOMPARE(back.size(), 2);
+    const CallRecord &stored = back.last();
+    QVERIFY(!stored.requestBody.isEmpty());
+    QVERIFY2(!stored.requestBody.contains("abcdefghijklmnop1234"), stored.requestBody.constData());
+    QVERIFY2(stored.requestBody.contains(R"("api_key":"[redacted]")"), stored.requestBody.constData());
+    QVERIFY2(stored.requestBody.contains(R"("model":"m")"), stored.requestBody.constData());
+    QVERIFY2(!stored.responseBody.contains("abcdefghijklmnopqrstuvwxyz"), stored.responseBody.constData());
+    QVERIFY(back.first().requestBody.isEmpty());
+}
+
+void TestCallLog::append_writesInBatchesNotPerRow()
+{
+    CallLog log;
+    QString error;
+    QVERIFY2(log.open(m_path, &error), qPrintable(error));
+    const qint64 t = QDateTime::currentMSecsSinceEpoch();
+    for (int i = 0; i < 1200; ++i)
+        log.append(call(Outcome::Miss, t + i));
+    log.flush();
+    QCOMPARE(log.rowsWritten(), 1200);
+    QVERIFY2(log.batchesWritten() <= 3, qPrintable(QString::number(log.batchesWritten())));
+    QCOMPARE(scalar(m_path, u"SELECT COUNT(*) FROM calls"_s).toInt(), 1200);
+}
+
+void TestCallLog::append_isCommittedWithinTheFlushIntervalWithoutFlush()
+{
+    CallLog log;
+    QString error;
+    QVERIFY2(log.open(m_path, &error), qPrintable(error));
+    log.append(call(Outcome::Miss, QDateTime::currentMSecsSinceEpoch()));
+    QTRY_COMPARE(log.rowsWritten(), 1);
+    QCOMPARE(scalar(m_path, u"SELECT COUNT(*) FROM calls"_s).toInt(), 1);   // committed, visible to others
+}
+
+void TestCallLog::closedLog_ignoresAppends()
+{
+    CallLog log;
+    log.append(call(Outcome::Miss, 1));
+    log.flush();
+    QCOMPARE(log.recent(5).size(), 0);
+    QCOMPARE(log.spentOnDay(QDate::currentDate()), 0.0);
+    QString error;
+    QVERIFY2(log.open(m_path, &error), qPrintable(error));
+    log.close();
+    log.append(call(Outcome::Miss, 2));
+    QCOMPARE(log.rowsWritten(), 0);
+}
+
+void TestCallLog::badDatabase_openFailsWithAClearMessage_data()
+{
+    QTest::addColumn<QString>("kind");
+    QTest::addColumn<QString>("mention");
+    QTest::newRow("not a database") << u"garbage"_s << u"corrupt or not a database"_s;
+    QTest::newRow("newer schema") << u"newer"_s << u"newer Breakwater"_s;
+    QTest::newRow("unwritable folder") << u"folder"_s << u"cannot"_s;
+}
+
+void TestCallLog::badDatabase_openFailsWithAClearMessage()
+{
+    QFETCH(QString, kind);
+    QFETCH(QString, mention);
+    QString path = m_path;
+    if (kind == u"garbage") {
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(QByteArray(8192, 'x'));
+    } else if (kind == u"newer") {
+        scalar(path, u"PRAGMA user_version = 99"_s);
+        QCOMPARE(scalar(path, u"PRAGMA user_version"_s).toInt(), 99);
+    } else {
+        QFile file(path);   // a plain file where the folder should be (tests may run as root)
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        path += u"/sub/calls.sqlite"_s;
+    }
+    CallLog log;
+    QString error;
+    QVERIFY(!log.open(path, &error));
+    QVERIFY(!log.isOpen());
+    QVERIFY2(error.contains(mention) && error.contains(path.section(u'/', 0, -2)), qPrintable(error));
+    log.append(call(Outcome::Miss, 1));   // logging off: the proxy keeps serving
+    log.flush();
+    QCOMPARE(log.rowsWritten(), 0);
+}
+
+void TestCallLog::reopen_keepsRows()
+{
+    const qint64 t = QDateTime::currentMSecsSinceEpoch();
+    {
+        CallLog log;
+        QString error;
+        QVERIFY2(log.open(m_path, &error), qPrintable(error));
+        for (int i = 0; i < 10; ++i)
+            log.append(call(Outcome::Miss, t + i));
+    }   // the destructor writes what is queued
+    CallLog log;
+    QString error;
+    QVERIFY2(log.open(m_path, &error), qPrintable(error));
+    QCOMPARE(log.recent(100).size(), 10);
+    QCOMPARE(scalar(m_path, u"PRAGMA user_version"_s).toInt(), CallLog::kSchemaVersion);
+}
+
+void TestCallLog::retention_prunesByAgeAndRowCountOnOpen()
+{
+    const qint64 now = QDateTime::currentMSecsSinceEpoch();
+    const qint64 day = 86'400'000;
+    {
+        CallLog log;
+        log.setRetention(3650, 0);
+        QString error;
+        QVERIFY2(log.open(m_path, &error), qPrintable(error));
+        for (int i = 0; i < 5; ++i)
+            log.append(call(Outcome::Miss, now - 40 * day + i));   // older than 30 days
+        for (int i = 0; i < 20; ++i)
+            log.append(call(Outcome::Miss, now - day + i));
+    }
+    {
+        CallLog log;   // default retention: 30 days
+        QString error;
+        QVERIFY2(log.open(m_path, &error), qPrintable(error));
+        QCOMPARE(scalar(m_path, u"SELECT COUNT(*) FROM calls"_s).toInt(), 20);
+    }
+    CallLog log;
+    log.setRetention(30, 8);
+    QString error;
+    QVERIFY2(log.open(m_path, &error), qPrintable(error));
+    const QList<CallRecord> kept = log.recent(100);
+    QCOMPARE(kept.size(), 8);
+    QCOMPARE(kept.first().receivedAtMs, now - day + 12);   // the newest rows stay
+}
+
+void TestCallLog::spentOnDay_countsOnlyCallsOfThatLocalDay()
+{
+    const QDate day = QDate::currentDate().addDays(-2);
+    const qint64 start = day.startOfDay().toMSecsSinceEpoch();
+    const qint64 next = day.addDays(1).startOfDay().toMSecsSinceEpoch();
+    const auto costing = [](Outcome outcome, qint64 at, double cost) {
+        CallRecord r = call(outcome, at);
+        r.costUsd = cost;
+        return r;
+    };
+    CallLog log;
+    QString error;
+    QVERIFY2(log.open(m_path, &error), qPrintable(error));
+    log.append(costing(Outcome::Miss, start, 0.5));
+    log.append(costing(Outcome::Bypass, next - 1, 0.25));
+    log.append(costing(Outcome::Error, start + 10, 0.125));     // a call that began and then failed
+    log.append(costing(Outcome::Joined, start + 20, 0.5));      // shared: not paid again
+    log.append(costing(Outcome::Hit, start + 30, 0.5));
+    log.append(costing(Outcome::Miss, start + 40, -1));         // unknown cost
+    log.append(costing(Outcome::Miss, start - 1, 4));           // the day before
+    log.append(costing(Outcome::Miss, next, 8));                // the day after
+    QCOMPARE(log.spentOnDay(day), 0.875);
+    QCOMPARE(log.spentOnDay(day.addDays(1)), 8.0);
+}
+
+void TestCallLog::defaultPath_isInAppDataAndFolderExists()
+{
+    QStandardPaths::setTestModeEnabled(true);
+    const QString path = CallLog::defaultPath();
+    QVERIFY(path.endsWith(u"/calls.sqlite"_s));
+    QVERIFY(path.startsWith(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation)));
+    QVERIFY(QFileInfo(path).dir().exists());
+    QStandardPaths::setTestModeEnabled(false);
+}
+
+void TestCallLog::killedWriter_losesAtMostTheLastSecondAndStaysIntact()
+{
+    QProcess child;
+    child.setProgram(QStringLiteral(CALLLOG_WRITER_CHILD));
+    child.setArguments({m_path});
+    child.start();
+    QVERIFY2(child.waitForStarted(), qPrintable(child.errorString()));
+
+    // "<elapsed ms> <rows appended>" lines, every 100 ms. Kill it once it has been writing for 2 s.
+    QList<QPair<qint64, qint64>> progress;
+    QByteArray buffer;
+    while (progress.isEmpty() || progress.last().first < 2000) {
+        QVERIFY2(child.waitForReadyRead(10'000), child.readAllStandardError().constData());
+        buffer += child.readAllStandardOutput();
+        qsizetype newline;
+        while ((newline = buffer.indexOf('\n')) >= 0) {
+            const QList<QByteArray> fields = buffer.left(newline).split(' ');
+            buffer.remove(0, newline + 1);
+            QCOMPARE(fields.size(), 2);
+            progress.append({fields[0].toLongLong(), fields[1].toLongLong()});
+        }
+    }
+    child.kill();   // SIGKILL: no destructor, no final flush
+    QVERIFY(child.waitForFinished());
+    QCOMPARE(child.exitStatus(), QProcess::CrashExit);
+
+    // Every row appended a full second before the last report must be on disk.
+    const qint64 lastMs = progress.last().first;
+    qint64 mustHave = 0;
+    for (const auto &[atMs, appended] : progress) {
+        if (atMs <= lastMs - 1000)
+            mustHave = appended;
+    }
+    QVERIFY(mustHave > 1000);   // really under load
+
+    QCOMPARE(scalar(m_path, u"PRAGMA integrity_check"_s).toString(), u"ok"_s);
+    const qint64 stored = scalar(m_path, u"SELECT COUNT(*) FROM calls"_s).toLongLong();
+    QVERIFY2(stored >= mustHave, qPrintable(u"%1 rows stored, %2 appended over a second before the kill"_s
+                                                 .arg(stored).arg(mustHave)));
+    // And the log opens again as usual.
+    CallLog log;
+    QString error;
+    QVERIFY2(log.open(m_path, &error), qPrintable(error));
+    QCOMPARE(log.recent(1).size(), 1);
+}
+
+QTEST_GUILESS_MAIN(TestCallLog)
+#include "tst_calllog.moc"

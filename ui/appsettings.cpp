@@ -1,0 +1,234 @@
+#include "appsettings.h"
+
+#include <cmath>
+#include <type_traits>
+
+#include <QFile>
+#include <QHostAddress>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLoggingCategory>
+#include <QSettings>
+#include <QUrl>
+
+using namespace Qt::StringLiterals;
+
+Q_LOGGING_CATEGORY(lcSettings, "breakwater.settings")
+
+namespace {
+
+constexpr double kMaxSeconds = 86400.0 * 365;
+constexpr int kMaxConcurrency = 4096;
+constexpr int kMaxCacheMb = 65536;
+constexpr int kMaxBreakerFailures = 1000;
+
+// Each check returns a message, empty when the value is fine.
+QString checkListen(const QString &text)
+{
+    const QString expected = u"Listen address: '%1' is not valid; expected HOST:PORT with a loopback IP "
+                             "address, e.g. 127.0.0.1:8080 (port 0 picks a free one)."_s.arg(text);
+    const qsizetype colon = text.lastIndexOf(u':');
+    if (colon <= 0)
+        return expected;
+    QString host = text.left(colon);
+    if (host.startsWith(u'[') && host.endsWith(u']'))
+        host = host.mid(1, host.size() - 2);
+    if (host == u"localhost"_s)
+        host = u"127.0.0.1"_s;
+    const QHostAddress address(host);
+    bool ok = false;
+    const uint port = text.mid(colon + 1).toUInt(&ok);
+    if (address.isNull() || !ok || port > 65535)
+        return expected;
+    if (!address.isLoopback())
+        return u"Listen address: %1 is not a loopback address. Breakwater listens on loopback only; "
+               "binding elsewhere needs an explicit command-line option and an access token."_s.arg(host);
+    return {};
+}
+
+QString checkUrl(const QString &what, const QString &text, const QString &example)
+{
+    const QUrl url(text, QUrl::StrictMode);
+    if (!url.isValid() || (url.scheme() != u"http"_s && url.scheme() != u"https"_s) || url.host().isEmpty())
+        return u"%1: '%2' is not valid; expected an http(s) URL such as %3."_s.arg(what, text, example);
+    return {};
+}
+
+QString checkSeconds(const QString &what, double seconds, bool allowZero)
+{
+    if (!std::isfinite(seconds) || seconds < 0 || (!allowZero && seconds == 0) || seconds > kMaxSeconds)
+        return u"%1: %2 s is not valid; expected %3 seconds."_s.arg(what).arg(seconds).arg(
+            allowZero ? u"0 or more"_s : u"more than 0"_s);
+    return {};
+}
+
+QString checkCount(const QString &what, int value, int minimum, int maximum)
+{
+    if (value < minimum || value > maximum)
+        return u"%1: %2 is not valid; expected a whole number from %3 to %4."_s.arg(what).arg(value).arg(minimum).arg(maximum);
+    return {};
+}
+
+std::chrono::milliseconds toMs(double seconds)
+{
+    return std::chrono::milliseconds(qint64(std::llround(seconds * 1000)));
+}
+
+} // namespace
+
+AppSettings AppSettings::fromConfig(const ProxyConfig &config)
+{
+    AppSettings s;
+    const QString host = config.listenAddress.protocol() == QAbstractSocket::IPv6Protocol
+        ? u'[' + config.listenAddress.toString() + u']'
+        : config.listenAddress.toString();
+    s.listen = host + u':' + QString::number(config.listenPort);
+    s.openaiUpstream = config.openaiUpstream.toString();
+    s.anthropicUpstream = config.anthropicUpstream.toString();
+    s.timeoutSeconds = double(config.upstreamTimeout.count()) / 1000.0;
+    s.concurrency = config.concurrency;
+    s.dedupWindowSeconds = double(config.dedupWindow.count()) / 1000.0;
+    s.cacheSizeMb = int(config.cacheBytes / (1024 * 1024));
+    s.breakerFailures = config.breakerFailures;
+    s.breakerCooldownSeconds = double(config.breakerCooldown.count()) / 1000.0;
+    return s;
+}
+
+QStringList AppSettings::validate() const
+{
+    QStringList problems{
+        checkListen(listen),
+        checkUrl(u"OpenAI upstream"_s, openaiUpstream, u"https://api.openai.com/v1"_s),
+        checkUrl(u"Anthropic upstream"_s, anthropicUpstream, u"https://api.anthropic.com"_s),
+        checkSeconds(u"Timeout"_s, timeoutSeconds, false),
+        checkCount(u"Concurrency"_s, concurrency, 1, kMaxConcurrency),
+        checkSeconds(u"De-dup window"_s, dedupWindowSeconds, true),
+        checkCount(u"Cache size (MB)"_s, cacheSizeMb, 0, kMaxCacheMb),
+        checkCount(u"Breaker failures"_s, breakerFailures, 1, kMaxBreakerFailures),
+        checkSeconds(u"Breaker cool-down"_s, breakerCooldownSeconds, false),
+    };
+    problems.removeAll(QString());
+    return problems;
+}
+
+void AppSettings::applyTo(ProxyConfig &config, const QStringList &keep) const
+{
+    const auto take = [&keep](const QString &option) { return !keep.contains(option); };
+    if (take(u"--listen"_s)) {
+        const qsizetype colon = listen.lastIndexOf(u':');
+        QString host = listen.left(colon);
+        if (host.startsWith(u'[') && host.endsWith(u']'))
+            host = host.mid(1, host.size() - 2);
+        config.listenAddress = QHostAddress(host == u"localhost"_s ? u"127.0.0.1"_s : host);
+        config.listenPort = quint16(listen.mid(colon + 1).toUInt());
+    }
+    if (take(u"--upstream"_s))
+        config.openaiUpstream = QUrl(openaiUpstream, QUrl::StrictMode);
+    if (take(u"--anthropic-upstream"_s))
+        config.anthropicUpstream = QUrl(anthropicUpstream, QUrl::StrictMode);
+    if (take(u"--timeout"_s))
+        config.upstreamTimeout = toMs(timeoutSeconds);
+    if (take(u"--concurrency"_s))
+        config.concurrency = concurrency;
+    if (take(u"--dedup-window"_s))
+        config.dedupWindow = toMs(dedupWindowSeconds);
+    if (take(u"--cache-size"_s))
+        config.cacheBytes = qint64(cacheSizeMb) * 1024 * 1024;
+    if (take(u"--breaker-failures"_s))
+        config.breakerFailures = breakerFailures;
+    if (take(u"--breaker-cooldown"_s))
+        config.breakerCooldown = toMs(breakerCooldownSeconds);
+}
+
+AppSettings AppSettings::load(QSettings &settings, const AppSettings &fallback)
+{
+    AppSettings loaded = fallback;
+    settings.beginGroup(u"proxy"_s);
+    // Each value is checked on its own, so one bad entry does not throw away the others.
+    const auto read = [&](const QString &key, auto &field) {
+        if (!settings.contains(key))
+            return;
+        const auto previous = field;
+        const qsizetype problemsBefore = loaded.validate().size();
+        field = settings.value(key).template value<std::decay_t<decltype(field)>>();
+        if (const QStringList problems = loaded.validate(); problems.size() > problemsBefore) {
+            qCWarning(lcSettings).noquote() << "ignoring the saved value of" << key << "-" << problems.join(u' ');
+            field = previous;
+        }
+    };
+    read(u"listen"_s, loaded.listen);
+    read(u"openaiUpstream"_s, loaded.openaiUpstream);
+    read(u"anthropicUpstream"_s, loaded.anthropicUpstream);
+    read(u"timeoutSeconds"_s, loaded.timeoutSeconds);
+    read(u"concurrency"_s, loaded.concurrency);
+    read(u"dedupWindowSeconds"_s, loaded.dedupWindowSeconds);
+    read(u"cacheSizeMb"_s, loaded.cacheSizeMb);
+    read(u"breakerFailures"_s, loaded.breakerFailures);
+    read(u"breakerCooldownSeconds"_s, loaded.breakerCooldownSeconds);
+    settings.endGroup();
+    return loaded;
+}
+
+void AppSettings::save(QSettings &settings) const
+{
+    settings.beginGroup(u"proxy"_s);
+    settings.setValue(u"listen"_s, listen);
+    settings.setValue(u"openaiUpstream"_s, openaiUpstream);
+    settings.setValue(u"anthropicUpstream"_s, anthropicUpstream);
+    settings.setValue(u"timeoutSeconds"_s, timeoutSeconds);
+    settings.setValue(u"concurrency"_s, concurrency);
+    settings.setValue(u"dedupWindowSeconds"_s, dedupWindowSeconds);
+    settings.setValue(u"cacheSizeMb"_s, cacheSizeMb);
+    settings.setValue(u"breakerFailures"_s, breakerFailures);
+    settings.setValue(u"breakerCooldownSeconds"_s, breakerCooldownSeconds);
+    settings.endGroup();
+    settings.sync();
+}
+
+QStringList AppSettings::differences(const AppSettings &other) const
+{
+    QStringList changed;
+    if (listen != other.listen) changed << u"--listen"_s;
+    if (openaiUpstream != other.openaiUpstream) changed << u"--upstream"_s;
+    if (anthropicUpstream != other.anthropicUpstream) changed << u"--anthropic-upstream"_s;
+    if (timeoutSeconds != other.timeoutSeconds) changed << u"--timeout"_s;
+    if (concurrency != other.concurrency) changed << u"--concurrency"_s;
+    if (dedupWindowSeconds != other.dedupWindowSeconds) changed << u"--dedup-window"_s;
+    if (cacheSizeMb != other.cacheSizeMb) changed << u"--cache-size"_s;
+    if (breakerFailures != other.breakerFailures) changed << u"--breaker-failures"_s;
+    if (breakerCooldownSeconds != other.breakerCooldownSeconds) changed << u"--breaker-cooldown"_s;
+    return changed;
+}
+
+QStringList optionsGiven(const QStringList &arguments)
+{
+    QStringList given;
+    QString configFile;
+    for (qsizetype i = 1; i < arguments.size(); ++i) {
+        const QString &argument = arguments[i];
+        if (!argument.startsWith(u"--"_s))
+            continue;
+        const qsizetype eq = argument.indexOf(u'=');
+        const QString name = eq > 0 ? argument.left(eq) : argument;
+        given.append(name);
+        if (name == u"--config"_s)
+            configFile = eq > 0 ? argument.mid(eq + 1) : arguments.value(i + 1);
+    }
+    // The --config file's keys count as given too: it is part of this run's command.
+    if (!configFile.isEmpty()) {
+        QFile file(configFile);
+        if (file.open(QIODevice::ReadOnly)) {
+            const QJsonObject object = QJsonDocument::fromJson(file.readAll()).object();
+            for (auto it = object.begin(); it != object.end(); ++it)
+                given.append(u"--"_s + it.key());
+        }
+    }
+    return given;
+}
+
+ProxyConfig withSavedSettings(const ProxyConfig &config, const QStringList &arguments, QSettings &settings)
+{
+    ProxyConfig merged = config;
+    AppSettings::load(settings, AppSettings::fromConfig(config)).applyTo(merged, optionsGiven(arguments));
+    return merged;
+}

@@ -1,0 +1,49 @@
+#pragma once
+
+#include "proxyconfig.h"
+
+#include <QString>
+#include <QStringList>
+
+class QSettings;
+
+// The proxy settings the desktop app saves between runs (QSettings), as the user typed them.
+// Each value is checked with a message that says what is wrong and what is expected; invalid
+// saved values are ignored with a warning. Options given on the command line (or in --config)
+// override the saved ones for that run. Widget-free, so tests can round-trip it through an ini file.
+struct AppSettings
+{
+    QString listen;               // HOST:PORT
+    QString openaiUpstream;
+    QString anthropicUpstream;
+    double timeoutSeconds = 0;
+    int concurrency = 0;
+    double dedupWindowSeconds = 0;
+    int cacheSizeMb = 0;
+    int breakerFailures = 0;
+    double breakerCooldownSeconds = 0;
+
+    static AppSettings fromConfig(const ProxyConfig &config);
+    static AppSettings defaults() { return fromConfig(ProxyConfig{}); }
+
+    // One message per invalid value; empty when everything is valid.
+    QStringList validate() const;
+    // Copies the values into `config`, except the options named in `keep` ("--listen", ...).
+    // Call only with valid settings.
+    void applyTo(ProxyConfig &config, const QStringList &keep = {}) const;
+
+    // Reads what was saved; a missing or invalid value keeps `fallback`'s (with a warning).
+    static AppSettings load(QSettings &settings, const AppSettings &fallback = defaults());
+    void save(QSettings &settings) const;
+
+    // The command-line option names ("--concurrency", ...) whose values differ from `other`'s.
+    QStringList differences(const AppSettings &other) const;
+    bool operator==(const AppSettings &other) const = default;
+};
+
+// The option names given on the command line or as keys of the --config file: these win over
+// saved settings.
+QStringList optionsGiven(const QStringList &arguments);
+
+// For the desktop app: the saved settings applied to `config` under the command line's options.
+ProxyConfig withSavedSettings(const ProxyConfig &config, const QStringList &arguments, QSettings &settings);

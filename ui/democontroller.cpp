@@ -1,0 +1,134 @@
+#include "democontroller.h"
+
+#include <QAction>
+#include <QLoggingCategory>
+#include <QMenu>
+
+#include "dashboardmodel.h"
+#include "mockprovider.h"
+#include "proxyserver.h"
+#include "servicethread.h"
+
+using namespace Qt::StringLiterals;
+
+Q_LOGGING_CATEGORY(lcDemoUi, "breakwater.ui.demo")
+
+namespace {
+constexpr int kSideConcurrencies[] = {1, 4};
+}
+
+DemoController::DemoController(DashboardModel *model, quint16 proxyPort, MockProvider *mock,
+                               const ProxyConfig &config, QObject *parent)
+    : QObject(parent)
+    , m_model(model)
+    , m_proxyPort(proxyPort)
+    , m_config(config)
+{
+    m_scenarios = new DemoScenarios(proxyPort, mock, this);
+    const auto addScenario = [this](DemoScenarios::Scenario scenario, const QString &text) {
+        auto *action = new QAction(text, this);
+        action->setToolTip(DemoScenarios::description(scenario));
+        connect(action, &QAction::triggered, this, [this, scenario] { m_scenarios->start(scenario); });
+        m_actions.append(action);
+    };
+    const DemoScenarios::Options &options = m_scenarios->options();
+    addScenario(DemoScenarios::Scenario::Herd, u"Herd: %1 identical requests at once"_s.arg(options.herdSize));
+    addScenario(DemoScenarios::Scenario::Outage, u"Outage: 503s from 15 s to 75 s in steady traffic"_s);
+    addScenario(DemoScenarios::Scenario::Hang,
+                u"Hang: provider hangs from 15 s to 75 s (proxy timeout %1 s)"_s.arg(
+                    double(config.upstreamTimeout.count()) / 1000.0));
+
+    // Burst choices: the running proxy's own concurrency, then one and four at a time.
+    auto *ownBurst = new QAction(u"Burst of %1 prompts, %2 at a time (this proxy)"_s
+                                     .arg(options.burstSize).arg(config.concurrency), this);
+    connect(ownBurst, &QAction::triggered, this, [this] { startBurst(m_config.concurrency); });
+    m_burstActions.append(ownBurst);
+    for (const int concurrency : kSideConcurrencies) {
+        if (concurrency == config.concurrency)
+            continue;
+        auto *action = new QAction(u"Burst of %1 prompts, %2 at a time (second proxy, concurrency %2)"_s
+                                       .arg(options.burstSize).arg(concurrency), this);
+        connect(action, &QAction::triggered, this, [this, concurrency] { startBurst(concurrency); });
+        m_burstActions.append(action);
+    }
+    m_actions += m_burstActions;
+
+    m_stop = new QAction(u"Stop scenario"_s, this);
+    m_stop->setEnabled(false);
+    connect(m_stop, &QAction::triggered, m_scenarios, &DemoScenarios::stop);
+
+    connect(m_scenarios, &DemoScenarios::started, this, &DemoController::onRunningChanged);
+    connect(m_scenarios, &DemoScenarios::finished, this, &DemoController::onRunningChanged);
+    connect(m_scenarios, &DemoScenarios::progress, this, [this](const QString &text) {
+        m_status = text;
+        Q_EMIT statusChanged(text);
+    });
+}
+
+DemoController::~DemoController()
+{
+    delete m_scenarios;     // stops a running scenario while the side proxies still exist
+    m_scenarios = nullptr;
+    m_sideProxies.clear();  // each joins its thread
+}
+
+void DemoController::populate(QMenu *menu) const
+{
+    for (QAction *action : m_actions) {
+        if (action == m_burstActions.first())
+            menu->addSeparator();
+        menu->addAction(action);
+    }
+    menu->addSeparator();
+    menu->addAction(m_stop);
+}
+
+bool DemoController::startBurst(int concurrency)
+{
+    const quint16 port = concurrency == m_config.concurrency ? m_proxyPort : ensureSideProxy(concurrency);
+    if (port == 0)
+        return false;
+    return m_scenarios->start(DemoScenarios::Scenario::Burst, port);
+}
+
+quint16 DemoController::sideProxyPort(int concurrency) const
+{
+    const auto it = m_sideProxies.find(concurrency);
+    return it == m_sideProxies.end() || !it->second->service() ? 0 : it->second->service()->port();
+}
+
+quint16 DemoController::ensureSideProxy(int concurrency)
+{
+    if (const quint16 port = sideProxyPort(concurrency))
+        return port;
+    ProxyConfig config = m_config;
+    config.listenPort = 0;
+    config.concurrency = concurrency;
+    auto side = std::make_unique<ServiceThread<ProxyServer>>(u"proxy-c%1"_s.arg(concurrency), [this, config] {
+        auto *server = new ProxyServer(config, m_clock);
+        QString error;
+        if (!server->listen(&error)) {
+            qCWarning(lcDemoUi) << "cannot start the second proxy:" << error;
+            delete server;
+            return static_cast<ProxyServer *>(nullptr);
+        }
+        return server;
+    });
+    ProxyServer *server = side->service();
+    if (!server)
+        return 0;
+    // Only its records: its breaker and gauges would be mistaken for the main proxy's.
+    connect(server, &ProxyServer::callCompleted, m_model, &DashboardModel::addRecord, Qt::QueuedConnection);
+    const quint16 port = server->port();
+    m_sideProxies.emplace(concurrency, std::move(side));
+    qCInfo(lcDemoUi) << "second proxy with concurrency" << concurrency << "on port" << port;
+    return port;
+}
+
+void DemoController::onRunningChanged()
+{
+    const bool running = m_scenarios->isRunning();
+    for (QAction *action : m_actions)
+        action->setEnabled(!running);
+    m_stop->setEnabled(running);
+}

@@ -1,0 +1,61 @@
+#pragma once
+
+#include "clock.h"
+#include "demoscenarios.h"
+#include "proxyconfig.h"
+
+#include <map>
+#include <memory>
+
+#include <QList>
+#include <QObject>
+
+class DashboardModel;
+class MockProvider;
+class ProxyServer;
+class QAction;
+class QMenu;
+template <typename Service> class ServiceThread;
+
+// `--demo`'s scenarios for the window and the tray: one set of actions (herd, outage, hang, burst,
+// stop) that both menus show, and the status line they report to.
+//
+// The burst's concurrency choice: the running proxy's concurrency is fixed when it starts, so a
+// burst "one at a time" (or 4 at a time) goes through a second, real ProxyServer on its own thread
+// and port, with that concurrency and the same mock upstream, built on first use and kept until
+// exit. Its records feed the same dashboard, so the staircase shows what that proxy did.
+class DemoController final : public QObject
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(DemoController)
+public:
+    DemoController(DashboardModel *model, quint16 proxyPort, MockProvider *mock, const ProxyConfig &config,
+                   QObject *parent = nullptr);
+    ~DemoController() override;
+
+    // Adds the scenario actions to `menu` (shared actions: a second menu shows the same state).
+    void populate(QMenu *menu) const;
+    DemoScenarios *scenarios() const { return m_scenarios; }
+    // Runs the burst through a proxy with this concurrency (a second proxy unless it is the main one's).
+    bool startBurst(int concurrency);
+    quint16 sideProxyPort(int concurrency) const;
+    QString status() const { return m_status; }
+
+Q_SIGNALS:
+    void statusChanged(const QString &text);
+
+private:
+    quint16 ensureSideProxy(int concurrency);
+    void onRunningChanged();
+
+    DashboardModel *m_model;
+    quint16 m_proxyPort;
+    ProxyConfig m_config;
+    SystemClock m_clock;   // the second proxies' clock; outlives them (declared first)
+    std::map<int, std::unique_ptr<ServiceThread<ProxyServer>>> m_sideProxies;
+    DemoScenarios *m_scenarios = nullptr;
+    QList<QAction *> m_actions;   // scenario starters, disabled while one runs
+    QList<QAction *> m_burstActions;
+    QAction *m_stop = nullptr;
+    QString m_status;
+};

@@ -1,0 +1,123 @@
+#include "desktopapp.h"
+
+#include <QApplication>
+#include <QMessageBox>
+#include <QSettings>
+#include <QSystemTrayIcon>
+
+#include "appsettings.h"
+#include "callrecord.h"
+#include "circuitbreaker.h"
+#include "dashboardmodel.h"
+#include "dashboardwindow.h"
+#include "democontroller.h"
+#include "proxyserver.h"
+#include "proxysnapshot.h"
+#include "settingsdialog.h"
+#include "traycontroller.h"
+
+using namespace Qt::StringLiterals;
+
+namespace {
+
+const QStringList kSettingOptions{u"--listen"_s, u"--upstream"_s, u"--anthropic-upstream"_s,
+                                  u"--timeout"_s, u"--concurrency"_s, u"--dedup-window"_s,
+                                  u"--cache-size"_s, u"--breaker-failures"_s, u"--breaker-cooldown"_s};
+
+QStringList overriddenSettings(const QStringList &arguments)
+{
+    QStringList overridden;
+    for (const QString &option : optionsGiven(arguments)) {
+        if (kSettingOptions.contains(option) && !overridden.contains(option))
+            overridden << option;
+    }
+    return overridden;
+}
+
+void setIdentity()
+{
+    // QSettings' default location: ~/.config/breakwater/breakwater.conf on Linux.
+    QCoreApplication::setOrganizationName(u"breakwater"_s);
+    QCoreApplication::setApplicationName(u"breakwater"_s);
+}
+
+} // namespace
+
+bool displayAvailable()
+{
+#if defined(Q_OS_UNIX) && !defined(Q_OS_MACOS)
+    return qEnvironmentVariableIsSet("QT_QPA_PLATFORM") || !qEnvironmentVariableIsEmpty("DISPLAY")
+        || !qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY");
+#else
+    return true;
+#endif
+}
+
+std::unique_ptr<QCoreApplication> createApplication(int &argc, char **argv, bool desktop)
+{
+    if (desktop)
+        return std::make_unique<QApplication>(argc, argv);
+    return std::make_unique<QCoreApplication>(argc, argv);
+}
+
+ProxyConfig withSavedDesktopSettings(const ProxyConfig &config, const QStringList &arguments)
+{
+    setIdentity();
+    QSettings settings;
+    return withSavedSettings(config, arguments, settings);
+}
+
+int runDesktop(ProxyServer *proxy, MockProvider *mock, const ProxyConfig &config, const QStringList &arguments)
+{
+    setIdentity();
+    qRegisterMetaType<CallRecord>();
+    qRegisterMetaType<BreakerTransition>();
+    qRegisterMetaType<ProxySnapshot>();
+
+    // Declared in order of need; destroyed in reverse: tray, demo, window, then the model.
+    DashboardModel model;
+    // Queued: the proxy emits on its own thread and must never wait for the GUI.
+    QObject::connect(proxy, &ProxyServer::callCompleted, &model, &DashboardModel::addRecord, Qt::QueuedConnection);
+    QObject::connect(proxy, &ProxyServer::breakerChanged, &model, &DashboardModel::addTransition, Qt::QueuedConnection);
+    QObject::connect(proxy, &ProxyServer::snapshotReady, &model, &DashboardModel::setSnapshot, Qt::QueuedConnection);
+
+    const QString openaiBase = proxy->baseUrl();
+    QString anthropicBase = openaiBase;
+    if (anthropicBase.endsWith(u"/v1"_s))
+        anthropicBase.chop(3);
+
+    DashboardWindow window(&model);
+    window.setProxyInfo(openaiBase, mock != nullptr);
+
+    std::unique_ptr<DemoController> demo;
+    if (mock) {
+        demo = std::make_unique<DemoController>(&model, proxy->port(), mock, config);
+        window.setDemoController(demo.get());
+    }
+
+    const QStringList overridden = overriddenSettings(arguments);
+    window.setSettingsHandler([&window, &config, overridden, demoMode = mock != nullptr] {
+        QSettings settings;
+        AppSettings running = AppSettings::fromConfig(config);
+        const AppSettings saved = AppSettings::load(settings, running);
+        if (demoMode) {   // the mock stands in for the upstreams: compare what the user saved
+            running.openaiUpstream = saved.openaiUpstream;
+            running.anthropicUpstream = saved.anthropicUpstream;
+        }
+        SettingsDialog dialog(saved, overridden, demoMode, &window);
+        if (dialog.exec() != QDialog::Accepted)
+            return;
+        dialog.values().save(settings);
+        QMessageBox::information(&window, u"Settings"_s,
+                                 SettingsDialog::restartMessage(dialog.values(), running, overridden));
+    });
+
+    std::unique_ptr<TrayController> tray(TrayController::install(
+        {&model, &window, openaiBase, anthropicBase, demo.get()}, QSystemTrayIcon::isSystemTrayAvailable()));
+
+    window.show();
+    const int status = QCoreApplication::exec();
+    // The proxy outlives us: stop its events from reaching the model before the model goes.
+    QObject::disconnect(proxy, nullptr, &model, nullptr);
+    return status;
+}

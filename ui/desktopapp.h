@@ -1,0 +1,29 @@
+#pragma once
+
+#include "proxyconfig.h"
+
+#include <memory>
+
+#include <QStringList>
+
+class MockProvider;
+class ProxyServer;
+class QCoreApplication;
+
+// The desktop side of `breakwater`'s composition root, kept here so app/main.cpp stays small:
+// which application object to build, the saved settings, and the window, tray and demo wiring.
+
+// True when a window can be shown: a display (DISPLAY or WAYLAND_DISPLAY) or an explicitly chosen
+// Qt platform (QT_QPA_PLATFORM). Without one a widgets program aborts, so main runs headless.
+bool displayAvailable();
+
+// QApplication for the desktop app, QCoreApplication for --headless.
+std::unique_ptr<QCoreApplication> createApplication(int &argc, char **argv, bool desktop);
+
+// The settings saved from the dashboard (QSettings), under the options given on the command line.
+ProxyConfig withSavedDesktopSettings(const ProxyConfig &config, const QStringList &arguments);
+
+// Builds the dashboard, the tray (where one exists) and, with a mock, the demo scenarios; wires the
+// proxy's events to them (queued: the proxy lives on its own thread) and runs the event loop.
+// `proxy` and `mock` must outlive this call.
+int runDesktop(ProxyServer *proxy, MockProvider *mock, const ProxyConfig &config, const QStringList &arguments);

@@ -1,0 +1,231 @@
+#include "requestpanel.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QSaveFile>
+#include <QSplitter>
+#include <QTableView>
+#include <QVBoxLayout>
+
+#include "dashboardmodel.h"
+#include "dashboardstyle.h"
+#include "requestfilter.h"
+#include "requesttablemodel.h"
+
+using namespace Qt::StringLiterals;
+
+namespace {
+
+QString csvField(const QString &text)
+{
+    if (!text.contains(u',') && !text.contains(u'"') && !text.contains(u'\n'))
+        return text;
+    QString quoted = text;
+    quoted.replace(u"\""_s, u"\"\""_s);
+    return u'"' + quoted + u'"';
+}
+
+QString offset(qint64 atMs, qint64 originMs)
+{
+    return atMs > 0 ? u"+"_s + dashboardstyle::formatDuration(atMs - originMs) : u"–"_s;
+}
+
+} // namespace
+
+RequestPanel::RequestPanel(QWidget *parent)
+    : QWidget(parent)
+{
+    auto *layout = new QVBoxLayout(this);
+    auto *filters = new QHBoxLayout;
+    m_outcome = new QComboBox(this);
+    m_outcome->addItem(u"all outcomes"_s, QString());
+    for (const Outcome outcome : {Outcome::Miss, Outcome::Joined, Outcome::Hit, Outcome::Bypass,
+                                  Outcome::BreakerRefused, Outcome::SpendRefused, Outcome::Error})
+        m_outcome->addItem(QString::fromLatin1(outcomeName(outcome)), QString::fromLatin1(outcomeName(outcome)));
+    m_model = new QComboBox(this);
+    m_model->addItem(u"all models"_s, QString());
+    m_status = new QComboBox(this);
+    m_status->addItem(u"all statuses"_s, QString());
+    for (const QString &statusClass : {u"2xx"_s, u"4xx"_s, u"5xx"_s})
+        m_status->addItem(statusClass, statusClass);
+    filters->addWidget(new QLabel(u"Filter:"_s, this));
+    filters->addWidget(m_outcome);
+    filters->addWidget(m_model);
+    filters->addWidget(m_status);
+    filters->addStretch();
+    layout->addLayout(filters);
+
+    m_table = new RequestTableModel(this);
+    m_filter = new RequestFilter(this);
+    m_filter->setSourceModel(m_table);
+    m_view = new QTableView(this);
+    m_view->setModel(m_filter);
+    m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_view->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_view->setSortingEnabled(true);
+    m_view->sortByColumn(RequestTableModel::Arrival, Qt::DescendingOrder);
+    m_view->verticalHeader()->setDefaultSectionSize(m_view->fontMetrics().height() + 6);
+    m_view->verticalHeader()->hide();
+    m_view->horizontalHeader()->setStretchLastSection(true);
+    m_view->setAlternatingRowColors(true);
+    m_details = new QPlainTextEdit(this);
+    m_details->setReadOnly(true);
+    m_details->setFont(QFont(u"monospace"_s));
+    m_details->setPlaceholderText(u"Select a request to see its timings, key, outcome, tokens and cost."_s);
+
+    auto *split = new QSplitter(Qt::Horizontal, this);
+    split->addWidget(m_view);
+    split->addWidget(m_details);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 2);
+    layout->addWidget(split, 1);
+
+    const auto comboChanged = [](QComboBox *combo, auto apply) {
+        connect(combo, &QComboBox::currentIndexChanged, combo, [combo, apply] { apply(combo->currentData().toString()); });
+    };
+    comboChanged(m_outcome, [this](const QString &value) { m_filter->setOutcome(value); });
+    comboChanged(m_model, [this](const QString &value) { m_filter->setModel(value); });
+    comboChanged(m_status, [this](const QString &value) { m_filter->setStatus(value); });
+    connect(m_view->selectionModel(), &QItemSelectionModel::selectionChanged, this, &RequestPanel::onSelectionChanged);
+}
+
+void RequestPanel::refresh(const DashboardModel &model)
+{
+    const int before = m_table->rowCount();
+    m_table->syncFrom(model);
+    // New models and statuses become filter choices (the first rows of the table are the new ones).
+    for (int row = 0; row < m_table->rowCount() - before && row < m_table->rowCount(); ++row) {
+        const CallRecord &record = m_table->recordAt(row);
+        if (!record.model.isEmpty() && !m_modelsSeen.contains(record.model)) {
+            m_modelsSeen.insert(record.model);
+            addChoice(m_model, record.model);
+        }
+        if (record.status > 0 && !m_statusesSeen.contains(record.status)) {
+            m_statusesSeen.insert(record.status);
+            addChoice(m_status, QString::number(record.status));
+        }
+    }
+}
+
+void RequestPanel::addChoice(QComboBox *combo, const QString &value)
+{
+    combo->addItem(value, value);
+}
+
+int RequestPanel::rowCount() const
+{
+    return m_filter->rowCount();
+}
+
+int RequestPanel::totalRowCount() const
+{
+    return m_table->rowCount();
+}
+
+void RequestPanel::setOutcomeFilter(const QString &outcome)
+{
+    m_outcome->setCurrentIndex(std::max(0, m_outcome->findData(outcome)));
+}
+
+void RequestPanel::setModelFilter(const QString &model)
+{
+    m_model->setCurrentIndex(std::max(0, m_model->findData(model)));
+}
+
+void RequestPanel::setStatusFilter(const QString &status)
+{
+    m_status->setCurrentIndex(std::max(0, m_status->findData(status)));
+}
+
+void RequestPanel::selectRow(int row)
+{
+    m_view->selectRow(row);
+}
+
+QString RequestPanel::detailsText() const
+{
+    return m_details->toPlainText();
+}
+
+void RequestPanel::onSelectionChanged()
+{
+    const QModelIndexList rows = m_view->selectionModel()->selectedRows();
+    if (rows.isEmpty()) {
+        m_details->clear();
+        return;
+    }
+    const QModelIndex source = m_filter->mapToSource(rows.first());
+    m_details->setPlainText(describe(m_table->recordAt(source.row())));
+}
+
+QString RequestPanel::describe(const CallRecord &r)
+{
+    const auto field = [](const QString &name, const QString &value) { return name.leftJustified(22) + value + u'\n'; };
+    const auto count = [](qint64 n) { return n < 0 ? u"unknown"_s : QString::number(n); };
+    QString text;
+    text += field(u"request id"_s, QString::fromLatin1(r.requestId));
+    text += field(u"outcome"_s, QString::fromLatin1(outcomeName(r.outcome)));
+    text += field(u"status"_s, QString::number(r.status) +
+                  (r.errorKind.isEmpty() ? QString() : u"  ("_s + QString::fromLatin1(r.errorKind) + u')'));
+    text += field(u"route"_s, QString::fromLatin1(r.route) + u" → "_s + QString::fromLatin1(r.upstream));
+    text += field(u"model"_s, r.model + (r.stream ? u"  (stream)"_s : QString()));
+    text += field(u"client"_s, r.clientAddress);
+    text += field(u"key fingerprint"_s, QString::fromLatin1(r.keyFingerprint));
+    text += field(u"credential"_s, r.credentialFingerprint.isEmpty()
+                      ? u"none"_s
+                      : u"fingerprint "_s + QString::fromLatin1(r.credentialFingerprint) + u" (never the credential)"_s);
+    text += field(u"breaker at admission"_s, QString::fromLatin1(r.breakerState));
+    text += u"\ntimings\n"_s;
+    text += field(u"  arrived"_s, dashboardstyle::formatClock(r.receivedAtMs));
+    text += field(u"  queue wait"_s, dashboardstyle::formatDuration(std::max<qint64>(r.queueWaitMs, 0)));
+    text += field(u"  upstream start"_s, offset(r.upstreamStartAtMs, r.receivedAtMs));
+    text += field(u"  first byte"_s, offset(r.firstByteAtMs, r.receivedAtMs));
+    text += field(u"  last byte"_s, offset(r.endAtMs, r.receivedAtMs));
+    text += field(u"  total"_s, dashboardstyle::formatDuration(r.totalMs()));
+    text += u"\n"_s;
+    text += field(u"tokens"_s, u"in %1, out %2, cached %3"_s.arg(count(r.inputTokens), count(r.outputTokens),
+                                                               count(r.cachedTokens)));
+    text += field(u"cost"_s, dashboardstyle::formatUsd(r.costUsd, r.costUsd >= 0));
+    text += field(u"cost saved"_s, dashboardstyle::formatUsd(r.costSavedUsd));
+    if (r.requestBody.isEmpty() && r.responseBody.isEmpty()) {
+        text += field(u"bodies"_s, u"not logged"_s);
+    } else {
+        text += u"\nrequest body\n"_s + QString::fromUtf8(r.requestBody.left(64 * 1024)) + u'\n';
+        text += u"\nresponse body\n"_s + QString::fromUtf8(r.responseBody.left(64 * 1024)) + u'\n';
+    }
+    return text;
+}
+
+QString RequestPanel::toCsv() const
+{
+    QString csv;
+    QStringList header;
+    for (int c = 0; c < RequestTableModel::ColumnCount; ++c)
+        header.append(csvField(m_table->headerData(c, Qt::Horizontal, Qt::DisplayRole).toString()));
+    csv += header.join(u',') + u"\r\n"_s;
+    for (int row = 0; row < m_filter->rowCount(); ++row) {
+        QStringList fields;
+        for (int c = 0; c < RequestTableModel::ColumnCount; ++c)
+            fields.append(csvField(m_filter->index(row, c).data(Qt::DisplayRole).toString()));
+        csv += fields.join(u',') + u"\r\n"_s;
+    }
+    return csv;
+}
+
+bool RequestPanel::exportCsv(const QString &path, QString *error) const
+{
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly)) {
+        *error = file.errorString();
+        return false;
+    }
+    file.write(toCsv().toUtf8());
+    if (!file.commit()) {
+        *error = file.errorString();
+        return false;
+    }
+    return true;
+}

@@ -1,0 +1,163 @@
+#include "settingsdialog.h"
+
+#include <QDialogButtonBox>
+#include <QDoubleSpinBox>
+#include <QFormLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QVBoxLayout>
+
+using namespace Qt::StringLiterals;
+
+namespace {
+
+QDoubleSpinBox *secondsBox(double minimum, QWidget *parent)
+{
+    auto *box = new QDoubleSpinBox(parent);
+    box->setRange(minimum, 86400.0 * 365);
+    box->setDecimals(1);
+    box->setSuffix(u" s"_s);
+    return box;
+}
+
+QSpinBox *countBox(int minimum, int maximum, QWidget *parent, const QString &suffix = {})
+{
+    auto *box = new QSpinBox(parent);
+    box->setRange(minimum, maximum);
+    box->setSuffix(suffix);
+    return box;
+}
+
+// Human names for the options, for the restart message.
+QString optionLabel(const QString &option)
+{
+    static const QHash<QString, QString> labels{
+        {u"--listen"_s, u"listen address"_s}, {u"--upstream"_s, u"OpenAI upstream"_s},
+        {u"--anthropic-upstream"_s, u"Anthropic upstream"_s}, {u"--timeout"_s, u"timeout"_s},
+        {u"--concurrency"_s, u"concurrency"_s}, {u"--dedup-window"_s, u"de-dup window"_s},
+        {u"--cache-size"_s, u"cache size"_s}, {u"--breaker-failures"_s, u"breaker failures"_s},
+        {u"--breaker-cooldown"_s, u"breaker cool-down"_s}};
+    return labels.value(option, option);
+}
+
+} // namespace
+
+SettingsDialog::SettingsDialog(const AppSettings &values, const QStringList &overridden, bool demo, QWidget *parent)
+    : QDialog(parent)
+{
+    setWindowTitle(u"Breakwater settings"_s);
+    auto *layout = new QVBoxLayout(this);
+    auto *form = new QFormLayout;
+    m_listen = new QLineEdit(this);
+    m_listen->setPlaceholderText(u"127.0.0.1:8080"_s);
+    m_openai = new QLineEdit(this);
+    m_openai->setPlaceholderText(u"https://api.openai.com/v1"_s);
+    m_anthropic = new QLineEdit(this);
+    m_anthropic->setPlaceholderText(u"https://api.anthropic.com"_s);
+    m_timeout = secondsBox(0.1, this);
+    m_concurrency = countBox(1, 4096, this, u" calls per upstream"_s);
+    m_dedupWindow = secondsBox(0, this);
+    m_dedupWindow->setSpecialValueText(u"0 s (only join calls in flight)"_s);
+    m_cacheSize = countBox(0, 65536, this, u" MB"_s);
+    m_breakerFailures = countBox(1, 1000, this, u" failures in a row"_s);
+    m_breakerCooldown = secondsBox(0.1, this);
+    form->addRow(u"Listen address"_s, m_listen);
+    form->addRow(u"OpenAI upstream"_s, m_openai);
+    form->addRow(u"Anthropic upstream"_s, m_anthropic);
+    form->addRow(u"Timeout (first byte, stream gaps)"_s, m_timeout);
+    form->addRow(u"Concurrency"_s, m_concurrency);
+    form->addRow(u"De-dup window"_s, m_dedupWindow);
+    form->addRow(u"Answer cache size"_s, m_cacheSize);
+    form->addRow(u"Breaker opens after"_s, m_breakerFailures);
+    form->addRow(u"Breaker cool-down"_s, m_breakerCooldown);
+    layout->addLayout(form);
+
+    QStringList notes;
+    if (!overridden.isEmpty()) {
+        QStringList names;
+        for (const QString &option : overridden)
+            names << option;
+        notes << u"Given on the command line this run (they win over saved values): %1."_s.arg(names.join(u", "_s));
+    }
+    if (demo)
+        notes << u"Demo mode: both upstreams are the built-in mock provider while it runs."_s;
+    notes << u"The proxy reads these when it starts: changes take effect after a restart."_s;
+    auto *note = new QLabel(notes.join(u'\n'), this);
+    note->setWordWrap(true);
+    layout->addWidget(note);
+
+    m_problems = new QLabel(this);
+    m_problems->setWordWrap(true);
+    m_problems->setStyleSheet(u"color: #b00020;"_s);
+    m_problems->hide();
+    layout->addWidget(m_problems);
+
+    auto *buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel
+                                             | QDialogButtonBox::RestoreDefaults, this);
+    connect(buttons, &QDialogButtonBox::accepted, this, &SettingsDialog::accept);
+    connect(buttons, &QDialogButtonBox::rejected, this, &SettingsDialog::reject);
+    connect(buttons->button(QDialogButtonBox::RestoreDefaults), &QPushButton::clicked, this,
+            [this] { setValues(AppSettings::defaults()); });
+    layout->addWidget(buttons);
+    setValues(values);
+}
+
+AppSettings SettingsDialog::values() const
+{
+    AppSettings s;
+    s.listen = m_listen->text().trimmed();
+    s.openaiUpstream = m_openai->text().trimmed();
+    s.anthropicUpstream = m_anthropic->text().trimmed();
+    s.timeoutSeconds = m_timeout->value();
+    s.concurrency = m_concurrency->value();
+    s.dedupWindowSeconds = m_dedupWindow->value();
+    s.cacheSizeMb = m_cacheSize->value();
+    s.breakerFailures = m_breakerFailures->value();
+    s.breakerCooldownSeconds = m_breakerCooldown->value();
+    return s;
+}
+
+void SettingsDialog::setValues(const AppSettings &values)
+{
+    m_listen->setText(values.listen);
+    m_openai->setText(values.openaiUpstream);
+    m_anthropic->setText(values.anthropicUpstream);
+    m_timeout->setValue(values.timeoutSeconds);
+    m_concurrency->setValue(values.concurrency);
+    m_dedupWindow->setValue(values.dedupWindowSeconds);
+    m_cacheSize->setValue(values.cacheSizeMb);
+    m_breakerFailures->setValue(values.breakerFailures);
+    m_breakerCooldown->setValue(values.breakerCooldownSeconds);
+}
+
+void SettingsDialog::accept()
+{
+    const QStringList problems = values().validate();
+    if (!problems.isEmpty()) {
+        m_problems->setText(problems.join(u'\n'));
+        m_problems->show();
+        return;   // stay open until every value is valid
+    }
+    QDialog::accept();
+}
+
+QString SettingsDialog::restartMessage(const AppSettings &saved, const AppSettings &running, const QStringList &overridden)
+{
+    QStringList changed;
+    QStringList stillOverridden;
+    for (const QString &option : saved.differences(running)) {
+        if (overridden.contains(option))
+            stillOverridden << optionLabel(option) + u" ("_s + option + u')';
+        else
+            changed << optionLabel(option);
+    }
+    QString message = changed.isEmpty()
+        ? u"Settings saved. Nothing the running proxy uses has changed."_s
+        : u"Settings saved. Restart Breakwater to apply: %1. The running proxy keeps its current "
+          "settings until then."_s.arg(changed.join(u", "_s));
+    if (!stillOverridden.isEmpty())
+        message += u"\nGiven on the command line, so they win over the saved values: %1."_s.arg(stillOverridden.join(u", "_s));
+    return message;
+}
