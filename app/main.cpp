@@ -1,18 +1,40 @@
 // breakwater: the composition root. Everything is built and wired here; nothing else creates services.
 
+#include "calllog.h"
 #include "commandline.h"
 #include "desktopapp.h"
+#include "duplicatereport.h"
 #include "mockprovider.h"
 #include "proxyserver.h"
 #include "quitonsignal.h"
 #include "servicethread.h"
 
 #include <QCoreApplication>
+#include <QDate>
+#include <QJsonDocument>
 
 #include <cstdio>
 #include <memory>
 
 using namespace Qt::StringLiterals;
+
+namespace {
+// `breakwater report`: the field test's duplicate analysis on the user's own call log.
+int printReport(const CommandLine &options)
+{
+    const QString path = options.logDb.isEmpty() ? CallLog::defaultPath() : options.logDb;
+    const DuplicateReport report = DuplicateReport::compute(path);
+    if (!report.ok()) {
+        std::fprintf(stderr, "breakwater: %s\n", qPrintable(report.errorString()));
+        return 1;
+    }
+    if (options.reportJson)
+        std::fputs(QJsonDocument(report.json()).toJson(QJsonDocument::Indented).constData(), stdout);
+    else
+        std::fputs(qPrintable(report.table()), stdout);
+    return 0;
+}
+} // namespace
 
 int main(int argc, char *argv[])
 {
@@ -32,6 +54,11 @@ int main(int argc, char *argv[])
     if (options.showVersion) {
         std::printf("breakwater %s\n", BREAKWATER_VERSION);
         return 0;
+    }
+
+    if (options.report) {
+        QCoreApplication app(argc, argv);   // Qt SQL needs an application object for its drivers
+        return printReport(options);
     }
 
     // Without --headless this is the desktop app, unless there is no display to show it on.
@@ -61,6 +88,19 @@ int main(int argc, char *argv[])
                     qPrintable(options.config.openaiUpstream.toString()));
     }
 
+    // The call log writes on a thread of its own; a database that cannot be opened turns logging off,
+    // never the proxy. It is read once here so a restart keeps the day's spend.
+    CallLog callLog;
+    const QString logPath = options.logDb.isEmpty() ? CallLog::defaultPath() : options.logDb;
+    QString logError;
+    if (callLog.open(logPath, &logError)) {
+        callLog.setStoreBodies(options.logBodies);
+        options.config.recordBodies = options.logBodies;
+        options.config.spentTodayAtStartUsd = callLog.spentOnDay(QDate::currentDate());
+    } else {
+        std::fprintf(stderr, "breakwater: call log off: %s\n", qPrintable(logError));
+    }
+
     SystemClock clock;
     QString listenError;
     ServiceThread<ProxyServer> proxy(u"proxy"_s, [&] {
@@ -76,6 +116,11 @@ int main(int argc, char *argv[])
                      qPrintable(options.config.listenAddress.toString()), options.config.listenPort,
                      qPrintable(listenError));
         return 1;
+    }
+    if (callLog.isOpen()) {
+        // Direct: append() only queues the record, so the proxy thread never waits on disk.
+        QObject::connect(proxy.service(), &ProxyServer::callCompleted, &callLog,
+                         [&callLog](const CallRecord &record) { callLog.append(record); }, Qt::DirectConnection);
     }
     std::printf("breakwater: listening on %s\n", qPrintable(proxy.service()->baseUrl()));
     std::fflush(stdout);

@@ -34,9 +34,11 @@ void BreakerProbe::rememberCredentials(const HeaderList &headers)
         m_credentials = kept;
 }
 
-void BreakerProbe::onBreakerChanged()
+void BreakerProbe::onBreakerChanged(const BreakerTransition &transition)
 {
-    if (m_breaker->state() == BreakerState::Open) {
+    // Judged from the transition itself: asking the breaker for its state here could move it on
+    // (open -> half-open) while it is still announcing this change.
+    if (transition.to == BreakerState::Open) {
         if (!m_timer.isActive())
             m_timer.start();
     } else {

@@ -9,6 +9,7 @@
 #include <chrono>
 
 class CircuitBreaker;
+struct BreakerTransition;
 class QNetworkAccessManager;
 class QNetworkReply;
 
@@ -30,7 +31,7 @@ public:
     int probesSent() const { return m_probesSent; }
 
 private:
-    void onBreakerChanged();
+    void onBreakerChanged(const BreakerTransition &transition);
     void probe();
 
     CircuitBreaker *m_breaker;

@@ -1,5 +1,8 @@
 #include "calllog.h"
 
+#include <future>
+#include <utility>
+
 #include <QDateTime>
 #include <QDir>
 #include <QFileInfo>
@@ -10,9 +13,6 @@
 #include <QSqlQuery>
 #include <QStandardPaths>
 #include <QThread>
-
-#include <future>
-#include <utility>
 
 Q_LOGGING_CATEGORY(lcCallLog, "breakwater.calllog", QtInfoMsg)
 
@@ -303,8 +303,8 @@ QString CallLog::openDatabase(QSqlDatabase &db)
         qCInfo(lcCallLog) << "call log schema" << version << "->" << kSchemaVersion;
     }
     QString error;
-    if (!prune(db, &error))   // also proves the file is writable
-        return u"call log %1: %2"_s.arg(m_path, error);
+    if (!prune(db, &error))   // a DELETE also proves the file is writable
+        return u"call log %1 is not writable (%2)"_s.arg(m_path, error);
     return {};
 }
 
@@ -401,6 +401,7 @@ void CallLog::writerMain()
                 m_wake.wait(&m_mutex, due);
             }
             const QList<CallRecord> batch = std::exchange(m_pending, {});
+            m_pending.reserve(kBatchRows);   // fewer reallocations while append() holds the lock
             const QList<Job> jobs = std::exchange(m_jobs, {});
             const bool stopping = m_stopping;
             lock.unlock();

@@ -1,6 +1,8 @@
 #pragma once
 
-#include "callrecord.h"
+#include <atomic>
+#include <chrono>
+#include <functional>
 
 #include <QDate>
 #include <QDeadlineTimer>
@@ -9,9 +11,7 @@
 #include <QObject>
 #include <QWaitCondition>
 
-#include <atomic>
-#include <chrono>
-#include <functional>
+#include "callrecord.h"
 
 class QSqlDatabase;
 class QThread;

@@ -32,6 +32,11 @@ const QList<Option> &options()
         {u"--cache-size"_s, u"MB"_s, u"Bytes the answer cache may hold, in MB (default 64)."_s},
         {u"--breaker-failures"_s, u"N"_s, u"Consecutive upstream failures that open the breaker (default 5)."_s},
         {u"--breaker-cooldown"_s, u"S"_s, u"Seconds an open breaker waits before a trial, unless a probe sees the provider back sooner (default 60)."_s},
+        {u"--max-spend"_s, u"USD"_s, u"Spending cap per calendar day (local time), from the price table; over it: 429 (default: no cap)."_s},
+        {u"--prices"_s, u"FILE"_s, u"JSON price file that extends or overrides the built-in price table."_s},
+        {u"--log-db"_s, u"PATH"_s, u"SQLite call log (default: calls.sqlite in the per-user data folder)."_s},
+        {u"--log-bodies"_s, {}, u"Also store request and response bodies in the call log (credentials redacted)."_s},
+        {u"--json"_s, {}, u"With `breakwater report`: print JSON instead of a table."_s},
         {u"--demo"_s, {}, u"Use the built-in mock provider as both upstreams."_s},
         {u"--config"_s, u"FILE"_s, u"JSON file whose keys are option names without dashes (command line wins)."_s},
         {u"--help"_s, {}, u"Show this help."_s},
@@ -141,6 +146,24 @@ QString apply(CommandLine &result, const QString &name, const QString &value)
         if (!parseCount(value, &megabytes, 1, 4096))
             return invalid(u"a whole number of MiB from 1 to 4096"_s);
         config.maxBodyBytes = qint64(megabytes) * 1024 * 1024;
+    } else if (name == u"--max-spend"_s) {
+        bool ok = false;
+        const double usd = value.toDouble(&ok);
+        if (!ok || !std::isfinite(usd) || usd <= 0)
+            return invalid(u"US dollars greater than 0, e.g. 5 or 0.50"_s);
+        config.maxSpendUsd = usd;
+    } else if (name == u"--prices"_s) {
+        config.priceFile = value;
+    } else if (name == u"--log-db"_s) {
+        if (value.isEmpty())
+            return invalid(u"a file path"_s);
+        result.logDb = value;
+    } else if (name == u"--log-bodies"_s) {
+        result.logBodies = true;
+    } else if (name == u"--json"_s) {
+        if (!result.report)
+            return u"--json goes with `breakwater report`"_s;
+        result.reportJson = true;
     } else if (name == u"--dedup-window"_s) {
         if (!parseSeconds(value, &config.dedupWindow, true))
             return invalid(u"seconds, 0 or more"_s);
@@ -197,7 +220,12 @@ CommandLine parseCommandLine(const QStringList &arguments)
     CommandLine result;
     QStringList given;
     QString configFile;
-    for (qsizetype i = 1; i < arguments.size(); ++i) {
+    qsizetype first = 1;
+    if (arguments.value(1) == u"report"_s) {
+        result.report = true;
+        first = 2;
+    }
+    for (qsizetype i = first; i < arguments.size(); ++i) {
         QString name = arguments[i];
         QString value;
         bool hasInlineValue = false;
@@ -238,13 +266,16 @@ CommandLine parseCommandLine(const QStringList &arguments)
 
 QString helpText()
 {
-    QString text = u"Usage: breakwater [options]\n\n"
+    QString text = u"Usage: breakwater [options]\n"
+                   "       breakwater report [--log-db PATH] [--json]\n\n"
                    "A local LLM proxy: point an OpenAI or Anthropic SDK at it by changing only the base URL.\n\n"
                    "Options:\n"_s;
     for (const Option &option : options()) {
         const QString left = option.valueName.isEmpty() ? option.name : option.name + u' ' + option.valueName;
         text += u"  "_s + left.leftJustified(28) + option.help + u'\n';
     }
-    text += u"\nSeconds may be fractional. Invalid values exit with status 2.\n"_s;
+    text += u"\nSeconds may be fractional. Invalid values exit with status 2.\n"
+            "`breakwater report` prints how many requests were exact duplicates (within 5 min, 1 h, 24 h\n"
+            "and in all) and which were repeated most, from the call log.\n"_s;
     return text;
 }

@@ -14,6 +14,10 @@ struct CommandLine
     bool demo = false;
     bool showHelp = false;
     bool showVersion = false;
+    QString logDb;        // empty: the per-user default (CallLog::defaultPath())
+    bool logBodies = false;
+    bool report = false;  // `breakwater report`: print the duplicate report of the call log and exit
+    bool reportJson = false;
     QString error;        // non-empty: print it and exit 2
 };
 

@@ -195,7 +195,8 @@ bool DemoScenarios::start(Scenario scenario, quint16 port)
     m_running = true;
     m_scenario = scenario;
     m_targetPort = port ? port : m_proxyPort;
-    m_result = Result{scenario};
+    m_result = Result();
+    m_result.scenario = scenario;
     m_callsAtStart = m_mock->callCount(kChatPath);
     m_startedAtMs = QDateTime::currentMSecsSinceEpoch();
     m_steadySent = 0;

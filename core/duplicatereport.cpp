@@ -1,5 +1,8 @@
 #include "duplicatereport.h"
 
+#include <algorithm>
+#include <atomic>
+
 #include <QDateTime>
 #include <QFileInfo>
 #include <QHash>
@@ -7,9 +10,6 @@
 #include <QSqlDatabase>
 #include <QSqlError>
 #include <QSqlQuery>
-
-#include <algorithm>
-#include <atomic>
 
 using namespace Qt::StringLiterals;
 

@@ -152,6 +152,12 @@ bool Flight::isCacheable() const
     return m_result.failure == UpstreamFailure::None && m_status >= 200 && m_status < 300 && !m_garbage;
 }
 
+void Flight::setUsage(const Usage &usage, std::optional<double> costUsd)
+{
+    m_usage = usage;
+    m_costUsd = costUsd;
+}
+
 void Flight::release()
 {
     for (Rider &rider : m_riders)
@@ -165,6 +171,15 @@ void Flight::finishRider(Rider &rider)
     record.upstreamStartAtMs = m_upstreamStartAtMs;
     record.firstByteAtMs = m_firstByteAtMs;
     record.queueWaitMs = m_queueWaitMs;
+    record.inputTokens = m_usage.inputTokens;
+    record.outputTokens = m_usage.outputTokens;
+    record.cachedTokens = m_usage.cachedTokens;
+    if (m_recordBodies)
+        record.responseBody = m_body;
+    if (record.outcome == Outcome::Joined)
+        record.costSavedUsd = m_costUsd.value_or(0);
+    else
+        record.costUsd = m_costUsd.value_or(-1);
     const std::optional<ApiError> error = failure();
     if (!error) {
         record.status = m_status;

@@ -4,6 +4,7 @@
 #include "callrecord.h"
 #include "responsewriter.h"
 #include "upstreamcall.h"
+#include "usage.h"
 
 #include <QObject>
 
@@ -59,6 +60,13 @@ public:
     qint64 firstByteAtMs() const { return m_firstByteAtMs; }
     qint64 queueWaitMs() const { return m_queueWaitMs; }
 
+    QString model() const { return m_model; }
+    void setModel(const QString &model) { m_model = model; }
+    void setRecordBodies(bool record) { m_recordBodies = record; }
+    // What the upstream call used and cost (nullopt: unknown model or usage); goes into every
+    // rider's record: the rider who made the call paid it, the others saved it.
+    void setUsage(const Usage &usage, std::optional<double> costUsd);
+
     // Answers every rider and publishes each rider's record. Call once, after `upstreamFinished`.
     void release();
 
@@ -90,6 +98,10 @@ private:
     qint64 m_upstreamStartAtMs = 0;
     qint64 m_firstByteAtMs = 0;
     qint64 m_queueWaitMs = 0;
+    QString m_model;
+    bool m_recordBodies = false;
+    Usage m_usage;
+    std::optional<double> m_costUsd;
 };
 
 // Headers for a rider's response: the upstream's, with its x-request-id kept as

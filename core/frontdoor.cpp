@@ -5,6 +5,9 @@
 FrontDoor::FrontDoor(const RequestMeter::Limits &limits, QObject *parent)
     : QTcpServer(parent), m_limits(limits)
 {
+    // A herd of 200 identical requests connects at once; Qt's default backlog of 50 drops the rest's
+    // SYNs and each of those clients waits a 1 s retransmit (tst_singleflight, herdArriving...).
+    setListenBacklogSize(1024);
 }
 
 void FrontDoor::incomingConnection(qintptr socketDescriptor)

@@ -1,10 +1,10 @@
 #include "metrics.h"
 
-#include "callrecord.h"
-#include "circuitbreaker.h"
-
 #include <QJsonArray>
 #include <QLocale>
+
+#include "callrecord.h"
+#include "circuitbreaker.h"
 
 using namespace Qt::StringLiterals;
 

@@ -1,12 +1,12 @@
 #pragma once
 
+#include <array>
+
 #include <QByteArray>
 #include <QJsonObject>
 #include <QList>
 #include <QMap>
 #include <QPair>
-
-#include <array>
 
 struct BreakerTransition;
 struct CallRecord;

@@ -1,11 +1,11 @@
 #include "pricetable.h"
 
-#include "usage.h"
-
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLoggingCategory>
+
+#include "usage.h"
 
 Q_LOGGING_CATEGORY(lcPrices, "breakwater.prices", QtInfoMsg)
 

@@ -1,9 +1,9 @@
 #pragma once
 
+#include <optional>
+
 #include <QHash>
 #include <QString>
-
-#include <optional>
 
 struct Usage;
 

@@ -45,4 +45,8 @@ struct ProxyConfig
     int breakerFailures = defaults::kBreakerFailures;
     std::chrono::milliseconds breakerCooldown = defaults::kBreakerCooldown;
     std::chrono::milliseconds breakerProbeInterval = defaults::kBreakerProbeInterval;
+    double maxSpendUsd = 0;             // per calendar day (local time); 0 = no cap
+    double spentTodayAtStartUsd = 0;    // read back from the call log, so a restart keeps the day's spend
+    QString priceFile;
+    bool recordBodies = false;          // --log-bodies: put request and response bodies in the records                  // a user's prices, extending or overriding the built-in table
 };

@@ -5,7 +5,9 @@
 #include "frontdoor.h"
 #include "requestkey.h"
 #include "responsewriter.h"
+#include "spendguard.h"
 #include "upstreampool.h"
+#include "usage.h"
 
 #include <QHttpServerRequest>
 #include <QJsonDocument>
@@ -21,7 +23,7 @@ using namespace Qt::StringLiterals;
 // A route this proxy answers, and in which API's shape.
 struct ProxyRoute
 {
-    enum class Kind { Proxied, PassThrough, Health };
+    enum class Kind { Proxied, PassThrough, Health, Stats };
     QByteArray method;
     QByteArray path;
     Kind kind;
@@ -115,6 +117,8 @@ const QList<ProxyRoute> &routes()
         {"POST", "/v1/messages", Kind::Proxied, ApiStyle::Anthropic},
         {"GET", "/v1/models", Kind::PassThrough, ApiStyle::OpenAI},
         {"GET", "/healthz", Kind::Health, ApiStyle::OpenAI},
+        {"GET", "/metrics", Kind::Stats, ApiStyle::OpenAI},
+        {"GET", "/breakwater/stats", Kind::Stats, ApiStyle::OpenAI},
     };
     return table;
 }
@@ -129,6 +133,10 @@ ProxyServer::ProxyServer(const ProxyConfig &config, const Clock &clock, QObject 
     // OpenAI's base includes /v1 already; Anthropic's does not.
     setUpUpstream(m_openai, "openai", config.openaiUpstream, u"/models"_s);
     setUpUpstream(m_anthropic, "anthropic", config.anthropicUpstream, u"/v1/models"_s);
+    m_spend = new SpendGuard(clock, config.maxSpendUsd, this);
+    m_spend->setSpentToday(config.spentTodayAtStartUsd);
+    connect(this, &ProxyServer::breakerChanged, this,
+            [this](const BreakerTransition &transition) { m_metrics.recordTransition(transition); });
     m_snapshotTimer.setInterval(defaults::kSnapshotInterval);
     connect(&m_snapshotTimer, &QTimer::timeout, this, [this] { Q_EMIT snapshotReady(snapshot()); });
     m_snapshotTimer.start();
@@ -181,6 +189,8 @@ ProxyServer::Upstream &ProxyServer::upstreamFor(const Route &route)
 
 bool ProxyServer::listen(QString *error)
 {
+    if (!m_config.priceFile.isEmpty() && !m_prices.load(m_config.priceFile, error))
+        return false;
     m_frontDoor = new FrontDoor({m_config.maxBodyBytes, m_config.maxHeaderBytes,
                                  m_config.requestReadTimeout, m_config.idleTimeout}, this);
     if (!m_frontDoor->listen(m_config.listenAddress, m_config.listenPort)) {
@@ -230,6 +240,7 @@ bool ProxyServer::handleRequest(const QHttpServerRequest &qtRequest, QTcpSocket 
         case Route::Kind::Health:
             writer.writeComplete(200, {{"Content-Type", "application/json"}}, R"({"status":"ok"})");
             break;
+        case Route::Kind::Stats: answerStats(request, std::move(writer)); break;
         }
         return true;
     }
@@ -265,12 +276,20 @@ CallRecord ProxyServer::newRecord(const Route &route, const IncomingRequest &req
     if (!credential.isEmpty())
         record.credentialFingerprint = fingerprint(credential);
     record.breakerState = "closed";
+    if (m_config.recordBodies)
+        record.requestBody = request.body;
     return record;
 }
 
 HeaderList ProxyServer::ownHeaders(const CallRecord &record) const
 {
-    return {{"x-breakwater-dedup", outcomeName(record.outcome)},
+    // The header says how the answer relates to sharing (miss | joined | hit | bypass); refusals and
+    // errors of our own were not answered from a shared call, so they are misses there, while the
+    // record keeps the finer outcome.
+    QByteArray dedup = "miss";
+    if (record.outcome == Outcome::Joined || record.outcome == Outcome::Hit || record.outcome == Outcome::Bypass)
+        dedup = outcomeName(record.outcome);
+    return {{"x-breakwater-dedup", dedup},
             {"x-breakwater-breaker", record.breakerState},
             {"x-request-id", record.requestId}};
 }
@@ -296,7 +315,7 @@ void ProxyServer::handleProxied(const Route &route, const IncomingRequest &reque
 
     if (wantsNoSharing(request)) {
         record.outcome = Outcome::Bypass;
-        startFlight(route, request, {}, request.body, record, writer);
+        startFlight(route, request, {}, body, record, writer);
         return;
     }
     const QByteArray key = requestKey({route.path, upstream.baseUrl.toEncoded(), credentialOf(request),
@@ -320,7 +339,7 @@ void ProxyServer::handleProxied(const Route &route, const IncomingRequest &reque
         return;
     }
     record.outcome = Outcome::Miss;
-    if (Flight *flight = startFlight(route, request, key, request.body, record, writer))
+    if (Flight *flight = startFlight(route, request, key, body, record, writer))
         m_flights.insert(key, flight);
 }
 
@@ -332,9 +351,22 @@ void ProxyServer::handlePassThrough(const Route &route, const IncomingRequest &r
 }
 
 Flight *ProxyServer::startFlight(const Route &route, const IncomingRequest &request, const QByteArray &key,
-                                 const QByteArray &body, CallRecord &record, ResponseWriter &writer)
+                                 const QJsonObject &body, CallRecord &record, ResponseWriter &writer)
 {
     Upstream &upstream = upstreamFor(route);
+    Admitted admitted;
+    // Spend first, so that a refusal here never uses up the breaker's one trial. The reservation is
+    // the most the call can cost (its input and its max_tokens); it is settled from `usage` after.
+    if (m_spend->capped() && !body.isEmpty()) {
+        admitted.estimateUsd = m_prices.maxCost(record.model, estimateInputTokens(request.body),
+                                                requestedMaxTokens(body)).value_or(0);
+        admitted.reservation = m_spend->reserve(admitted.estimateUsd);
+        if (!admitted.reservation) {
+            record.outcome = Outcome::SpendRefused;
+            answerError(route.style, m_spend->refusal(), record, std::move(writer));
+            return nullptr;
+        }
+    }
     const CircuitBreaker::Admission admission = upstream.breaker->admit();
     record.breakerState = breakerStateName(upstream.breaker->state());
     if (admission.verdict == CircuitBreaker::Admission::Verdict::Refuse) {
@@ -346,9 +378,11 @@ Flight *ProxyServer::startFlight(const Route &route, const IncomingRequest &requ
                            .arg(admission.retryAfterSeconds)};
         error.retryAfterSeconds = admission.retryAfterSeconds;
         answerError(route.style, error, record, std::move(writer));
+        if (admitted.reservation)
+            m_spend->release(*admitted.reservation);
         return nullptr;
     }
-    const bool trial = admission.verdict == CircuitBreaker::Admission::Verdict::Trial;
+    admitted.trial = admission.verdict == CircuitBreaker::Admission::Verdict::Trial;
     upstream.probe->rememberCredentials(request.headers);
 
     QUrl url = upstream.baseUrl;
@@ -363,35 +397,49 @@ Flight *ProxyServer::startFlight(const Route &route, const IncomingRequest &requ
     if (!request.query.isEmpty())
         url.setQuery(QString::fromUtf8(request.query), QUrl::StrictMode);
 
-    UpstreamRequest call{request.method, url, forwardHeaders(request), body, m_config.upstreamTimeout};
+    UpstreamRequest call{request.method, url, forwardHeaders(request), request.body, m_config.upstreamTimeout};
     const double timeoutSeconds = std::chrono::duration<double>(m_config.upstreamTimeout).count();
     auto *flight = new Flight(key, route.style, timeoutSeconds, m_clock, this);
+    flight->setModel(record.model);
+    flight->setRecordBodies(m_config.recordBodies);
     UpstreamCall *upstreamCall = upstream.pool->submit(call, flight);
     if (!upstreamCall) {
         delete flight;
-        if (trial)
+        if (admitted.trial)
             upstream.breaker->abandonTrial();
+        if (admitted.reservation)
+            m_spend->release(*admitted.reservation);
         record.outcome = Outcome::Error;
         answerError(route.style, ApiError::queueFull(m_config.maxQueued), record, std::move(writer));
         return nullptr;
     }
     flight->follow(upstreamCall);
-    connect(flight, &Flight::upstreamFinished, this, [this, &upstream, trial](Flight *finished) {
-        onFlightFinished(finished, upstream, trial);
+    connect(flight, &Flight::upstreamFinished, this, [this, &upstream, admitted](Flight *finished) {
+        onFlightFinished(finished, upstream, admitted);
     });
     connect(flight, &Flight::riderFinished, this, &ProxyServer::publish);
     flight->addRider({std::move(writer), record, ownHeaders(record)});
     return flight;
 }
 
-void ProxyServer::onFlightFinished(Flight *flight, Upstream &upstream, bool trial)
+void ProxyServer::onFlightFinished(Flight *flight, Upstream &upstream, const Admitted &admitted)
 {
+    const bool trial = admitted.trial;
+    // What the call cost, from the upstream's own `usage` (streams included); unknown stays unknown.
+    const Usage usage = flight->status() >= 200 && flight->status() < 300
+        ? parseUsage(flight->style(), flight->body(), flight->isStreaming()) : Usage{};
+    const std::optional<double> cost = usage.known() ? m_prices.cost(flight->model(), usage) : std::nullopt;
+    flight->setUsage(usage, cost);
+    if (admitted.reservation)
+        m_spend->settle(*admitted.reservation, cost.value_or(usage.known() ? admitted.estimateUsd : 0));
+
     // The entry leaves the table before the riders are released (Go's singleflight order).
     if (!flight->key().isEmpty()) {
         m_flights.remove(flight->key(), flight);
         if (flight->isCacheable())
             m_cache.store(flight->key(), {flight->status(), flight->headers(), flight->body(),
-                                          flight->isStreaming()});
+                                          flight->isStreaming(), cost.value_or(-1), usage.inputTokens,
+                                          usage.outputTokens, usage.cachedTokens});
     }
     // The breaker hears each upstream call once, however many riders shared it.
     if (flight->result().failure == UpstreamFailure::Shutdown)
@@ -418,6 +466,11 @@ void ProxyServer::answerFromCache(const CachedAnswer &answer, CallRecord record,
         writer.writeComplete(answer.status, headers, answer.body);
     }
     record.costSavedUsd = answer.costUsd > 0 ? answer.costUsd : 0;
+    record.inputTokens = answer.inputTokens;
+    record.outputTokens = answer.outputTokens;
+    record.cachedTokens = answer.cachedTokens;
+    if (m_config.recordBodies)
+        record.responseBody = answer.body;
     record.endAtMs = m_clock.wallMs();
     publish(record);
 }
@@ -436,7 +489,35 @@ void ProxyServer::publish(CallRecord record)
 {
     if (record.endAtMs == 0)
         record.endAtMs = m_clock.wallMs();
+    m_metrics.record(record);
     qCDebug(lcProxy) << record.requestId << record.route << outcomeName(record.outcome) << record.status
                      << record.totalMs() << "ms";
     Q_EMIT callCompleted(record);
+}
+
+Metrics::Gauges ProxyServer::gauges()
+{
+    Metrics::Gauges gauges;
+    for (const Upstream *upstream : {&m_openai, &m_anthropic}) {
+        gauges.upstreams.append({upstream->name, upstream->pool->running(), upstream->pool->queued(),
+                                 breakerStateName(upstream->breaker->state())});
+    }
+    gauges.flightsInProgress = m_flights.size();
+    gauges.cacheEntries = m_cache.count();
+    gauges.cacheBytes = m_cache.bytes();
+    gauges.spentTodayUsd = m_spend->spentToday();
+    gauges.reservedUsd = m_spend->reservedNow();
+    gauges.spendCapUsd = m_spend->cap();
+    return gauges;
+}
+
+void ProxyServer::answerStats(const IncomingRequest &request, ResponseWriter writer)
+{
+    if (request.path == "/metrics") {
+        writer.writeComplete(200, {{"Content-Type", "text/plain; version=0.0.4; charset=utf-8"}},
+                             m_metrics.prometheusText(gauges()));
+    } else {
+        writer.writeComplete(200, {{"Content-Type", "application/json"}},
+                             QJsonDocument(m_metrics.statsJson(gauges())).toJson(QJsonDocument::Compact));
+    }
 }

@@ -6,6 +6,8 @@
 #include "circuitbreaker.h"
 #include "clock.h"
 #include "flighttable.h"
+#include "metrics.h"
+#include "pricetable.h"
 #include "proxyconfig.h"
 #include "proxysnapshot.h"
 
@@ -20,6 +22,7 @@ class Flight;
 struct ProxyRoute;
 class FrontDoor;
 class ResponseWriter;
+class SpendGuard;
 class UpstreamPool;
 
 // One client request, copied out of Qt's request object at once: in Qt 6.4 that object belongs to
@@ -46,7 +49,7 @@ public:
     explicit ProxyServer(const ProxyConfig &config, const Clock &clock, QObject *parent = nullptr);
     ~ProxyServer() override;
 
-    // Binds the front door; on failure returns false and says why.
+    // Loads the user's price file (if any) and binds the front door; on failure returns false and says why.
     bool listen(QString *error);
     quint16 port() const;
     QString baseUrl() const;   // http://HOST:PORT/v1
@@ -66,6 +69,7 @@ public:
     const Upstream &anthropic() const { return m_anthropic; }
     const AnswerCache &cache() const { return m_cache; }
     int flightsInProgress() const { return m_flights.size(); }
+    SpendGuard *spendGuard() const { return m_spend; }
     ProxySnapshot snapshot();
 
 Q_SIGNALS:
@@ -84,10 +88,18 @@ private:
     void handleProxied(const Route &route, const IncomingRequest &request, ResponseWriter writer);
     void handlePassThrough(const Route &route, const IncomingRequest &request, ResponseWriter writer);
     Flight *startFlight(const Route &route, const IncomingRequest &request, const QByteArray &key,
-                        const QByteArray &body, CallRecord &record, ResponseWriter &writer);
+                        const QJsonObject &body, CallRecord &record, ResponseWriter &writer);
     Upstream &upstreamFor(const Route &route);
     void setUpUpstream(Upstream &upstream, const QByteArray &name, const QUrl &baseUrl, const QString &modelsPath);
-    void onFlightFinished(Flight *flight, Upstream &upstream, bool trial);
+    struct Admitted
+    {
+        bool trial = false;               // the breaker's half-open trial
+        std::optional<quint64> reservation;   // spend reserved for this call
+        double estimateUsd = 0;
+    };
+    void onFlightFinished(Flight *flight, Upstream &upstream, const Admitted &admitted);
+    void answerStats(const IncomingRequest &request, ResponseWriter writer);
+    Metrics::Gauges gauges();
     void answerFromCache(const CachedAnswer &answer, CallRecord record, ResponseWriter writer);
     void answerError(ApiStyle style, const ApiError &error, CallRecord record, ResponseWriter writer,
                      const HeaderList &extra = {});
@@ -102,5 +114,8 @@ private:
     Upstream m_anthropic;
     FlightTable m_flights;
     AnswerCache m_cache;
+    PriceTable m_prices;
+    SpendGuard *m_spend = nullptr;
+    Metrics m_metrics;
     QTimer m_snapshotTimer;
 };

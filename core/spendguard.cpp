@@ -1,9 +1,9 @@
 #include "spendguard.h"
 
-#include "clock.h"
-
 #include <QDateTime>
 #include <QLoggingCategory>
+
+#include "clock.h"
 
 Q_LOGGING_CATEGORY(lcSpend, "breakwater.spend", QtInfoMsg)
 

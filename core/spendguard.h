@@ -1,12 +1,12 @@
 #pragma once
 
-#include "apierror.h"
+#include <optional>
 
 #include <QDate>
 #include <QHash>
 #include <QObject>
 
-#include <optional>
+#include "apierror.h"
 
 class Clock;
 

@@ -1,9 +1,9 @@
 #pragma once
 
-#include "apierror.h"
-
 #include <QByteArray>
 #include <QJsonObject>
+
+#include "apierror.h"
 
 // Token counts of one upstream call, read from the `usage` the provider sends back. The spend guard
 // settles with them, the call log stores them, and the price table turns them into dollars.

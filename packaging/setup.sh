@@ -9,6 +9,7 @@ packages=(
     qt6-websockets-dev      # find_package(Qt6 HttpServer) fails without it, though nothing pulls it in
     qt6-charts-dev qt6-svg-dev libqt6sql6-sqlite qt6-qpa-plugins
     fonts-dejavu-core xvfb xauth
+    prometheus              # promtool, to check the /metrics text in the tests
 )
 
 missing=()

@@ -88,6 +88,7 @@ private slots:
     void initTestCase();
     void outage_opensAfterThreeFailures_refusesUntilProbeSeesRecovery();
     void anthropicOutage_refusesWithOverloadedError_openaiUnaffected();
+    void openBreaker_stillServesCachedAnswers();
     void hang_timeoutsCountAsFailuresAndOpen();
     void clientErrorsFromUpstream_neverOpen_data();
     void clientErrorsFromUpstream_neverOpen();
@@ -192,9 +193,39 @@ void TestBreakerOutage::anthropicOutage_refusesWithOverloadedError_openaiUnaffec
     const TestResponse openai = harness.post(kChat, chatBody(u"still fine"_s));
     QCOMPARE(openai.status, 200);
     QCOMPARE(openai.header("x-breakwater-breaker"), "closed"_ba);
-    QTRY_VERIFY_WITH_TIMEOUT(harness.transitions.size() >= 1, kWait);
-    QCOMPARE(harness.transitions.first().upstream, u"anthropic"_s);
-    QCOMPARE(harness.transitions.first().to, BreakerState::Open);
+
+    // Its own probe (GET /v1/models on the Anthropic base) sees the provider back.
+    QTRY_COMPARE_WITH_TIMEOUT(harness.transitions.size(), 2, kWait);
+    const TestResponse trial = harness.post(kMessages, messagesBody(u"claude trial"_s), kAnthropicAuth);
+    QCOMPARE(trial.status, 200);
+    QCOMPARE(trial.header("x-breakwater-breaker"), "half-open"_ba);
+    QTRY_COMPARE_WITH_TIMEOUT(harness.transitions.size(), 3, kWait);
+    const QList<BreakerState> to{BreakerState::Open, BreakerState::HalfOpen, BreakerState::Closed};
+    for (qsizetype i = 0; i < to.size(); ++i) {
+        QCOMPARE(harness.transitions[i].upstream, u"anthropic"_s);
+        QCOMPARE(harness.transitions[i].to, to[i]);
+    }
+    QVERIFY(harness.transitions[1].reason.contains(u"probe"_s));
+}
+
+void TestBreakerOutage::openBreaker_stillServesCachedAnswers()
+{
+    // The breaker guards the provider, not the cache: an answer that costs no upstream call is given.
+    ProxyHarness harness(smallBreaker);
+    const QByteArray kept = chatBody(u"answered before the outage"_s);
+    const TestResponse before = harness.post(kChat, kept);
+    QCOMPARE(before.status, 200);
+    harness.mock()->setMode(MockProvider::Mode::Error503);
+    for (int i = 0; i < 3; ++i)
+        QCOMPARE(harness.post(kChat, chatBody(u"fail %1"_s.arg(i))).status, 503);
+    QCOMPARE(openaiBreakerState(harness), BreakerState::Open);
+    const TestResponse hit = harness.post(kChat, kept);
+    QCOMPARE(hit.status, 200);
+    QCOMPARE(hit.header("x-breakwater-dedup"), "hit"_ba);
+    QCOMPARE(hit.header("x-breakwater-breaker"), "open"_ba);
+    QCOMPARE(hit.body, before.body);
+    QVERIFY(checkRefusal(harness.post(kChat, chatBody(u"new while open"_s))) > 0);
+    QCOMPARE(harness.mock()->callCount(u"/v1/chat/completions"_s), 1 + 3);
 }
 
 void TestBreakerOutage::hang_timeoutsCountAsFailuresAndOpen()
@@ -262,7 +293,7 @@ void TestBreakerOutage::herdOnOneFailedCall_countsOnce_thenWholeHerdRefused()
         for (int i = 0; i < kHerd; ++i)
             herd.append(harness.start(kChat, chatBody(u"herd round %1"_s.arg(round))));
         QTRY_COMPARE_WITH_TIMEOUT(ridersWaiting(harness), kHerd, kWait);
-        QCOMPARE(harness.mock()->heldCount(), 1);
+        QTRY_COMPARE_WITH_TIMEOUT(harness.mock()->heldCount(), 1, kWait);
         harness.mock()->releaseHeld();
         QTRY_VERIFY_WITH_TIMEOUT(allFinished(herd), kWait);
         for (const TestCall *call : herd)
@@ -283,8 +314,7 @@ void TestBreakerOutage::herdOnOneFailedCall_countsOnce_thenWholeHerdRefused()
     QTRY_VERIFY_WITH_TIMEOUT(allFinished(refusedHerd), kWait);
     for (const TestCall *call : refusedHerd)
         QVERIFY(checkRefusal(call->response()) > 0);
-    QCOMPARE(harness.mock()->heldCount(), 0);
-    QCOMPARE(harness.mock()->callCount(u"/v1/chat/completions"_s), 3);
+    QCOMPARE(harness.mock()->callCount(u"/v1/chat/completions"_s), 3);   // (the gate may hold a probe)
     QCOMPARE(harness.onProxyThread<int>([](ProxyServer *p) { return p->flightsInProgress(); }), 0);
 }
 
@@ -297,8 +327,8 @@ void TestBreakerOutage::halfOpen_onlyTheTrialAndItsRidersReachUpstream()
         QCOMPARE(harness.post(kChat, chatBody(u"fail %1"_s.arg(i))).status, 503);
     QCOMPARE(openaiBreakerState(harness), BreakerState::Open);
     harness.mock()->setMode(MockProvider::Mode::Ok);
-    harness.mock()->setHoldAnswers(true);
     QTRY_COMPARE_WITH_TIMEOUT(openaiBreakerState(harness), BreakerState::HalfOpen, kWait);   // via the probe
+    harness.mock()->setHoldAnswers(true);   // only now: the gate would hold the probe too
 
     TestCall *trial = harness.start(kChat, chatBody(u"the trial"_s));
     QTRY_COMPARE_WITH_TIMEOUT(harness.mock()->heldCount(), 1, kWait);

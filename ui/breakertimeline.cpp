@@ -14,8 +14,6 @@ constexpr int kNameWidth = 92;
 constexpr int kTop = 8;
 constexpr int kRowHeight = 26;
 constexpr int kRowGap = 10;
-constexpr int kAxisHeight = 22;
-constexpr int kLegendHeight = 20;
 constexpr int kMarkerReach = 5;   // pixels either side of a transition tick that show its tooltip
 } // namespace
 
@@ -23,14 +21,20 @@ BreakerTimeline::BreakerTimeline(QWidget *parent)
     : QWidget(parent)
 {
     setMouseTracking(true);
-    setMinimumHeight(kTop + kRowHeight + kAxisHeight + kLegendHeight + 8);
-    setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Preferred);
+    setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
 }
 
 QSize BreakerTimeline::sizeHint() const
 {
-    const int rows = std::max<qsizetype>(m_rows.size(), 2);
-    return {480, kTop + int(rows) * (kRowHeight + kRowGap) + kAxisHeight + kLegendHeight + 4};
+    // Rows, then the axis labels, then the legend, each a line of text high.
+    const int rows = int(std::max<qsizetype>(m_rows.size(), 2));
+    const int line = fontMetrics().height();
+    return {480, kTop + rows * (kRowHeight + kRowGap) - kRowGap + 4 + 5 + line + 10 + line + 6};
+}
+
+QSize BreakerTimeline::minimumSizeHint() const
+{
+    return {240, sizeHint().height()};
 }
 
 void BreakerTimeline::refresh(const DashboardModel &model, qint64 fromMs, qint64 toMs)
@@ -94,15 +98,18 @@ QString BreakerTimeline::toolTipAt(const QPoint &position) const
         const QRect rect = rowRect(r).adjusted(0, -4, 0, 4);
         if (!rect.contains(position))
             continue;
-        // A transition under the pointer wins over the band it bounds.
+        // Transitions under the pointer win over the band they bound (several can share a pixel:
+        // a probe's half-open and the trial's close are often milliseconds apart).
+        QStringList near;
         for (const BreakerTransition &transition : row.transitions) {
             if (std::abs(xFor(transition.atMs) - position.x()) <= kMarkerReach) {
-                return u"%1  %2: %3 → %4\n%5"_s.arg(dashboardstyle::formatClock(transition.atMs), row.upstream,
-                                                    dashboardstyle::breakerLabel(transition.from),
-                                                    dashboardstyle::breakerLabel(transition.to),
-                                                    transition.reason);
+                near << u"%1  %2: %3 → %4\n%5"_s.arg(dashboardstyle::formatClock(transition.atMs), row.upstream,
+                                                      dashboardstyle::breakerLabel(transition.from),
+                                                      dashboardstyle::breakerLabel(transition.to), transition.reason);
             }
         }
+        if (!near.isEmpty())
+            return near.join(u"\n\n"_s);
         const qint64 at = timeAt(position.x());
         for (const DashboardModel::Band &band : row.bands) {
             if (at >= band.startMs && at <= band.endMs) {
@@ -176,18 +183,18 @@ void BreakerTimeline::paintEvent(QPaintEvent *)
     const QRect axisPlot(plot.left(), plot.top(), plot.width(), plot.height() + 4);
     timeaxis::drawBottom(painter, axisPlot, m_fromMs, m_toMs, std::max(2, plot.width() / 90), true);
 
-    // Legend under the axis.
+    // Legend under the axis labels.
     int x = plot.left();
-    const int y = axisPlot.bottom() + kAxisHeight;
+    const int y = axisPlot.bottom() + 5 + metrics.height() + 10 + metrics.ascent();
     for (const BreakerState state : {BreakerState::Closed, BreakerState::HalfOpen, BreakerState::Open}) {
-        painter.fillRect(QRect(x, y - 10, 12, 12), dashboardstyle::breakerColor(state));
+        painter.fillRect(QRect(x, y - metrics.ascent() + 1, 12, 12), dashboardstyle::breakerColor(state));
         painter.setPen(palette().color(QPalette::Text));
         const QString label = dashboardstyle::breakerLabel(state);
         painter.drawText(x + 16, y, label);
         x += 16 + metrics.horizontalAdvance(label) + 14;
     }
     painter.setPen(QPen(QColor(0x22, 0x22, 0x22), 2));
-    painter.drawLine(x + 4, y - 11, x + 4, y + 1);
+    painter.drawLine(x + 4, y - metrics.ascent(), x + 4, y + 1);
     painter.setPen(palette().color(QPalette::Text));
     painter.drawText(x + 12, y, u"transition (hover for the reason)"_s);
 }

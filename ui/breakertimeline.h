@@ -23,6 +23,7 @@ public:
     int transitionCount() const;
     QString toolTipAt(const QPoint &position) const;
     QSize sizeHint() const override;
+    QSize minimumSizeHint() const override;
 
 protected:
     bool event(QEvent *event) override;

@@ -128,6 +128,15 @@ void DashboardModel::setSnapshot(const ProxySnapshot &snapshot)
     ++m_revision;
 }
 
+void DashboardModel::clear()
+{
+    m_totals = {};
+    m_buckets.clear();
+    m_records.clear();
+    ++m_clearCount;
+    ++m_revision;
+}
+
 int DashboardModel::inFlight() const
 {
     int running = 0;

@@ -57,6 +57,9 @@ public:
     void addRecord(const CallRecord &record);
     void addTransition(const BreakerTransition &transition);
     void setSnapshot(const ProxySnapshot &snapshot);
+    // Starts the request figures afresh (the "Clear" button): totals, buckets and records go. The
+    // breakers' history stays: it is state, not a count, and a timeline with a hole would mislead.
+    void clear();
 
     const Totals &totals() const { return m_totals; }
     const ProxySnapshot &snapshot() const { return m_snapshot; }
@@ -81,6 +84,7 @@ public:
 
     // Bumped by every change, so views redraw only when something happened.
     quint64 revision() const { return m_revision; }
+    quint64 clearCount() const { return m_clearCount; }
     // The newest event time seen (wall ms); the views' clock when no live clock is given.
     qint64 latestEventMs() const { return m_latestEventMs; }
 
@@ -114,5 +118,6 @@ private:
     std::deque<CallRecord> m_records;  // in the order they completed
     quint64 m_recordSequence = 0;
     quint64 m_revision = 0;
+    quint64 m_clearCount = 0;
     qint64 m_latestEventMs = 0;
 };

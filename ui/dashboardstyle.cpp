@@ -38,6 +38,19 @@ QColor breakerColor(BreakerState state)
     return Qt::gray;
 }
 
+QColor upstreamFailureColor()
+{
+    return QColor(0x7a, 0x10, 0x10);
+}
+
+bool isUpstreamFailure(const CallRecord &record)
+{
+    const auto category = DashboardModel::categoryOf(record.outcome);
+    return record.status >= 500 && (category == DashboardModel::Category::Miss
+                                    || category == DashboardModel::Category::Joined
+                                    || category == DashboardModel::Category::Bypass);
+}
+
 QString breakerLabel(BreakerState state)
 {
     return QString::fromLatin1(breakerStateName(state));
@@ -90,7 +103,9 @@ QString formatUsd(double usd, bool known)
 {
     if (!known)
         return u"–"_s;
-    return u"$"_s + QString::number(usd, 'f', usd >= 100 ? 2 : 4);
+    // Single calls to small models cost millionths of a dollar: keep them visible.
+    const int decimals = usd >= 100 ? 2 : (usd >= 0.01 || usd == 0 ? 4 : 6);
+    return u"$"_s + QString::number(usd, 'f', decimals);
 }
 
 QString formatClock(qint64 wallMs, bool withMs)

@@ -15,6 +15,9 @@ namespace dashboardstyle {
 QColor outcomeColor(DashboardModel::Category category);
 QColor outcomeColor(Outcome outcome);
 QColor breakerColor(BreakerState state);
+// Marks an answer the upstream failed (5xx relayed to a miss, bypass or its riders).
+QColor upstreamFailureColor();
+bool isUpstreamFailure(const CallRecord &record);
 QString breakerLabel(BreakerState state);   // closed, half-open, open
 
 QIcon appIcon();

@@ -69,7 +69,7 @@ DashboardWindow::DashboardWindow(DashboardModel *model, QWidget *parent)
     m_requests = new RequestPanel;
 
     m_barsChoice = new QComboBox;
-    for (const int bars : {20, 50, 100, 200})
+    for (const int bars : {20, 40, 100, 200})
         m_barsChoice->addItem(u"last %1 requests"_s.arg(bars), bars);
     m_barsChoice->setCurrentIndex(3);
     connect(m_barsChoice, &QComboBox::currentIndexChanged, this, [this] {
@@ -123,6 +123,13 @@ void DashboardWindow::buildToolBar()
     m_pauseAction->setToolTip(u"Freeze the live view; events are still collected"_s);
     connect(m_pauseAction, &QAction::toggled, this, &DashboardWindow::setPaused);
 
+    QAction *clear = bar->addAction(u"Clear"_s);
+    clear->setToolTip(u"Start the figures, outcome charts and table afresh (breaker history stays)"_s);
+    connect(clear, &QAction::triggered, this, [this] {
+        m_model->clear();
+        redraw();
+    });
+
     bar->addSeparator();
     bar->addWidget(new QLabel(u" Window "_s));
     m_windowChoice = new QComboBox;
@@ -168,6 +175,13 @@ void DashboardWindow::setPaused(bool paused)
     setWindowTitle(paused ? u"Breakwater (paused)"_s : u"Breakwater"_s);
     if (!paused)
         redraw();
+}
+
+void DashboardWindow::setStaircaseBars(int bars)
+{
+    const int index = m_barsChoice->findData(bars);
+    if (index >= 0)
+        m_barsChoice->setCurrentIndex(index);
 }
 
 void DashboardWindow::setProxyInfo(const QString &baseUrl, bool demo)

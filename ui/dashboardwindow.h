@@ -37,6 +37,7 @@ public:
     void setWindowMs(qint64 windowMs);   // 1, 5 or 15 minutes
     qint64 windowMs() const { return m_windowMs; }
     void setPaused(bool paused);
+    void setStaircaseBars(int bars);   // 20, 40, 100 or 200 newest requests
     bool isPaused() const { return m_paused; }
     // Base URL and mode for the status bar; the demo's actions for the Demo menu (may be null).
     void setProxyInfo(const QString &baseUrl, bool demo);

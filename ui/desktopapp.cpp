@@ -67,19 +67,22 @@ ProxyConfig withSavedDesktopSettings(const ProxyConfig &config, const QStringLis
     return withSavedSettings(config, arguments, settings);
 }
 
-int runDesktop(ProxyServer *proxy, MockProvider *mock, const ProxyConfig &config, const QStringList &arguments)
+void connectProxyToModel(ProxyServer *proxy, DashboardModel *model)
 {
-    setIdentity();
     qRegisterMetaType<CallRecord>();
     qRegisterMetaType<BreakerTransition>();
     qRegisterMetaType<ProxySnapshot>();
+    QObject::connect(proxy, &ProxyServer::callCompleted, model, &DashboardModel::addRecord, Qt::QueuedConnection);
+    QObject::connect(proxy, &ProxyServer::breakerChanged, model, &DashboardModel::addTransition, Qt::QueuedConnection);
+    QObject::connect(proxy, &ProxyServer::snapshotReady, model, &DashboardModel::setSnapshot, Qt::QueuedConnection);
+}
 
+int runDesktop(ProxyServer *proxy, MockProvider *mock, const ProxyConfig &config, const QStringList &arguments)
+{
+    setIdentity();
     // Declared in order of need; destroyed in reverse: tray, demo, window, then the model.
     DashboardModel model;
-    // Queued: the proxy emits on its own thread and must never wait for the GUI.
-    QObject::connect(proxy, &ProxyServer::callCompleted, &model, &DashboardModel::addRecord, Qt::QueuedConnection);
-    QObject::connect(proxy, &ProxyServer::breakerChanged, &model, &DashboardModel::addTransition, Qt::QueuedConnection);
-    QObject::connect(proxy, &ProxyServer::snapshotReady, &model, &DashboardModel::setSnapshot, Qt::QueuedConnection);
+    connectProxyToModel(proxy, &model);
 
     const QString openaiBase = proxy->baseUrl();
     QString anthropicBase = openaiBase;

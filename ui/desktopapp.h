@@ -6,6 +6,7 @@
 
 #include <QStringList>
 
+class DashboardModel;
 class MockProvider;
 class ProxyServer;
 class QCoreApplication;
@@ -22,6 +23,10 @@ std::unique_ptr<QCoreApplication> createApplication(int &argc, char **argv, bool
 
 // The settings saved from the dashboard (QSettings), under the options given on the command line.
 ProxyConfig withSavedDesktopSettings(const ProxyConfig &config, const QStringList &arguments);
+
+// Feeds the proxy's events to the model, queued: the proxy emits on its own thread and must never
+// wait for the GUI.
+void connectProxyToModel(ProxyServer *proxy, DashboardModel *model);
 
 // Builds the dashboard, the tray (where one exists) and, with a mock, the demo scenarios; wires the
 // proxy's events to them (queued: the proxy lives on its own thread) and runs the event loop.

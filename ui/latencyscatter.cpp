@@ -1,8 +1,7 @@
 #include "latencyscatter.h"
 
-#include <cmath>
-
 #include <QChart>
+#include <QDateTime>
 #include <QDateTimeAxis>
 #include <QScatterSeries>
 #include <QValueAxis>
@@ -45,6 +44,15 @@ LatencyScatter::LatencyScatter(QWidget *parent)
         series->attachAxis(m_latencyAxis);
         m_series.append(series);
     }
+    m_failures = new QScatterSeries;
+    m_failures->setName(u"upstream 5xx"_s);
+    m_failures->setMarkerShape(QScatterSeries::MarkerShapeRectangle);
+    m_failures->setMarkerSize(8);
+    m_failures->setColor(dashboardstyle::upstreamFailureColor());
+    m_failures->setBorderColor(dashboardstyle::upstreamFailureColor());
+    chart->addSeries(m_failures);
+    m_failures->attachAxis(m_timeAxis);
+    m_failures->attachAxis(m_latencyAxis);
     setChart(chart);
     setRenderHint(QPainter::Antialiasing);
     setMinimumSize(360, 200);
@@ -53,6 +61,7 @@ LatencyScatter::LatencyScatter(QWidget *parent)
 void LatencyScatter::refresh(const DashboardModel &model, qint64 fromMs, qint64 toMs)
 {
     QList<QList<QPointF>> points(DashboardModel::kCategoryCount);
+    QList<QPointF> failures;
     double slowest = 0;
     int taken = 0;
     const auto &records = model.records();
@@ -61,17 +70,24 @@ void LatencyScatter::refresh(const DashboardModel &model, qint64 fromMs, qint64 
         if (it->receivedAtMs < fromMs || it->receivedAtMs > toMs)
             continue;
         const double seconds = double(it->totalMs()) / 1000.0;
-        points[int(DashboardModel::categoryOf(it->outcome))].append({double(it->receivedAtMs), seconds});
+        const QPointF point(double(it->receivedAtMs), seconds);
+        if (dashboardstyle::isUpstreamFailure(*it))
+            failures.append(point);
+        else
+            points[int(DashboardModel::categoryOf(it->outcome))].append(point);
         slowest = std::max(slowest, seconds);
         ++taken;
     }
     for (int i = 0; i < DashboardModel::kCategoryCount; ++i)
         m_series[i]->replace(points[i]);
+    m_failures->replace(failures);
     m_timeAxis->setRange(QDateTime::fromMSecsSinceEpoch(fromMs), QDateTime::fromMSecsSinceEpoch(toMs));
-    // Whole seconds above the slowest dot (half seconds below 2 s), so the axis moves in steps.
-    const double ceiling = slowest < 2 ? std::max(0.5, std::ceil(slowest * 2.2) / 2) : std::ceil(slowest * 1.1);
-    if (m_latencyAxis->max() != ceiling)
-        m_latencyAxis->setRange(0, ceiling);
+    // Rescale only when the slowest dot leaves the axis or shrinks well below it (no twitching).
+    const double top = std::max(slowest * 1.15, 0.5);
+    if (slowest > m_latencyAxis->max() || top < m_latencyAxis->max() / 3) {
+        m_latencyAxis->setRange(0, top);
+        m_latencyAxis->applyNiceNumbers();
+    }
 }
 
 int LatencyScatter::pointCount() const
@@ -79,5 +95,5 @@ int LatencyScatter::pointCount() const
     int count = 0;
     for (const QScatterSeries *series : m_series)
         count += int(series->count());
-    return count;
+    return count + int(m_failures->count());
 }

@@ -25,6 +25,7 @@ public:
 
 private:
     QList<QScatterSeries *> m_series;   // one per outcome category
+    QScatterSeries *m_failures = nullptr;   // 5xx answers from upstream, whatever their outcome
     QDateTimeAxis *m_timeAxis = nullptr;
     QValueAxis *m_latencyAxis = nullptr;
 };

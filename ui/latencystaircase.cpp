@@ -15,7 +15,7 @@ using namespace Qt::StringLiterals;
 namespace {
 constexpr int kLeft = 44;
 constexpr int kRight = 64;        // room for the last bar's duration label
-constexpr int kLegendHeight = 22;
+constexpr int kLegendHeight = 40;   // two lines: outcomes, then the parts of a bar
 constexpr int kAxisHeight = 22;
 constexpr int kMaxRowHeight = 18;
 
@@ -60,10 +60,8 @@ void LatencyStaircase::refresh(const DashboardModel &model)
         switch (record.outcome) {
         case Outcome::Miss:
         case Outcome::Bypass:
-            // The pool thread's start ends the queue wait; without it the recorded wait is all we know.
-            bar.upstreamFromMs = record.upstreamStartAtMs > 0
-                ? std::clamp(record.upstreamStartAtMs, record.receivedAtMs, end)
-                : std::min(record.receivedAtMs + std::max<qint64>(record.queueWaitMs, 0), end);
+            // The pool's measured queue wait; the rest of the bar is the upstream exchange.
+            bar.upstreamFromMs = std::min(record.receivedAtMs + std::max<qint64>(record.queueWaitMs, 0), end);
             break;
         case Outcome::Joined:
             bar.joined = true;
@@ -147,7 +145,7 @@ void LatencyStaircase::paintLegend(QPainter &painter, const QRect &area)
 {
     const QFontMetrics metrics(font());
     int x = area.left();
-    const int y = area.top() + 4;
+    int y = area.top() + 4;
     const auto swatch = [&](const QBrush &fill, const QBrush &overlay, const QString &label) {
         painter.fillRect(QRect(x, y, 14, 12), fill);
         if (overlay.style() != Qt::NoBrush)
@@ -160,13 +158,15 @@ void LatencyStaircase::paintLegend(QPainter &painter, const QRect &area)
         const auto category = DashboardModel::Category(i);
         swatch(dashboardstyle::outcomeColor(category), Qt::NoBrush, DashboardModel::categoryName(category));
     }
-    x += 8;
+    x = area.left();
+    y += metrics.height() + 2;
     const QColor grey(0x70, 0x70, 0x70);
     swatch(grey.lighter(170), hatch(grey), u"queue wait"_s);
     QColor tint = grey;
     tint.setAlpha(110);
     swatch(tint, Qt::NoBrush, u"joined wait"_s);
     swatch(grey, Qt::NoBrush, u"upstream"_s);
+    swatch(dashboardstyle::upstreamFailureColor(), Qt::NoBrush, u"5xx answer"_s);
 }
 
 void LatencyStaircase::paintEvent(QPaintEvent *)
@@ -198,7 +198,7 @@ void LatencyStaircase::paintEvent(QPaintEvent *)
         const double top = plot.top() + i * rowHeight;
         const double h = std::max(rowHeight - gap, 1.0);
         const double start = xFor(r.receivedAtMs);
-        const double end = std::max(xFor(std::max(r.endAtMs, r.receivedAtMs)), start + 1.5);   // always visible
+        const double end = std::max(xFor(std::max(r.endAtMs, r.receivedAtMs)), start + 3.0);   // a 1 ms answer still shows
         if (bar.joined) {
             QColor tint = colour;
             tint.setAlpha(130);
@@ -214,10 +214,14 @@ void LatencyStaircase::paintEvent(QPaintEvent *)
             }
             painter.fillRect(QRectF(split, top, end - split, h), colour);
         }
+        // A failed upstream answer ends in a dark red cap, so the 5 failures before a breaker
+        // opens stand out from the successes of the same colour.
+        if (dashboardstyle::isUpstreamFailure(r))
+            painter.fillRect(QRectF(end, top, 4, h), dashboardstyle::upstreamFailureColor());
         // With few bars there is room to print each one's total at its end.
         if (rowHeight >= metrics.height()) {
             painter.setPen(palette().color(QPalette::Text));
-            painter.drawText(QPointF(end + 4, top + (h + metrics.ascent() - metrics.descent()) / 2),
+            painter.drawText(QPointF(end + 6, top + (h + metrics.ascent() - metrics.descent()) / 2),
                              dashboardstyle::formatDuration(r.totalMs()));
         }
     }

@@ -5,30 +5,12 @@
 
 #include <QAreaSeries>
 #include <QChart>
+#include <QDateTime>
 #include <QDateTimeAxis>
 #include <QLineSeries>
 #include <QValueAxis>
 
-#include <cmath>
-
 using namespace Qt::StringLiterals;
-
-namespace {
-
-// A round upper bound for the rate axis (1, 2, 5, 10, 20, 50 ...), so it does not twitch.
-double niceCeiling(double value)
-{
-    if (value <= 1)
-        return 1;
-    const double magnitude = std::pow(10.0, std::floor(std::log10(value)));
-    for (const double step : {1.0, 2.0, 5.0, 10.0}) {
-        if (value <= step * magnitude)
-            return step * magnitude;
-    }
-    return 10 * magnitude;
-}
-
-} // namespace
 
 OutcomeChart::OutcomeChart(QWidget *parent)
     : QChartView(parent)
@@ -52,9 +34,10 @@ OutcomeChart::OutcomeChart(QWidget *parent)
     for (int i = 0; i < DashboardModel::kCategoryCount; ++i) {
         const auto category = DashboardModel::Category(i);
         // The area series does not own its edges; the view does, and outlives the chart's areas.
+        // Each band's lower edge is the band below's upper edge (the first one's is the axis), so
+        // one list of points per outcome serves two areas.
         auto *upper = new QLineSeries(this);
-        auto *lower = new QLineSeries(this);
-        auto *area = new QAreaSeries(upper, lower);
+        auto *area = new QAreaSeries(upper, m_upper.isEmpty() ? nullptr : m_upper.last());
         area->setName(DashboardModel::categoryName(category));
         const QColor colour = dashboardstyle::outcomeColor(category);
         area->setColor(colour);
@@ -63,7 +46,6 @@ OutcomeChart::OutcomeChart(QWidget *parent)
         area->attachAxis(m_timeAxis);
         area->attachAxis(m_rateAxis);
         m_upper.append(upper);
-        m_lower.append(lower);
         m_areas.append(area);
     }
     setChart(chart);
@@ -77,7 +59,7 @@ qint64 OutcomeChart::bucketMsFor(qint64 windowMs)
         return 1000;
     if (windowMs <= 5 * 60'000)
         return 2000;
-    return 5000;
+    return 6000;   // 150 buckets: at most 6 x 302 points however busy the 15 minutes were
 }
 
 void OutcomeChart::refresh(const DashboardModel &model, qint64 fromMs, qint64 toMs)
@@ -113,23 +95,23 @@ void OutcomeChart::refresh(const DashboardModel &model, qint64 fromMs, qint64 to
             return points;
         };
         m_upper[c]->replace(stepPoints(top));
-        m_lower[c]->replace(stepPoints(below));
         for (const double value : top)
             m_peakRate = std::max(m_peakRate, value);
         below = top;
     }
     m_timeAxis->setRange(QDateTime::fromMSecsSinceEpoch(fromMs), QDateTime::fromMSecsSinceEpoch(toMs));
-    const double ceiling = niceCeiling(m_peakRate * 1.1);
-    if (m_rateAxis->max() != ceiling)
-        m_rateAxis->setRange(0, ceiling);
+    // Rescale only when the peak leaves the axis or shrinks well below it, so the axis does not twitch.
+    const double top = std::max(m_peakRate * 1.15, 1.0);
+    if (m_peakRate > m_rateAxis->max() || top < m_rateAxis->max() / 3) {
+        m_rateAxis->setRange(0, top);
+        m_rateAxis->applyNiceNumbers();
+    }
 }
 
 int OutcomeChart::pointCount() const
 {
     int count = 0;
     for (const QLineSeries *series : m_upper)
-        count += int(series->count());
-    for (const QLineSeries *series : m_lower)
         count += int(series->count());
     return count;
 }

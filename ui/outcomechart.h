@@ -10,9 +10,9 @@ class QLineSeries;
 class QValueAxis;
 
 // "Outcomes over time": miss, joined, hit, bypass, refused and error per second, stacked, over the
-// chosen window. Buckets widen with the window (1 s for 1 min, 2 s for 5 min, 5 s for 15 min) so
-// a series never holds more than about 2 x 180 points, and each series is set with replace() in one
-// go (append() is quadratic in Qt Charts 6.4).
+// chosen window. Buckets widen with the window (1 s for 1 min, 2 s for 5 min, 6 s for 15 min) so a
+// series never holds more than 2 x 150 + 2 points (under 2k in all), and each series is set with
+// replace() in one go (append() is quadratic in Qt Charts 6.4).
 class OutcomeChart final : public QChartView
 {
     Q_OBJECT
@@ -27,7 +27,6 @@ public:
 
 private:
     QList<QLineSeries *> m_upper;   // cumulative top edge of each outcome's band
-    QList<QLineSeries *> m_lower;   // the band below's top edge (the axis for the first)
     QList<QAreaSeries *> m_areas;
     QDateTimeAxis *m_timeAxis = nullptr;
     QValueAxis *m_rateAxis = nullptr;

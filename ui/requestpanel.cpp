@@ -163,8 +163,11 @@ void RequestPanel::onSelectionChanged()
 
 QString RequestPanel::describe(const CallRecord &r)
 {
-    const auto field = [](const QString &name, const QString &value) { return name.leftJustified(22) + value + u'\n'; };
-    const auto count = [](qint64 n) { return n < 0 ? u"unknown"_s : QString::number(n); };
+    // -> QString: with QStringBuilder an auto return would dangle on the temporaries.
+    const auto field = [](const QString &name, const QString &value) -> QString {
+        return name.leftJustified(22) + value + u'\n';
+    };
+    const auto count = [](qint64 n) -> QString { return n < 0 ? u"unknown"_s : QString::number(n); };
     QString text;
     text += field(u"request id"_s, QString::fromLatin1(r.requestId));
     text += field(u"outcome"_s, QString::fromLatin1(outcomeName(r.outcome)));

@@ -34,9 +34,16 @@ RequestTableModel::RequestTableModel(QObject *parent)
 void RequestTableModel::syncFrom(const DashboardModel &model)
 {
     const quint64 newest = model.recordSequence();
+    const auto &records = model.records();
+    if (model.clearCount() != m_seenClears) {   // the model started afresh: so does the table
+        m_seenClears = model.clearCount();
+        beginResetModel();
+        m_rows.clear();
+        m_seenSequence = newest - records.size();
+        endResetModel();
+    }
     if (newest == m_seenSequence)
         return;
-    const auto &records = model.records();
     const size_t fresh = std::min<size_t>(std::min<quint64>(newest - m_seenSequence, records.size()), kMaxRows);
     m_seenSequence = newest;
     if (fresh == 0)

@@ -34,4 +34,5 @@ public:
 private:
     std::deque<CallRecord> m_rows;   // newest first
     quint64 m_seenSequence = 0;
+    quint64 m_seenClears = 0;
 };

@@ -1,0 +1,102 @@
+// dashboard_screenshots: runs the real dashboard against a real Breakwater and its mock provider,
+// plays the demo's scenarios (herd, outage, a burst at full concurrency and one at a time) and
+// saves the window after each as a PNG. Not a ctest test: run it under xvfb-run to refresh the
+// README's pictures.
+//
+//   xvfb-run -a dashboard_screenshots OUTPUT_DIR [OUTAGE_TIME_SCALE]
+//
+// The outage is time-scaled (default 0.2: one prompt every 0.4 s for 30 s, 503s from 3 s to
+// 15 s) so a run takes about a minute; the herd and the bursts run at the field test's speed.
+
+#include "dashboardmodel.h"
+#include "dashboardwindow.h"
+#include "democontroller.h"
+#include "desktopapp.h"
+#include "proxyharness.h"
+
+#include <QApplication>
+#include <QDir>
+#include <QSignalSpy>
+#include <QTest>
+
+#include <cstdio>
+
+using namespace Qt::StringLiterals;
+using namespace std::chrono_literals;
+
+namespace {
+
+bool runScenario(DemoController &demo, const std::function<bool()> &start)
+{
+    QSignalSpy finished(demo.scenarios(), &DemoScenarios::finished);
+    if (!start())
+        return false;
+    return finished.wait(10 * 60 * 1000);
+}
+
+void save(DashboardWindow &window, const QString &path)
+{
+    QTest::qWait(1200);   // a redraw tick and the last snapshot
+    window.redraw();
+    if (!window.grab().save(path))
+        std::fprintf(stderr, "cannot write %s\n", qPrintable(path));
+    else
+        std::printf("saved %s\n", qPrintable(path));
+}
+
+} // namespace
+
+int main(int argc, char *argv[])
+{
+    QApplication app(argc, argv);
+    const QString out = argc > 1 ? QString::fromLocal8Bit(argv[1]) : u"docs/screenshots"_s;
+    const double outageScale = argc > 2 ? QString::fromLocal8Bit(argv[2]).toDouble() : 0.2;
+    QDir().mkpath(out);
+
+    // As `breakwater --demo`: the mock answers in 400 ms; the proxy runs with the defaults.
+    ProxyHarness harness([](ProxyConfig &config) { config.upstreamTimeout = 10s; });
+    harness.mock()->setLatency(400ms);
+    DashboardModel model;
+    connectProxyToModel(harness.proxy(), &model);
+    DashboardWindow window(&model);
+    window.setProxyInfo(harness.proxy()->baseUrl(), true);
+    DemoController demo(&model, harness.port(), harness.mock(), harness.config());
+    window.setDemoController(&demo);
+    window.resize(1600, 1000);
+    window.show();
+    window.setWindowMs(60'000);
+    QTest::qWait(500);
+
+    // Each picture starts from a cleared view (the toolbar's Clear), so it shows one scenario.
+    const auto clear = [&] {
+        model.clear();
+        window.redraw();
+    };
+
+    // 1. A herd of 200 identical requests: one upstream call, 199 riders.
+    clear();
+    runScenario(demo, [&] { return demo.scenarios()->start(DemoScenarios::Scenario::Herd); });
+    window.setStaircaseBars(200);
+    save(window, QDir(out).filePath(u"herd.png"_s));
+
+    // 2. An outage in steady traffic (time-scaled): the breaker opens after 5 failures, refuses,
+    //    and closes once the provider answers again.
+    DemoScenarios::Options options = demo.scenarios()->options();
+    options.timeScale = outageScale;
+    demo.scenarios()->setOptions(options);
+    clear();
+    runScenario(demo, [&] { return demo.scenarios()->start(DemoScenarios::Scenario::Outage); });
+    options.timeScale = 1.0;
+    demo.scenarios()->setOptions(options);
+    window.setStaircaseBars(100);
+    save(window, QDir(out).filePath(u"outage.png"_s));
+
+    // 3. Twenty different prompts: a wall at the default concurrency, then a staircase one at a time.
+    clear();
+    runScenario(demo, [&] { return demo.startBurst(harness.config().concurrency); });
+    QTest::qWait(1000);
+    runScenario(demo, [&] { return demo.startBurst(1); });
+    window.setStaircaseBars(40);
+    save(window, QDir(out).filePath(u"staircase.png"_s));
+    return 0;
+}

@@ -1,0 +1,618 @@
+// The dashboard: a recorded sequence of records, breaker transitions and snapshots is fed into the
+// model and the window, and the figures, bands, transitions, staircase bars, table rows and the
+// charts' pixels are checked. Also settings round-trips, the redraw throttle and the tray's gating.
+
+#include "appsettings.h"
+#include "breakertimeline.h"
+#include "dashboardmodel.h"
+#include "dashboardstyle.h"
+#include "dashboardwindow.h"
+#include "desktopapp.h"
+#include "figurespanel.h"
+#include "latencyscatter.h"
+#include "latencystaircase.h"
+#include "outcomechart.h"
+#include "proxyharness.h"
+#include "requestpanel.h"
+#include "settingsdialog.h"
+#include "traycontroller.h"
+
+#include <QApplication>
+#include <QMenu>
+#include <QSettings>
+#include <QSystemTrayIcon>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace Qt::StringLiterals;
+
+namespace {
+
+constexpr qint64 T = 1'800'000'000'000;   // the recording's start (wall ms)
+
+CallRecord record(const QByteArray &id, Outcome outcome, qint64 receivedAt, qint64 endAt, int status = 200)
+{
+    CallRecord r;
+    r.requestId = id;
+    r.route = "/v1/chat/completions";
+    r.upstream = "openai";
+    r.model = u"gpt-4o-mini"_s;
+    r.keyFingerprint = "a1b2c3d4e5f6";
+    r.credentialFingerprint = "0f1e2d3c4b5a";
+    r.outcome = outcome;
+    r.status = status;
+    r.breakerState = "closed";
+    r.receivedAtMs = receivedAt;
+    r.endAtMs = endAt;
+    if (outcome == Outcome::Miss || outcome == Outcome::Bypass) {
+        r.upstreamStartAtMs = receivedAt + 2;
+        r.firstByteAtMs = endAt - 10;
+        r.costUsd = 0.002;
+        r.inputTokens = 12;
+        r.outputTokens = 30;
+    } else if (outcome == Outcome::Joined || outcome == Outcome::Hit) {
+        r.costSavedUsd = 0.002;
+    }
+    return r;
+}
+
+BreakerTransition transition(qint64 at, BreakerState from, BreakerState to, const QString &reason)
+{
+    return {u"openai"_s, at, from, to, reason};
+}
+
+ProxySnapshot snapshot(qint64 at, const QByteArray &openaiState, int running, int queued)
+{
+    ProxySnapshot s;
+    s.atMs = at;
+    s.upstreams = {{"openai", openaiState, running, queued, 64}, {"anthropic", "closed", 0, 0, 64}};
+    return s;
+}
+
+// The recorded sequence: a herd (1 miss + 9 joined), 3 hits, 1 bypass, an outage (5 upstream 503s,
+// the breaker opens, 4 refusals, a probe, a trial that closes it) and one request after it.
+struct Recording
+{
+    QList<CallRecord> records;
+    QList<BreakerTransition> transitions;
+};
+
+Recording recording()
+{
+    Recording rec;
+    rec.records.append(record("herd-0", Outcome::Miss, T + 1000, T + 2500));
+    for (int i = 1; i < 10; ++i)
+        rec.records.append(record("herd-" + QByteArray::number(i), Outcome::Joined, T + 1000 + i * 5, T + 2502));
+    for (int i = 0; i < 3; ++i)
+        rec.records.append(record("hit-" + QByteArray::number(i), Outcome::Hit, T + 3000 + i * 100, T + 3001 + i * 100));
+    rec.records.append(record("bypass-0", Outcome::Bypass, T + 4000, T + 4400));
+    for (int i = 0; i < 5; ++i)
+        rec.records.append(record("fail-" + QByteArray::number(i), Outcome::Miss, T + 6000 + i * 800, T + 6400 + i * 800, 503));
+    rec.transitions.append(transition(T + 9600, BreakerState::Closed, BreakerState::Open,
+                                      u"5 consecutive failures (last: 503)"_s));
+    for (int i = 0; i < 4; ++i)
+        rec.records.append(record("refused-" + QByteArray::number(i), Outcome::BreakerRefused, T + 11000 + i * 2000,
+                                  T + 11001 + i * 2000, 503));
+    rec.transitions.append(transition(T + 20000, BreakerState::Open, BreakerState::HalfOpen, u"probe succeeded"_s));
+    rec.transitions.append(transition(T + 21000, BreakerState::HalfOpen, BreakerState::Closed, u"trial succeeded"_s));
+    rec.records.append(record("after-0", Outcome::Miss, T + 20500, T + 21000));
+    return rec;
+}
+
+void feed(DashboardModel &model, const Recording &rec)
+{
+    model.setSnapshot(snapshot(T, "closed", 0, 0));
+    // Interleave as the proxy would publish them: in order of time.
+    qsizetype t = 0;
+    for (const CallRecord &r : rec.records) {
+        while (t < rec.transitions.size() && rec.transitions[t].atMs <= r.endAtMs)
+            model.addTransition(rec.transitions[t++]);
+        model.addRecord(r);
+    }
+    while (t < rec.transitions.size())
+        model.addTransition(rec.transitions[t++]);
+    model.setSnapshot(snapshot(T + 25000, "closed", 3, 2));
+}
+
+bool containsColour(const QImage &image, const QColor &colour, int tolerance = 8)
+{
+    const QImage rgb = image.convertToFormat(QImage::Format_RGB32);
+    for (int y = 0; y < rgb.height(); ++y) {
+        const auto *line = reinterpret_cast<const QRgb *>(rgb.constScanLine(y));
+        for (int x = 0; x < rgb.width(); ++x) {
+            if (std::abs(qRed(line[x]) - colour.red()) <= tolerance && std::abs(qGreen(line[x]) - colour.green()) <= tolerance
+                && std::abs(qBlue(line[x]) - colour.blue()) <= tolerance)
+                return true;
+        }
+    }
+    return false;
+}
+
+bool singleColour(const QImage &image)
+{
+    const QImage rgb = image.convertToFormat(QImage::Format_RGB32);
+    const QRgb first = rgb.pixel(0, 0);
+    for (int y = 0; y < rgb.height(); ++y) {
+        for (int x = 0; x < rgb.width(); ++x) {
+            if (rgb.pixel(x, y) != first)
+                return false;
+        }
+    }
+    return true;
+}
+
+} // namespace
+
+class TestDashboard final : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void model_countsFiguresFromRecords();
+    void model_bandsAndTransitionsFollowTheBreaker();
+    void model_boundsRecordsAndBuckets();
+    void window_showsTheRecordedSequence();
+    void window_chartsArePaintedNotBlank();
+    void staircase_wallStaircaseAndHerdShapes();
+    void table_filtersSelectsAndExports();
+    void window_clearStartsAfresh();
+    void window_redrawsAtMostTenTimesASecond();
+    void window_followsALiveProxyQueued();
+    void settings_roundTripThroughIniFile();
+    void settings_invalidValuesGiveClearMessages();
+    void settings_commandLineWinsOverSaved();
+    void settingsDialog_staysOpenOnInvalidValues();
+    void tray_gatedOnAvailability();
+};
+
+void TestDashboard::model_countsFiguresFromRecords()
+{
+    DashboardModel model;
+    feed(model, recording());
+    const DashboardModel::Totals &totals = model.totals();
+    using C = DashboardModel::Category;
+    QCOMPARE(totals.requests, 24);
+    QCOMPARE(totals.count(C::Miss), 7);
+    QCOMPARE(totals.count(C::Joined), 9);
+    QCOMPARE(totals.count(C::Hit), 3);
+    QCOMPARE(totals.count(C::Bypass), 1);
+    QCOMPARE(totals.count(C::Refused), 4);
+    QCOMPARE(totals.upstreamCalls(), 8);   // misses + bypass
+    QCOMPARE(qRound(totals.costSpentUsd * 1000), 16);   // 8 calls x $0.002
+    QCOMPARE(qRound(totals.costSavedUsd * 1000), 24);   // 12 answers x $0.002
+    QCOMPARE(model.inFlight(), 3);
+    QCOMPARE(model.queued(), 2);
+    QCOMPARE(model.upstreams(), QStringList({u"openai"_s, u"anthropic"_s}));
+}
+
+void TestDashboard::model_bandsAndTransitionsFollowTheBreaker()
+{
+    DashboardModel model;
+    feed(model, recording());
+    const QList<DashboardModel::Band> bands = model.bands(u"openai"_s, T, T + 30000);
+    QCOMPARE(bands.size(), 4);
+    QCOMPARE(bands[0].state, BreakerState::Closed);
+    QCOMPARE(bands[1].state, BreakerState::Open);
+    QCOMPARE(bands[1].startMs, T + 9600);
+    QCOMPARE(bands[1].endMs, T + 20000);
+    QCOMPARE(bands[2].state, BreakerState::HalfOpen);
+    QCOMPARE(bands[3].state, BreakerState::Closed);
+    QCOMPARE(bands[3].endMs, T + 30000);
+    QCOMPARE(model.transitions(u"openai"_s, T, T + 30000).size(), 3);
+    QCOMPARE(model.bands(u"anthropic"_s, T, T + 30000).size(), 1);
+    // A window that starts inside the outage begins with the open band.
+    const QList<DashboardModel::Band> late = model.bands(u"openai"_s, T + 15000, T + 30000);
+    QCOMPARE(late.size(), 3);
+    QCOMPARE(late[0].state, BreakerState::Open);
+    QCOMPARE(late[0].startMs, T + 15000);
+    QCOMPARE(model.breakerState(u"openai"_s), BreakerState::Closed);
+
+    // The worst state across upstreams drives the tray icon.
+    model.addTransition(transition(T + 26000, BreakerState::Closed, BreakerState::Open, u"again"_s));
+    QCOMPARE(model.worstBreakerState(), BreakerState::Open);
+}
+
+void TestDashboard::model_boundsRecordsAndBuckets()
+{
+    DashboardModel model;
+    for (int i = 0; i < DashboardModel::kMaxRecords + 500; ++i)
+        model.addRecord(record("r" + QByteArray::number(i), Outcome::Hit, T + i * 10, T + i * 10 + 1));
+    QCOMPARE(qsizetype(model.records().size()), qsizetype(DashboardModel::kMaxRecords));
+    QCOMPARE(model.records().back().requestId, "r" + QByteArray::number(DashboardModel::kMaxRecords + 499));
+    QCOMPARE(model.totals().requests, DashboardModel::kMaxRecords + 500);   // totals are not bounded
+
+    // 2,500 hits over 25 s: per-second buckets add up to 100 a second.
+    const QList<DashboardModel::Counts> buckets = model.outcomeBuckets(T, T + 25000, 1000);
+    QCOMPARE(buckets.size(), 25);
+    for (const DashboardModel::Counts &bucket : buckets)
+        QCOMPARE(bucket[size_t(DashboardModel::Category::Hit)], 100);
+    const QList<DashboardModel::Counts> wide = model.outcomeBuckets(T, T + 25000, 5000);
+    QCOMPARE(wide.size(), 5);
+    QCOMPARE(wide[0][size_t(DashboardModel::Category::Hit)], 500);
+}
+
+void TestDashboard::window_showsTheRecordedSequence()
+{
+    DashboardModel model;
+    DashboardWindow window(&model);
+    window.setClock([] { return T + 30000; });
+    window.setWindowMs(60'000);
+    feed(model, recording());
+    window.redraw();
+
+    FiguresPanel *figures = window.figures();
+    QCOMPARE(figures->figure(u"requests"_s), u"24"_s);
+    QCOMPARE(figures->figure(u"upstream"_s), u"8"_s);
+    QCOMPARE(figures->figure(u"joined"_s), u"9"_s);
+    QCOMPARE(figures->figure(u"hits"_s), u"3"_s);
+    QCOMPARE(figures->figure(u"refused"_s), u"4"_s);
+    QCOMPARE(figures->figure(u"spent"_s), u"$0.0160"_s);
+    QCOMPARE(figures->figure(u"saved"_s), u"$0.0240"_s);
+    QCOMPARE(figures->figure(u"inflight"_s), u"3"_s);
+    QCOMPARE(figures->figure(u"queued"_s), u"2"_s);
+    QCOMPARE(figures->figure(u"breaker:openai"_s), u"closed"_s);
+    QCOMPARE(figures->figure(u"breaker:anthropic"_s), u"closed"_s);
+
+    QCOMPARE(window.breakerTimeline()->bandCount(), 5);        // openai 4 + anthropic 1
+    QCOMPARE(window.breakerTimeline()->transitionCount(), 3);
+    QCOMPARE(window.staircase()->barCount(), 24);
+    QCOMPARE(window.requests()->rowCount(), 24);
+    QCOMPARE(window.latencyScatter()->pointCount(), 24);
+    QVERIFY(window.outcomeChart()->pointCount() > 0);
+    QVERIFY(window.outcomeChart()->pointCount() <= 2000);
+
+    // Bars are in arrival order, top to bottom.
+    QList<CallRecord> byArrival = recording().records;
+    std::stable_sort(byArrival.begin(), byArrival.end(),
+                     [](const CallRecord &a, const CallRecord &b) { return a.receivedAtMs < b.receivedAtMs; });
+    QList<QByteArray> expected;
+    for (const CallRecord &r : byArrival)
+        expected.append(r.requestId);
+    QCOMPARE(window.staircase()->barRequestIds(), expected);
+}
+
+void TestDashboard::window_chartsArePaintedNotBlank()
+{
+    DashboardModel model;
+    DashboardWindow window(&model);
+    window.setClock([] { return T + 30000; });
+    window.setWindowMs(60'000);
+    window.resize(1400, 900);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    feed(model, recording());
+    window.redraw();
+
+    QTemporaryDir out;
+    QString error;
+    QVERIFY2(window.exportCharts(out.path(), &error), qPrintable(error));
+    const auto miss = dashboardstyle::outcomeColor(DashboardModel::Category::Miss);
+    const auto refused = dashboardstyle::outcomeColor(DashboardModel::Category::Refused);
+    struct Expectation { QString file; QList<QColor> colours; };
+    const QList<Expectation> expectations{
+        {u"outcomes.png"_s, {miss, refused, dashboardstyle::outcomeColor(DashboardModel::Category::Hit)}},
+        {u"breakers.png"_s, {dashboardstyle::breakerColor(BreakerState::Closed),
+                             dashboardstyle::breakerColor(BreakerState::Open),
+                             dashboardstyle::breakerColor(BreakerState::HalfOpen)}},
+        {u"staircase.png"_s, {miss, refused}},
+        {u"latency.png"_s, {miss}},
+        {u"dashboard.png"_s, {miss}},
+    };
+    for (const Expectation &expectation : expectations) {
+        const QImage image(out.filePath(expectation.file));
+        QVERIFY2(!image.isNull(), qPrintable(expectation.file));
+        QVERIFY2(image.width() > 100 && image.height() > 50, qPrintable(expectation.file));
+        QVERIFY2(!singleColour(image), qPrintable(expectation.file));
+        for (const QColor &colour : expectation.colours)
+            QVERIFY2(containsColour(image, colour), qPrintable(expectation.file + u" lacks "_s + colour.name()));
+    }
+
+    // The breaker timeline explains each transition on hover.
+    BreakerTimeline *timeline = window.breakerTimeline();
+    const QRect plot(92, 8, timeline->width() - 92 - 12, 26);
+    const int x = plot.left() + int(double(9600 + 30000) * plot.width() / 60000.0);   // window starts at T-30 s
+    const QString tip = timeline->toolTipAt(QPoint(x, plot.center().y()));
+    QVERIFY2(tip.contains(u"5 consecutive failures"_s), qPrintable(tip));
+    QVERIFY(timeline->toolTipAt(QPoint(plot.right() - 2, plot.center().y())).contains(u"closed"_s));
+}
+
+void TestDashboard::staircase_wallStaircaseAndHerdShapes()
+{
+    // Twenty prompts served in parallel: every bar spans the same time (a wall).
+    DashboardModel wall;
+    for (int i = 0; i < 20; ++i)
+        wall.addRecord(record("w" + QByteArray::number(i), Outcome::Miss, T + i, T + 1500 + i));
+    // Served one at a time: each waits in the queue for the one before (a staircase).
+    DashboardModel stairs;
+    for (int i = 0; i < 20; ++i) {
+        CallRecord r = record("s" + QByteArray::number(i), Outcome::Miss, T + i, T + 1500 * (i + 1));
+        r.queueWaitMs = 1500 * i;
+        r.upstreamStartAtMs = T + 1500 * i;
+        stairs.addRecord(r);
+    }
+    LatencyStaircase view;
+    view.resize(600, 500);
+    view.refresh(wall);
+    QCOMPARE(view.barCount(), 20);
+    const QImage wallImage = view.grab().toImage();
+    view.refresh(stairs);
+    QCOMPARE(view.barCount(), 20);
+    const QImage stairsImage = view.grab().toImage();
+    // The staircase's queue waits are drawn hatched on a light tint; the wall has none.
+    const QColor queueTint = dashboardstyle::outcomeColor(Outcome::Miss).lighter(160);
+    QVERIFY(containsColour(stairsImage, queueTint, 4));
+    QVERIFY(!containsColour(wallImage, queueTint, 4));
+    // The last stair (rows are 18 px from y = 46) waited 28.5 s in the queue and ended 30 s after the first.
+    const QString tip = view.toolTipAt(QPoint(100, 46 + 19 * 18 + 9));
+    QVERIFY2(tip.startsWith(u"#20 "_s) && tip.contains(u"queue wait 28.50 s"_s) && tip.contains(u"total 29.98 s"_s),
+             qPrintable(tip));
+    view.setBarLimit(5);
+    view.refresh(stairs);
+    QCOMPARE(view.barCount(), 5);
+    QCOMPARE(view.barRequestIds().first(), "s15");
+}
+
+void TestDashboard::table_filtersSelectsAndExports()
+{
+    DashboardModel model;
+    RequestPanel panel;
+    feed(model, recording());
+    panel.refresh(model);
+    QCOMPARE(panel.totalRowCount(), 24);
+    panel.setOutcomeFilter(u"joined"_s);
+    QCOMPARE(panel.rowCount(), 9);
+    panel.setOutcomeFilter(QString());
+    panel.setStatusFilter(u"5xx"_s);
+    QCOMPARE(panel.rowCount(), 9);   // 5 upstream 503s + 4 refusals
+    panel.setStatusFilter(u"503"_s);
+    QCOMPARE(panel.rowCount(), 9);
+    panel.setOutcomeFilter(u"miss"_s);
+    QCOMPARE(panel.rowCount(), 5);
+    panel.setModelFilter(u"gpt-4o-mini"_s);
+    QCOMPARE(panel.rowCount(), 5);
+
+    panel.selectRow(0);
+    const QString details = panel.detailsText();
+    QVERIFY2(details.contains(u"a1b2c3d4e5f6"_s), qPrintable(details));   // key fingerprint
+    QVERIFY(details.contains(u"outcome"_s) && details.contains(u"miss"_s));
+    QVERIFY(details.contains(u"tokens"_s) && details.contains(u"in 12, out 30"_s));
+    QVERIFY(details.contains(u"$0.0020"_s));
+    QVERIFY(!details.contains(u"sk-"_s));
+
+    const QStringList lines = panel.toCsv().split(u"\r\n"_s, Qt::SkipEmptyParts);
+    QCOMPARE(lines.size(), 1 + 5);
+    QVERIFY(lines.first().startsWith(u"arrival,outcome,status"_s));
+    QTemporaryDir dir;
+    QString error;
+    QVERIFY(panel.exportCsv(dir.filePath(u"t.csv"_s), &error));
+    QFile file(dir.filePath(u"t.csv"_s));
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    QCOMPARE(file.readAll().count("\r\n"), 6);
+
+    // New records arrive on top and the table stays bounded.
+    panel.setOutcomeFilter(QString());
+    panel.setStatusFilter(QString());
+    for (int i = 0; i < 3000; ++i)
+        model.addRecord(record("more" + QByteArray::number(i), Outcome::Hit, T + 40000 + i, T + 40001 + i));
+    panel.refresh(model);
+    QCOMPARE(panel.totalRowCount(), 2000);
+}
+
+void TestDashboard::window_clearStartsAfresh()
+{
+    DashboardModel model;
+    DashboardWindow window(&model);
+    window.setClock([] { return T + 30000; });
+    feed(model, recording());
+    window.redraw();
+    QCOMPARE(window.requests()->totalRowCount(), 24);
+    model.clear();
+    model.addRecord(record("new", Outcome::Hit, T + 30500, T + 30501));
+    window.setClock([] { return T + 31000; });
+    window.redraw();
+    QCOMPARE(window.figures()->figure(u"requests"_s), u"1"_s);
+    QCOMPARE(window.requests()->totalRowCount(), 1);
+    QCOMPARE(window.staircase()->barCount(), 1);
+    QCOMPARE(window.outcomeChart()->peakRate(), 0.5);   // one hit in a 2 s bucket (5-minute window)
+    // The breakers' history is state, not a count: it stays.
+    QCOMPARE(window.breakerTimeline()->transitionCount(), 3);
+}
+
+void TestDashboard::window_redrawsAtMostTenTimesASecond()
+{
+    DashboardModel model;
+    DashboardWindow window(&model);
+    window.setWindowMs(15 * 60'000);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    const int before = window.redrawCount();
+    QElapsedTimer elapsed;
+    elapsed.start();
+    // 5,000 events a second for one second, delivered as a queued connection would: in bursts.
+    const qint64 now = QDateTime::currentMSecsSinceEpoch();
+    for (int tick = 0; tick < 20; ++tick) {
+        for (int i = 0; i < 250; ++i) {
+            const qint64 at = now - 15 * 60'000 + (tick * 250 + i) * 180;   // spread over the window
+            model.addRecord(record("b" + QByteArray::number(tick * 250 + i), Outcome(i % 7), at, at + i % 97));
+        }
+        QTest::qWait(50);
+    }
+    const double seconds = double(elapsed.elapsed()) / 1000.0;
+    const int redraws = window.redrawCount() - before;
+    QVERIFY2(redraws <= int(seconds * 10) + 2, qPrintable(u"%1 redraws in %2 s"_s.arg(redraws).arg(seconds)));
+    QVERIFY(redraws >= 1);
+    QVERIFY2(window.outcomeChart()->pointCount() <= 2000, qPrintable(QString::number(window.outcomeChart()->pointCount())));
+    QVERIFY(window.latencyScatter()->pointCount() <= LatencyScatter::kMaxPoints);
+
+    // Paused: events are still counted, nothing is drawn.
+    window.setPaused(true);
+    const int paused = window.redrawCount();
+    model.addRecord(record("p", Outcome::Miss, now, now + 5));
+    QTest::qWait(300);
+    QCOMPARE(window.redrawCount(), paused);
+    QCOMPARE(model.totals().requests, 5001);
+}
+
+void TestDashboard::window_followsALiveProxyQueued()
+{
+    ProxyHarness harness;
+    DashboardModel model;
+    connectProxyToModel(harness.proxy(), &model);
+    QCOMPARE(harness.post("/v1/chat/completions", chatBody(u"hello dashboard"_s)).status, 200);
+    QTRY_COMPARE(model.totals().requests, 1);
+    QCOMPARE(model.totals().upstreamCalls(), 1);
+    QTRY_VERIFY(model.snapshot().upstreams.size() == 2);   // the 250 ms snapshot arrived
+    QCOMPARE(model.records().back().model, u"gpt-4o-mini"_s);
+}
+
+void TestDashboard::settings_roundTripThroughIniFile()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(u"breakwater.ini"_s);
+    AppSettings saved = AppSettings::defaults();
+    saved.listen = u"127.0.0.1:9090"_s;
+    saved.openaiUpstream = u"http://127.0.0.1:11434/v1"_s;
+    saved.timeoutSeconds = 5.5;
+    saved.concurrency = 16;
+    saved.dedupWindowSeconds = 0;
+    saved.cacheSizeMb = 128;
+    saved.breakerFailures = 3;
+    saved.breakerCooldownSeconds = 30;
+    QVERIFY(saved.validate().isEmpty());
+    {
+        QSettings settings(path, QSettings::IniFormat);
+        saved.save(settings);
+    }
+    QSettings settings(path, QSettings::IniFormat);
+    const AppSettings loaded = AppSettings::load(settings);
+    QCOMPARE(loaded.listen, saved.listen);
+    QCOMPARE(loaded.timeoutSeconds, 5.5);
+    QVERIFY(loaded == saved);
+
+    ProxyConfig config;
+    loaded.applyTo(config);
+    QCOMPARE(config.listenPort, 9090);
+    QCOMPARE(config.upstreamTimeout, std::chrono::milliseconds(5500));
+    QCOMPARE(config.concurrency, 16);
+    QCOMPARE(config.dedupWindow, std::chrono::milliseconds(0));
+    QCOMPARE(config.cacheBytes, 128LL * 1024 * 1024);
+    QCOMPARE(config.breakerFailures, 3);
+    QCOMPARE(config.breakerCooldown, std::chrono::milliseconds(30000));
+    QCOMPARE(AppSettings::fromConfig(config), loaded);
+
+    // A hand-edited bad value is ignored; the others still load.
+    settings.setValue(u"proxy/concurrency"_s, u"lots"_s);
+    settings.setValue(u"proxy/listen"_s, u"nowhere"_s);
+    settings.sync();
+    QTest::ignoreMessage(QtWarningMsg, QRegularExpression(u"ignoring the saved value of \"?concurrency"_s));
+    QTest::ignoreMessage(QtWarningMsg, QRegularExpression(u"ignoring the saved value of \"?listen"_s));
+    const AppSettings partly = AppSettings::load(settings);
+    QCOMPARE(partly.concurrency, AppSettings::defaults().concurrency);
+    QCOMPARE(partly.listen, AppSettings::defaults().listen);
+    QCOMPARE(partly.breakerFailures, 3);
+}
+
+void TestDashboard::settings_invalidValuesGiveClearMessages()
+{
+    AppSettings s = AppSettings::defaults();
+    s.listen = u"localhost"_s;
+    s.openaiUpstream = u"ftp://example.com"_s;
+    s.concurrency = 0;
+    s.timeoutSeconds = 0;
+    const QStringList problems = s.validate();
+    QCOMPARE(problems.size(), 4);
+    QVERIFY(problems[0].startsWith(u"Listen address: 'localhost' is not valid; expected HOST:PORT"_s));
+    QVERIFY(problems[1].contains(u"expected an http(s) URL"_s));
+    QVERIFY(problems.join(u' ').contains(u"Concurrency: 0 is not valid; expected a whole number from 1 to 4096"_s));
+    QVERIFY(problems.join(u' ').contains(u"Timeout: 0 s is not valid; expected more than 0 seconds"_s));
+    s = AppSettings::defaults();
+    s.listen = u"0.0.0.0:8080"_s;
+    QVERIFY(s.validate().value(0).contains(u"loopback only"_s));
+    s.listen = u"[::1]:8080"_s;
+    QVERIFY(s.validate().isEmpty());
+}
+
+void TestDashboard::settings_commandLineWinsOverSaved()
+{
+    QTemporaryDir dir;
+    QSettings settings(dir.filePath(u"s.ini"_s), QSettings::IniFormat);
+    AppSettings saved = AppSettings::defaults();
+    saved.concurrency = 8;
+    saved.timeoutSeconds = 7;
+    saved.save(settings);
+
+    QFile configFile(dir.filePath(u"c.json"_s));
+    QVERIFY(configFile.open(QIODevice::WriteOnly));
+    configFile.write(R"({"timeout": 3})");
+    configFile.close();
+
+    ProxyConfig fromCommandLine;
+    fromCommandLine.concurrency = 2;
+    fromCommandLine.upstreamTimeout = std::chrono::milliseconds(3000);
+    const QStringList arguments{u"breakwater"_s, u"--concurrency=2"_s, u"--config"_s, configFile.fileName()};
+    QCOMPARE(optionsGiven(arguments), QStringList({u"--concurrency"_s, u"--config"_s, u"--timeout"_s}));
+    ProxyConfig merged = withSavedSettings(fromCommandLine, arguments, settings);
+    QCOMPARE(merged.concurrency, 2);                                     // command line
+    QCOMPARE(merged.upstreamTimeout, std::chrono::milliseconds(3000));   // --config file
+    merged = withSavedSettings(ProxyConfig{}, {u"breakwater"_s}, settings);
+    QCOMPARE(merged.concurrency, 8);                                     // saved
+    QCOMPARE(merged.upstreamTimeout, std::chrono::milliseconds(7000));
+
+    const QString message = SettingsDialog::restartMessage(saved, AppSettings::defaults(), {u"--timeout"_s});
+    QVERIFY2(message.contains(u"Restart Breakwater to apply: concurrency"_s), qPrintable(message));
+    QVERIFY(message.contains(u"timeout (--timeout)"_s));
+    QVERIFY(SettingsDialog::restartMessage(saved, saved, {}).contains(u"Nothing the running proxy uses has changed"_s));
+}
+
+void TestDashboard::settingsDialog_staysOpenOnInvalidValues()
+{
+    AppSettings values = AppSettings::defaults();
+    SettingsDialog dialog(values, {}, false);
+    QCOMPARE(dialog.values(), values);
+    values.listen = u"127.0.0.1"_s;
+    dialog.setValues(values);
+    dialog.open();
+    dialog.accept();
+    QVERIFY(dialog.isVisible());                  // refused: still open
+    QCOMPARE(dialog.problems().size(), 1);
+    values.listen = u"127.0.0.1:0"_s;
+    dialog.setValues(values);
+    dialog.accept();
+    QCOMPARE(dialog.result(), int(QDialog::Accepted));
+}
+
+void TestDashboard::tray_gatedOnAvailability()
+{
+    DashboardModel model;
+    DashboardWindow window(&model);
+    const TrayController::Wiring wiring{&model, &window, u"http://127.0.0.1:8080/v1"_s,
+                                        u"http://127.0.0.1:8080"_s, nullptr};
+    // Offscreen (as under Xvfb) there is no tray: no controller, and closing the window quits.
+    QVERIFY(!QSystemTrayIcon::isSystemTrayAvailable());
+    QVERIFY(QApplication::quitOnLastWindowClosed());
+    QCOMPARE(TrayController::install(wiring, QSystemTrayIcon::isSystemTrayAvailable()), nullptr);
+    QVERIFY(QApplication::quitOnLastWindowClosed());
+
+    // Where a tray exists, it keeps the app alive and offers the menu.
+    std::unique_ptr<TrayController> tray(TrayController::install(wiring, true));
+    QVERIFY(tray);
+    QVERIFY(!QApplication::quitOnLastWindowClosed());
+    QStringList texts;
+    for (const QAction *action : tray->menu()->actions())
+        texts << action->text();
+    QVERIFY(texts.contains(u"Open dashboard"_s));
+    QVERIFY(texts.contains(u"Copy export lines"_s));
+    QVERIFY(texts.contains(u"Quit Breakwater"_s));
+    QVERIFY(!texts.contains(u"Demo scenarios"_s));   // only with --demo
+    QCOMPARE(tray->environmentLines(), u"export OPENAI_BASE_URL=http://127.0.0.1:8080/v1\n"
+                                       "export ANTHROPIC_BASE_URL=http://127.0.0.1:8080\n"_s);
+    feed(model, recording());
+    model.addTransition(transition(T + 40000, BreakerState::Closed, BreakerState::Open, u"5 consecutive failures"_s));
+    QCOMPARE(tray->shownState(), BreakerState::Open);
+    QCOMPARE(tray->notificationsShown(), 3);   // open, closed, open again
+    QVERIFY(tray->toolTip().contains(u"24 requests, 8 upstream calls, 9 joined, 3 cache hits"_s));
+    QApplication::setQuitOnLastWindowClosed(true);
+}
+
+QTEST_MAIN(TestDashboard)
+#include "tst_dashboard.moc"
