@@ -142,6 +142,14 @@ ProxyServer::ProxyServer(const ProxyConfig &config, const Clock &clock, QObject 
     m_snapshotTimer.start();
 }
 
+int ProxyServer::ridersInFlight() const
+{
+    int riders = 0;
+    for (const Flight *flight : findChildren<Flight *>(QString(), Qt::FindDirectChildrenOnly))
+        riders += flight->riderCount();
+    return riders;
+}
+
 ProxySnapshot ProxyServer::snapshot()
 {
     ProxySnapshot snapshot;

@@ -69,6 +69,7 @@ public:
     const Upstream &anthropic() const { return m_anthropic; }
     const AnswerCache &cache() const { return m_cache; }
     int flightsInProgress() const { return m_flights.size(); }
+    int ridersInFlight() const;   // callers waiting on an upstream call in progress
     SpendGuard *spendGuard() const { return m_spend; }
     ProxySnapshot snapshot();
 

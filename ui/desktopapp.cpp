@@ -34,11 +34,12 @@ QStringList overriddenSettings(const QStringList &arguments)
     return overridden;
 }
 
-void setIdentity()
+// ~/.config/breakwater/breakwater.conf on Linux. Named here rather than through an organization
+// name, which would also move every QStandardPaths location (the call log's) under a second folder.
+std::unique_ptr<QSettings> openSettings()
 {
-    // QSettings' default location: ~/.config/breakwater/breakwater.conf on Linux.
-    QCoreApplication::setOrganizationName(u"breakwater"_s);
-    QCoreApplication::setApplicationName(u"breakwater"_s);
+    return std::make_unique<QSettings>(QSettings::NativeFormat, QSettings::UserScope, u"breakwater"_s,
+                                       u"breakwater"_s);
 }
 
 } // namespace
@@ -62,9 +63,7 @@ std::unique_ptr<QCoreApplication> createApplication(int &argc, char **argv, bool
 
 ProxyConfig withSavedDesktopSettings(const ProxyConfig &config, const QStringList &arguments)
 {
-    setIdentity();
-    QSettings settings;
-    return withSavedSettings(config, arguments, settings);
+    return withSavedSettings(config, arguments, *openSettings());
 }
 
 void connectProxyToModel(ProxyServer *proxy, DashboardModel *model)
@@ -79,7 +78,6 @@ void connectProxyToModel(ProxyServer *proxy, DashboardModel *model)
 
 int runDesktop(ProxyServer *proxy, MockProvider *mock, const ProxyConfig &config, const QStringList &arguments)
 {
-    setIdentity();
     // Declared in order of need; destroyed in reverse: tray, demo, window, then the model.
     DashboardModel model;
     connectProxyToModel(proxy, &model);
@@ -100,9 +98,9 @@ int runDesktop(ProxyServer *proxy, MockProvider *mock, const ProxyConfig &config
 
     const QStringList overridden = overriddenSettings(arguments);
     window.setSettingsHandler([&window, &config, overridden, demoMode = mock != nullptr] {
-        QSettings settings;
+        const std::unique_ptr<QSettings> settings = openSettings();
         AppSettings running = AppSettings::fromConfig(config);
-        const AppSettings saved = AppSettings::load(settings, running);
+        const AppSettings saved = AppSettings::load(*settings, running);
         if (demoMode) {   // the mock stands in for the upstreams: compare what the user saved
             running.openaiUpstream = saved.openaiUpstream;
             running.anthropicUpstream = saved.anthropicUpstream;
@@ -110,7 +108,7 @@ int runDesktop(ProxyServer *proxy, MockProvider *mock, const ProxyConfig &config
         SettingsDialog dialog(saved, overridden, demoMode, &window);
         if (dialog.exec() != QDialog::Accepted)
             return;
-        dialog.values().save(settings);
+        dialog.values().save(*settings);
         QMessageBox::information(&window, u"Settings"_s,
                                  SettingsDialog::restartMessage(dialog.values(), running, overridden));
     });

@@ -1,0 +1,148 @@
+// Issue 5 through the real proxy: every request becomes one call-log row with its outcome, tokens and
+// cost; the spend cap refuses before the provider is called; /metrics and /breakwater/stats report it.
+
+#include "calllog.h"
+#include "proxyharness.h"
+#include "spendguard.h"
+
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace Qt::StringLiterals;
+using namespace std::chrono_literals;
+
+class TestAccounting final : public QObject
+{
+    Q_OBJECT
+private slots:
+    void mixedRun_everyRequestIsOneRowWithItsOutcome();
+    void spendCap_refusesWith429BeforeCallingUpstream();
+    void metrics_countTrafficAndPassPromtool();
+};
+
+void TestAccounting::mixedRun_everyRequestIsOneRowWithItsOutcome()
+{
+    QTemporaryDir dir;
+    CallLog log;
+    QString error;
+    QVERIFY2(log.open(dir.filePath(u"calls.sqlite"_s), &error), qPrintable(error));
+    ProxyHarness harness([](ProxyConfig &c) { c.breakerFailures = 1; c.breakerCooldown = 60s;
+                                              c.breakerProbeInterval = 60s; });
+    connect(harness.proxy(), &ProxyServer::callCompleted, &log,
+            [&log](const CallRecord &record) { log.append(record); }, Qt::DirectConnection);
+
+    // miss, then hit
+    QCOMPARE(harness.post("/v1/chat/completions", chatBody(u"counted words"_s)).status, 200);
+    QCOMPARE(harness.post("/v1/chat/completions", chatBody(u"counted words"_s)).status, 200);
+    // miss + joined
+    harness.mock()->setHoldAnswers(true);
+    TestCall *first = harness.start("/v1/chat/completions", chatBody(u"shared"_s));
+    QTRY_COMPARE(harness.mock()->heldCount(), 1);
+    TestCall *second = harness.start("/v1/chat/completions", chatBody(u"shared"_s));
+    QTRY_COMPARE(harness.onProxyThread<int>([](ProxyServer *p) { return p->ridersInFlight(); }), 2);
+    harness.mock()->setHoldAnswers(false);
+    QTRY_VERIFY(first->isFinished() && second->isFinished());
+    // a stream with usage
+    const TestResponse stream = harness.post("/v1/chat/completions",
+        R"({"model":"gpt-4o-mini","stream":true,"stream_options":{"include_usage":true},"messages":[{"role":"user","content":"stream it"}]})");
+    QCOMPARE(stream.status, 200);
+    // an error of our own
+    QCOMPARE(harness.post("/v1/chat/completions", "{oops").status, 400);
+    // an upstream failure opens the breaker (threshold 1), then a refusal
+    harness.mock()->setMode(MockProvider::Mode::Error503);
+    QCOMPARE(harness.post("/v1/chat/completions", chatBody(u"fails"_s)).status, 503);
+    const TestResponse refused = harness.post("/v1/chat/completions", chatBody(u"refused"_s));
+    QCOMPARE(refused.header("x-breakwater-breaker"), "open"_ba);
+
+    QTRY_COMPARE(harness.records.size(), 8);
+    log.flush();
+    const QList<CallRecord> rows = log.recent(100);
+    QCOMPARE(rows.size(), 8);
+    QMap<QByteArray, int> outcomes;
+    for (const CallRecord &row : rows)
+        ++outcomes[outcomeName(row.outcome)];
+    QCOMPARE(outcomes.value("miss"), 4);   // counted words, shared, stream, fails
+    QCOMPARE(outcomes.value("hit"), 1);
+    QCOMPARE(outcomes.value("joined"), 1);
+    QCOMPARE(outcomes.value("error"), 1);
+    QCOMPARE(outcomes.value("breaker_refused"), 1);
+
+    for (const CallRecord &row : rows) {
+        QVERIFY(!row.requestId.isEmpty());
+        QCOMPARE(row.credentialFingerprint.size(), 12);
+        if (row.outcome == Outcome::Miss && row.status == 200) {
+            QVERIFY2(row.inputTokens > 0 && row.outputTokens > 0, row.requestId.constData());
+            QVERIFY2(row.costUsd > 0, row.requestId.constData());   // gpt-4o-mini is in the price table
+            QVERIFY(row.upstreamStartAtMs >= row.receivedAtMs);
+            QVERIFY(row.endAtMs >= row.firstByteAtMs && row.firstByteAtMs >= row.upstreamStartAtMs);
+        }
+        if (row.outcome == Outcome::Hit || row.outcome == Outcome::Joined)
+            QVERIFY(row.costSavedUsd > 0);
+        if (row.stream)
+            QVERIFY(row.outputTokens > 0);   // from the include_usage chunk
+    }
+}
+
+void TestAccounting::spendCap_refusesWith429BeforeCallingUpstream()
+{
+    // A cap of a hundredth of a cent: one gpt-4o call with 4096 max tokens reserves more than that.
+    ProxyHarness harness([](ProxyConfig &c) { c.maxSpendUsd = 0.0001; });
+    const TestResponse refused = harness.post("/v1/chat/completions", chatBody(u"too dear"_s, false, u"gpt-4o"_s));
+    QCOMPARE(refused.status, 429);
+    QCOMPARE(refused.header("x-should-retry"), "false"_ba);
+    const QJsonObject error = QJsonDocument::fromJson(refused.body).object().value(u"error"_s).toObject();
+    QVERIFY(error.value(u"code"_s).toString().startsWith(u"spend_limit"_s));
+    QCOMPARE(harness.mock()->callCount(), 0);
+    const TestResponse anthropic = harness.post("/v1/messages", messagesBody(u"too dear"_s), kAnthropicAuth);
+    QCOMPARE(anthropic.status, 429);
+    QCOMPARE(QJsonDocument::fromJson(anthropic.body)["error"]["type"].toString(), u"rate_limit_error"_s);
+    QTRY_COMPARE(harness.countOutcome(Outcome::SpendRefused), 2);
+
+    // A cap that fits a few small calls: 50 concurrent ones never overshoot by more than one reservation.
+    ProxyHarness capped([](ProxyConfig &c) { c.maxSpendUsd = 0.01; });
+    capped.mock()->setHoldAnswers(true);
+    QList<TestCall *> calls;
+    const QByteArray body = R"({"model":"gpt-4o-mini","max_tokens":1000,"messages":[{"role":"user","content":"p%1"}]})";
+    for (int i = 0; i < 50; ++i)
+        calls.append(capped.start("/v1/chat/completions", QByteArray(body).replace("%1", QByteArray::number(i))));
+    QTRY_COMPARE(capped.records.size() + capped.mock()->heldCount(), 50);
+    const int admitted = capped.mock()->heldCount();
+    capped.mock()->setHoldAnswers(false);
+    QTRY_VERIFY(std::all_of(calls.begin(), calls.end(), [](TestCall *c) { return c->isFinished(); }));
+    QVERIFY2(admitted > 0 && admitted < 50, QByteArray::number(admitted).constData());
+    const double spent = capped.onProxyThread<double>([](ProxyServer *p) { return p->spendGuard()->spentToday(); });
+    QVERIFY2(spent <= 0.01, QByteArray::number(spent).constData());
+}
+
+void TestAccounting::metrics_countTrafficAndPassPromtool()
+{
+    ProxyHarness harness;
+    QCOMPARE(harness.post("/v1/chat/completions", chatBody(u"m"_s)).status, 200);
+    QCOMPARE(harness.post("/v1/chat/completions", chatBody(u"m"_s)).status, 200);
+    QTRY_COMPARE(harness.records.size(), 2);
+    const TestResponse metrics = harness.get("/metrics");
+    QCOMPARE(metrics.status, 200);
+    QVERIFY(metrics.header("content-type").startsWith("text/plain"));
+    QVERIFY(metrics.body.contains(R"(breakwater_requests_total{route="/v1/chat/completions",outcome="miss"} 1)"));
+    QVERIFY(metrics.body.contains(R"(breakwater_requests_total{route="/v1/chat/completions",outcome="hit"} 1)"));
+    const TestResponse stats = harness.get("/breakwater/stats");
+    QCOMPARE(stats.status, 200);
+    QVERIFY(QJsonDocument::fromJson(stats.body).isObject());
+
+    const QString promtool = QStandardPaths::findExecutable(u"promtool"_s);
+    if (promtool.isEmpty())
+        QSKIP("promtool not installed (packaging/setup.sh installs it)");
+    QProcess check;
+    check.start(promtool, {u"check"_s, u"metrics"_s});
+    check.write(metrics.body);
+    check.closeWriteChannel();
+    QVERIFY(check.waitForFinished(30000));
+    QVERIFY2(check.exitCode() == 0, check.readAllStandardError().constData());
+}
+
+QTEST_GUILESS_MAIN(TestAccounting)
+#include "tst_accounting.moc"
