@@ -31,21 +31,6 @@ QJsonObject json(const QByteArray &body)
     return QJsonDocument::fromJson(body).object();
 }
 
-int ridersWaiting(const ProxyHarness &harness)
-{
-    return harness.onProxyThread<int>([](ProxyServer *proxy) {
-        int riders = 0;
-        for (const Flight *flight : proxy->findChildren<Flight *>(Qt::FindDirectChildrenOnly))
-            riders += flight->riderCount();
-        return riders;
-    });
-}
-
-bool allFinished(const QList<TestCall *> &calls)
-{
-    return std::all_of(calls.begin(), calls.end(), [](const TestCall *c) { return c->isFinished(); });
-}
-
 BreakerState openaiBreakerState(const ProxyHarness &harness)
 {
     return harness.onProxyThread<BreakerState>([](ProxyServer *p) { return p->openai().breaker->state(); });
@@ -292,7 +277,7 @@ void TestBreakerOutage::herdOnOneFailedCall_countsOnce_thenWholeHerdRefused()
         QList<TestCall *> herd;
         for (int i = 0; i < kHerd; ++i)
             herd.append(harness.start(kChat, chatBody(u"herd round %1"_s.arg(round))));
-        QTRY_COMPARE_WITH_TIMEOUT(ridersWaiting(harness), kHerd, kWait);
+        QTRY_COMPARE_WITH_TIMEOUT(harness.ridersWaiting(), kHerd, kWait);
         QTRY_COMPARE_WITH_TIMEOUT(harness.mock()->heldCount(), 1, kWait);
         harness.mock()->releaseHeld();
         QTRY_VERIFY_WITH_TIMEOUT(allFinished(herd), kWait);
@@ -333,7 +318,7 @@ void TestBreakerOutage::halfOpen_onlyTheTrialAndItsRidersReachUpstream()
     TestCall *trial = harness.start(kChat, chatBody(u"the trial"_s));
     QTRY_COMPARE_WITH_TIMEOUT(harness.mock()->heldCount(), 1, kWait);
     TestCall *rider = harness.start(kChat, chatBody(u"the trial"_s));   // identical: rides the trial
-    QTRY_COMPARE_WITH_TIMEOUT(ridersWaiting(harness), 2, kWait);
+    QTRY_COMPARE_WITH_TIMEOUT(harness.ridersWaiting(), 2, kWait);
     const TestResponse other = harness.post(kChat, chatBody(u"another prompt"_s));
     QCOMPARE(checkRefusal(other, "half-open"), 1);   // the trial decides within one timeout
     QCOMPARE(harness.mock()->heldCount(), 1);

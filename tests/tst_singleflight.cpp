@@ -25,23 +25,6 @@ constexpr int kWait = 30000;   // ms: generous, for a loaded 2-core machine; nev
 const QByteArray kChat = "/v1/chat/completions";
 const QByteArray kMessages = "/v1/messages";
 
-// Riders waiting on upstream calls right now, summed over every flight the proxy owns (flights are
-// the proxy's children until they finish).
-int ridersWaiting(const ProxyHarness &harness)
-{
-    return harness.onProxyThread<int>([](ProxyServer *proxy) {
-        int riders = 0;
-        for (const Flight *flight : proxy->findChildren<Flight *>(Qt::FindDirectChildrenOnly))
-            riders += flight->riderCount();
-        return riders;
-    });
-}
-
-bool allFinished(const QList<TestCall *> &calls)
-{
-    return std::all_of(calls.begin(), calls.end(), [](const TestCall *c) { return c->isFinished(); });
-}
-
 int countDedup(const QList<TestCall *> &calls, const QByteArray &outcome)
 {
     return int(std::count_if(calls.begin(), calls.end(), [&](const TestCall *c) {
@@ -108,7 +91,7 @@ void TestSingleFlight::herdOfTwoHundred_makesOneUpstreamCall()
     QList<TestCall *> calls;
     for (int i = 0; i < 200; ++i)
         calls.append(harness.start(kChat, chatBody(u"the herd"_s)));
-    QTRY_COMPARE_WITH_TIMEOUT(ridersWaiting(harness), 200, kWait);
+    QTRY_COMPARE_WITH_TIMEOUT(harness.ridersWaiting(), 200, kWait);
     // The upstream call may reach the mock only after its riders are all on.
     QTRY_COMPARE_WITH_TIMEOUT(harness.mock()->heldCount(), 1, kWait);
     QCOMPARE(harness.onProxyThread<int>([](ProxyServer *p) { return p->flightsInProgress(); }), 1);
@@ -179,7 +162,7 @@ void TestSingleFlight::anthropicHerd_makesOneUpstreamCall()
     QList<TestCall *> calls;
     for (int i = 0; i < 20; ++i)
         calls.append(harness.start(kMessages, messagesBody(u"claude herd"_s), kAnthropicAuth));
-    QTRY_COMPARE_WITH_TIMEOUT(ridersWaiting(harness), 20, kWait);
+    QTRY_COMPARE_WITH_TIMEOUT(harness.ridersWaiting(), 20, kWait);
     QTRY_COMPARE_WITH_TIMEOUT(harness.mock()->heldCount(), 1, kWait);
     harness.mock()->releaseHeld();
     QTRY_VERIFY_WITH_TIMEOUT(allFinished(calls), kWait);
@@ -281,7 +264,7 @@ void TestSingleFlight::secondRequest_sharesOnlyWhenTheAnswerWouldBeTheSame()
     QTRY_COMPARE_WITH_TIMEOUT(harness.mock()->heldCount(), 1, kWait);
     TestCall *second = harness.start(path, secondBody, secondHeaders);
     // Both wait on an upstream call, whether their own or a shared one.
-    QTRY_COMPARE_WITH_TIMEOUT(ridersWaiting(harness), 2, kWait);
+    QTRY_COMPARE_WITH_TIMEOUT(harness.ridersWaiting(), 2, kWait);
     const int expectedCalls = secondOutcome == "joined" ? 1 : 2;
     QTRY_COMPARE_WITH_TIMEOUT(harness.mock()->heldCount(), expectedCalls, kWait);
     harness.mock()->releaseHeld();
@@ -360,7 +343,7 @@ void TestSingleFlight::firstCallerHangsUp_othersAnsweredAndAnswerCached()
     QList<TestCall *> calls;
     for (int i = 0; i < 10; ++i)
         calls.append(harness.start(kChat, body));
-    QTRY_COMPARE_WITH_TIMEOUT(ridersWaiting(harness), 10, kWait);
+    QTRY_COMPARE_WITH_TIMEOUT(harness.ridersWaiting(), 10, kWait);
     QTRY_COMPARE_WITH_TIMEOUT(harness.mock()->heldCount(), 1, kWait);
     calls.first()->hangUp();   // the caller whose request started the upstream call
     // It goes without cancelling the call: the mock still holds it, open.
@@ -457,7 +440,7 @@ void TestSingleFlight::failedFlight_sharedWithEveryWaiterButNeverCached()
     QList<TestCall *> calls;
     for (int i = 0; i < 5; ++i)
         calls.append(harness.start(path, body, headers));
-    QTRY_COMPARE_WITH_TIMEOUT(ridersWaiting(harness), 5, kWait);
+    QTRY_COMPARE_WITH_TIMEOUT(harness.ridersWaiting(), 5, kWait);
     QTRY_COMPARE_WITH_TIMEOUT(harness.mock()->heldCount(), 1, kWait);
     harness.mock()->setHoldAnswers(false);   // releases the held call, and holds nothing after it
     QTRY_VERIFY_WITH_TIMEOUT(allFinished(calls), kWait);

@@ -39,6 +39,11 @@ public:
     QList<CallRecord> records;
     QList<BreakerTransition> transitions;
     int countOutcome(Outcome outcome) const;
+    // Callers attached to upstream calls in progress, counted on the proxy thread.
+    int ridersWaiting() const
+    {
+        return onProxyThread<int>([](ProxyServer *proxy) { return proxy->ridersInFlight(); });
+    }
 
     // Runs `call` on the proxy thread and returns its result.
     template <typename R>

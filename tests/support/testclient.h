@@ -2,6 +2,8 @@
 
 #include <chrono>
 
+#include <algorithm>
+
 #include <QByteArray>
 #include <QList>
 #include <QObject>
@@ -78,6 +80,11 @@ private:
     bool m_finished = false;
     TestResponse m_response;
 };
+
+inline bool allFinished(const QList<TestCall *> &calls)
+{
+    return std::all_of(calls.begin(), calls.end(), [](const TestCall *call) { return call->isFinished(); });
+}
 
 // Runs one call in a local event loop until it finishes or the timeout passes (then it hangs up).
 TestResponse fetch(quint16 port, const QByteArray &method, const QByteArray &path,
