@@ -20,32 +20,39 @@ RequestMeter *RequestMeter::of(QTcpSocket *socket)
 RequestMeter::RequestMeter(QTcpSocket *socket, const Limits &limits)
     : QObject(socket), m_socket(socket), m_limits(limits)
 {
-    m_readTimer.setSingleShot(true);
-    m_idleTimer.setSingleShot(true);
-    connect(&m_readTimer, &QTimer::timeout, this, [this] { refuse(408); });
-    connect(&m_idleTimer, &QTimer::timeout, this, [this] {
+    m_clock.start();
+    // A quarter of the shorter limit: a deadline is enforced at most 25 % late.
+    m_watchdog.setInterval(std::min(m_limits.requestReadTimeout, m_limits.idleTimeout) / 4);
+    connect(&m_watchdog, &QTimer::timeout, this, &RequestMeter::onWatchdog);
+    connect(socket, &QTcpSocket::readyRead, this, &RequestMeter::onReadyRead);
+    connect(socket, &QTcpSocket::bytesWritten, this, &RequestMeter::noteActivity);
+    m_watchdog.start();
+}
+
+void RequestMeter::noteActivity()
+{
+    m_lastActivityMs = m_clock.elapsed();
+}
+
+void RequestMeter::onWatchdog()
+{
+    const qint64 now = m_clock.elapsed();
+    if (m_requestStartedMs >= 0 && now - m_requestStartedMs >= m_limits.requestReadTimeout.count()) {
+        refuse(408);
+        return;
+    }
+    const bool idle = m_openRequests == 0 && m_requestStartedMs < 0;
+    if (idle && now - m_lastActivityMs >= m_limits.idleTimeout.count()) {
         qCDebug(lcFrontDoor) << "closing idle connection";
         m_socket->disconnectFromHost();
-    });
-    connect(socket, &QTcpSocket::readyRead, this, &RequestMeter::onReadyRead);
-    connect(socket, &QTcpSocket::bytesWritten, this, &RequestMeter::updateIdleTimer);
-    updateIdleTimer();
+    }
 }
 
 void RequestMeter::responseFinished()
 {
     if (m_openRequests > 0)
         --m_openRequests;
-    updateIdleTimer();
-}
-
-void RequestMeter::updateIdleTimer()
-{
-    const bool idle = m_openRequests == 0 && m_phase == Phase::Head && m_head.isEmpty();
-    if (idle)
-        m_idleTimer.start(m_limits.idleTimeout);
-    else
-        m_idleTimer.stop();
+    noteActivity();
 }
 
 void RequestMeter::onReadyRead()
@@ -66,18 +73,18 @@ void RequestMeter::onReadyRead()
     }
     if (m_phase == Phase::Refused)
         m_socket->readAll();
-    updateIdleTimer();
+    noteActivity();
 }
 
 void RequestMeter::startRequest()
 {
-    if (!m_readTimer.isActive())
-        m_readTimer.start(m_limits.requestReadTimeout);
+    if (m_requestStartedMs < 0)
+        m_requestStartedMs = m_clock.elapsed();
 }
 
 void RequestMeter::finishRequest()
 {
-    m_readTimer.stop();
+    m_requestStartedMs = -1;
     ++m_openRequests;
     m_phase = Phase::Head;
     m_head.clear();
@@ -174,8 +181,7 @@ qsizetype RequestMeter::consumeBody(const QByteArray &data, qsizetype from)
 void RequestMeter::refuse(int status)
 {
     m_phase = Phase::Refused;
-    m_readTimer.stop();
-    m_idleTimer.stop();
+    m_watchdog.stop();
     const bool anthropic = m_head.contains(" /v1/messages");
     const ApiStyle style = anthropic ? ApiStyle::Anthropic : ApiStyle::OpenAI;
     ApiError error;

@@ -39,7 +39,7 @@ QByteArray reasonPhrase(int status)
     }
 }
 
-void ResponseWriter::writeHead(int status, const HeaderList &headers, const QByteArray &framing)
+QByteArray ResponseWriter::head(int status, const HeaderList &headers, const QByteArray &framing) const
 {
     QByteArray head;
     head.reserve(256);
@@ -50,7 +50,7 @@ void ResponseWriter::writeHead(int status, const HeaderList &headers, const QByt
     if (m_closeAfter)
         head += "Connection: close\r\n";
     head += "\r\n";
-    send(head);
+    return head;
 }
 
 void ResponseWriter::send(const QByteArray &bytes)
@@ -69,8 +69,8 @@ void ResponseWriter::writeComplete(int status, const HeaderList &headers, const 
 {
     if (m_state != State::Idle)
         return;
-    writeHead(status, headers, "Content-Length: " + QByteArray::number(body.size()) + "\r\n");
-    send(body);
+    // One write for head and body: one buffer append and one segment for small answers.
+    send(head(status, headers, "Content-Length: " + QByteArray::number(body.size()) + "\r\n") + body);
     markDone();
     if (m_closeAfter && isConnected())
         m_socket->disconnectFromHost();
@@ -88,7 +88,7 @@ void ResponseWriter::beginStream(int status, const HeaderList &headers)
 {
     if (m_state != State::Idle)
         return;
-    writeHead(status, headers, "Transfer-Encoding: chunked\r\n");
+    send(head(status, headers, "Transfer-Encoding: chunked\r\n"));
     m_state = State::Streaming;
 }
 

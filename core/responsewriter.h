@@ -43,7 +43,7 @@ public:
 
 private:
     enum class State { Idle, Streaming, Done };
-    void writeHead(int status, const HeaderList &headers, const QByteArray &framing);
+    QByteArray head(int status, const HeaderList &headers, const QByteArray &framing) const;
     void send(const QByteArray &bytes);
     void markDone();   // tells the connection's RequestMeter this response is over
 
