@@ -127,6 +127,7 @@ int main(int argc, char *argv[])
 
     quitOnSignals();
     if (desktop)
-        return runDesktop(proxy.service(), mock ? mock->service() : nullptr, options.config, arguments);
+        return runDesktop(proxy.service(), mock ? mock->service() : nullptr, options.config, arguments,
+                          callLog.isOpen() ? &callLog : nullptr);
     return app->exec();
 }

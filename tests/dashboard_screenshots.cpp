@@ -8,18 +8,20 @@
 // The outage is time-scaled (default 0.2: one prompt every 0.4 s for 30 s, 503s from 3 s to
 // 15 s) so a run takes about a minute; the herd and the bursts run at the field test's speed.
 
+#include <cstdio>
+
+#include <QApplication>
+#include <QDir>
+#include <QSignalSpy>
+#include <QTabWidget>
+#include <QTest>
+
 #include "dashboardmodel.h"
 #include "dashboardwindow.h"
 #include "democontroller.h"
 #include "desktopapp.h"
 #include "proxyharness.h"
-
-#include <QApplication>
-#include <QDir>
-#include <QSignalSpy>
-#include <QTest>
-
-#include <cstdio>
+#include "requestpanel.h"
 
 using namespace Qt::StringLiterals;
 using namespace std::chrono_literals;
@@ -98,5 +100,10 @@ int main(int argc, char *argv[])
     runScenario(demo, [&] { return demo.startBurst(1); });
     window.setStaircaseBars(40);
     save(window, QDir(out).filePath(u"staircase.png"_s));
+
+    // 4. The request table with the slowest stair selected.
+    window.tabs()->setCurrentIndex(1);
+    window.requests()->selectRow(0);
+    save(window, QDir(out).filePath(u"requests.png"_s));
     return 0;
 }

@@ -1,8 +1,7 @@
 // The dashboard: a recorded sequence of records, breaker transitions and snapshots is fed into the
 // model and the window, and the figures, bands, transitions, staircase bars, table rows and the
-// charts' pixels are checked. Also settings round-trips, the redraw throttle and the tray's gating.
+// charts' pixels are checked. Also the redraw throttle, the live wiring and the tray's gating.
 
-#include "appsettings.h"
 #include "breakertimeline.h"
 #include "dashboardmodel.h"
 #include "dashboardstyle.h"
@@ -14,12 +13,10 @@
 #include "outcomechart.h"
 #include "proxyharness.h"
 #include "requestpanel.h"
-#include "settingsdialog.h"
 #include "traycontroller.h"
 
 #include <QApplication>
 #include <QMenu>
-#include <QSettings>
 #include <QSystemTrayIcon>
 #include <QTemporaryDir>
 #include <QTest>
@@ -158,10 +155,6 @@ private Q_SLOTS:
     void window_clearStartsAfresh();
     void window_redrawsAtMostTenTimesASecond();
     void window_followsALiveProxyQueued();
-    void settings_roundTripThroughIniFile();
-    void settings_invalidValuesGiveClearMessages();
-    void settings_commandLineWinsOverSaved();
-    void settingsDialog_staysOpenOnInvalidValues();
     void tray_gatedOnAvailability();
 };
 
@@ -472,122 +465,6 @@ void TestDashboard::window_followsALiveProxyQueued()
     QCOMPARE(model.totals().upstreamCalls(), 1);
     QTRY_VERIFY(model.snapshot().upstreams.size() == 2);   // the 250 ms snapshot arrived
     QCOMPARE(model.records().back().model, u"gpt-4o-mini"_s);
-}
-
-void TestDashboard::settings_roundTripThroughIniFile()
-{
-    QTemporaryDir dir;
-    const QString path = dir.filePath(u"breakwater.ini"_s);
-    AppSettings saved = AppSettings::defaults();
-    saved.listen = u"127.0.0.1:9090"_s;
-    saved.openaiUpstream = u"http://127.0.0.1:11434/v1"_s;
-    saved.timeoutSeconds = 5.5;
-    saved.concurrency = 16;
-    saved.dedupWindowSeconds = 0;
-    saved.cacheSizeMb = 128;
-    saved.breakerFailures = 3;
-    saved.breakerCooldownSeconds = 30;
-    QVERIFY(saved.validate().isEmpty());
-    {
-        QSettings settings(path, QSettings::IniFormat);
-        saved.save(settings);
-    }
-    QSettings settings(path, QSettings::IniFormat);
-    const AppSettings loaded = AppSettings::load(settings);
-    QCOMPARE(loaded.listen, saved.listen);
-    QCOMPARE(loaded.timeoutSeconds, 5.5);
-    QVERIFY(loaded == saved);
-
-    ProxyConfig config;
-    loaded.applyTo(config);
-    QCOMPARE(config.listenPort, 9090);
-    QCOMPARE(config.upstreamTimeout, std::chrono::milliseconds(5500));
-    QCOMPARE(config.concurrency, 16);
-    QCOMPARE(config.dedupWindow, std::chrono::milliseconds(0));
-    QCOMPARE(config.cacheBytes, 128LL * 1024 * 1024);
-    QCOMPARE(config.breakerFailures, 3);
-    QCOMPARE(config.breakerCooldown, std::chrono::milliseconds(30000));
-    QCOMPARE(AppSettings::fromConfig(config), loaded);
-
-    // A hand-edited bad value is ignored; the others still load.
-    settings.setValue(u"proxy/concurrency"_s, u"lots"_s);
-    settings.setValue(u"proxy/listen"_s, u"nowhere"_s);
-    settings.sync();
-    QTest::ignoreMessage(QtWarningMsg, QRegularExpression(u"ignoring the saved value of \"?concurrency"_s));
-    QTest::ignoreMessage(QtWarningMsg, QRegularExpression(u"ignoring the saved value of \"?listen"_s));
-    const AppSettings partly = AppSettings::load(settings);
-    QCOMPARE(partly.concurrency, AppSettings::defaults().concurrency);
-    QCOMPARE(partly.listen, AppSettings::defaults().listen);
-    QCOMPARE(partly.breakerFailures, 3);
-}
-
-void TestDashboard::settings_invalidValuesGiveClearMessages()
-{
-    AppSettings s = AppSettings::defaults();
-    s.listen = u"localhost"_s;
-    s.openaiUpstream = u"ftp://example.com"_s;
-    s.concurrency = 0;
-    s.timeoutSeconds = 0;
-    const QStringList problems = s.validate();
-    QCOMPARE(problems.size(), 4);
-    QVERIFY(problems[0].startsWith(u"Listen address: 'localhost' is not valid; expected HOST:PORT"_s));
-    QVERIFY(problems[1].contains(u"expected an http(s) URL"_s));
-    QVERIFY(problems.join(u' ').contains(u"Concurrency: 0 is not valid; expected a whole number from 1 to 4096"_s));
-    QVERIFY(problems.join(u' ').contains(u"Timeout: 0 s is not valid; expected more than 0 seconds"_s));
-    s = AppSettings::defaults();
-    s.listen = u"0.0.0.0:8080"_s;
-    QVERIFY(s.validate().value(0).contains(u"loopback only"_s));
-    s.listen = u"[::1]:8080"_s;
-    QVERIFY(s.validate().isEmpty());
-}
-
-void TestDashboard::settings_commandLineWinsOverSaved()
-{
-    QTemporaryDir dir;
-    QSettings settings(dir.filePath(u"s.ini"_s), QSettings::IniFormat);
-    AppSettings saved = AppSettings::defaults();
-    saved.concurrency = 8;
-    saved.timeoutSeconds = 7;
-    saved.save(settings);
-
-    QFile configFile(dir.filePath(u"c.json"_s));
-    QVERIFY(configFile.open(QIODevice::WriteOnly));
-    configFile.write(R"({"timeout": 3})");
-    configFile.close();
-
-    ProxyConfig fromCommandLine;
-    fromCommandLine.concurrency = 2;
-    fromCommandLine.upstreamTimeout = std::chrono::milliseconds(3000);
-    const QStringList arguments{u"breakwater"_s, u"--concurrency=2"_s, u"--config"_s, configFile.fileName()};
-    QCOMPARE(optionsGiven(arguments), QStringList({u"--concurrency"_s, u"--config"_s, u"--timeout"_s}));
-    ProxyConfig merged = withSavedSettings(fromCommandLine, arguments, settings);
-    QCOMPARE(merged.concurrency, 2);                                     // command line
-    QCOMPARE(merged.upstreamTimeout, std::chrono::milliseconds(3000));   // --config file
-    merged = withSavedSettings(ProxyConfig{}, {u"breakwater"_s}, settings);
-    QCOMPARE(merged.concurrency, 8);                                     // saved
-    QCOMPARE(merged.upstreamTimeout, std::chrono::milliseconds(7000));
-
-    const QString message = SettingsDialog::restartMessage(saved, AppSettings::defaults(), {u"--timeout"_s});
-    QVERIFY2(message.contains(u"Restart Breakwater to apply: concurrency"_s), qPrintable(message));
-    QVERIFY(message.contains(u"timeout (--timeout)"_s));
-    QVERIFY(SettingsDialog::restartMessage(saved, saved, {}).contains(u"Nothing the running proxy uses has changed"_s));
-}
-
-void TestDashboard::settingsDialog_staysOpenOnInvalidValues()
-{
-    AppSettings values = AppSettings::defaults();
-    SettingsDialog dialog(values, {}, false);
-    QCOMPARE(dialog.values(), values);
-    values.listen = u"127.0.0.1"_s;
-    dialog.setValues(values);
-    dialog.open();
-    dialog.accept();
-    QVERIFY(dialog.isVisible());                  // refused: still open
-    QCOMPARE(dialog.problems().size(), 1);
-    values.listen = u"127.0.0.1:0"_s;
-    dialog.setValues(values);
-    dialog.accept();
-    QCOMPARE(dialog.result(), int(QDialog::Accepted));
 }
 
 void TestDashboard::tray_gatedOnAvailability()

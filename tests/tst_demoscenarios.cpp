@@ -90,7 +90,9 @@ void TestDemoScenarios::outage_breakerOpensAfterFiveFailuresAndRecovers()
     QCOMPARE(upstream503, 5);
     QVERIFY2(refused >= 20, qPrintable(QString::number(refused)));
     QCOMPARE(result.upstreamCalls, 75 - refused);
-    QVERIFY(result.statuses.value(200) >= 40);
+    // 8 healthy prompts before, and those after the probe saw the provider back (1 s probe interval).
+    QVERIFY2(result.statuses.value(200) >= 30, qPrintable(result.summary()));
+    QCOMPARE(result.statuses.value(200) + result.statuses.value(503), 75);
 
     // The breaker opened once and closed again (via half-open) once the provider was back.
     QVERIFY(harness.transitions.size() >= 3);

@@ -21,6 +21,7 @@ constexpr double kMaxSeconds = 86400.0 * 365;
 constexpr int kMaxConcurrency = 4096;
 constexpr int kMaxCacheMb = 65536;
 constexpr int kMaxBreakerFailures = 1000;
+constexpr double kMaxSpendUsd = 1'000'000;
 
 // Each check returns a message, empty when the value is fine.
 QString checkListen(const QString &text)
@@ -91,6 +92,7 @@ AppSettings AppSettings::fromConfig(const ProxyConfig &config)
     s.cacheSizeMb = int(config.cacheBytes / (1024 * 1024));
     s.breakerFailures = config.breakerFailures;
     s.breakerCooldownSeconds = double(config.breakerCooldown.count()) / 1000.0;
+    s.maxSpendUsd = config.maxSpendUsd;
     return s;
 }
 
@@ -106,6 +108,10 @@ QStringList AppSettings::validate() const
         checkCount(u"Cache size (MB)"_s, cacheSizeMb, 0, kMaxCacheMb),
         checkCount(u"Breaker failures"_s, breakerFailures, 1, kMaxBreakerFailures),
         checkSeconds(u"Breaker cool-down"_s, breakerCooldownSeconds, false),
+        std::isfinite(maxSpendUsd) && maxSpendUsd >= 0 && maxSpendUsd <= kMaxSpendUsd
+            ? QString()
+            : u"Spend limit: %1 is not valid; expected US dollars per day from 0 (no limit) to %2."_s
+                  .arg(maxSpendUsd).arg(kMaxSpendUsd, 0, 'f', 0),
     };
     problems.removeAll(QString());
     return problems;
@@ -138,6 +144,8 @@ void AppSettings::applyTo(ProxyConfig &config, const QStringList &keep) const
         config.breakerFailures = breakerFailures;
     if (take(u"--breaker-cooldown"_s))
         config.breakerCooldown = toMs(breakerCooldownSeconds);
+    if (take(u"--max-spend"_s))
+        config.maxSpendUsd = maxSpendUsd;
 }
 
 AppSettings AppSettings::load(QSettings &settings, const AppSettings &fallback)
@@ -165,6 +173,7 @@ AppSettings AppSettings::load(QSettings &settings, const AppSettings &fallback)
     read(u"cacheSizeMb"_s, loaded.cacheSizeMb);
     read(u"breakerFailures"_s, loaded.breakerFailures);
     read(u"breakerCooldownSeconds"_s, loaded.breakerCooldownSeconds);
+    read(u"maxSpendUsd"_s, loaded.maxSpendUsd);
     settings.endGroup();
     return loaded;
 }
@@ -181,6 +190,7 @@ void AppSettings::save(QSettings &settings) const
     settings.setValue(u"cacheSizeMb"_s, cacheSizeMb);
     settings.setValue(u"breakerFailures"_s, breakerFailures);
     settings.setValue(u"breakerCooldownSeconds"_s, breakerCooldownSeconds);
+    settings.setValue(u"maxSpendUsd"_s, maxSpendUsd);
     settings.endGroup();
     settings.sync();
 }
@@ -197,6 +207,7 @@ QStringList AppSettings::differences(const AppSettings &other) const
     if (cacheSizeMb != other.cacheSizeMb) changed << u"--cache-size"_s;
     if (breakerFailures != other.breakerFailures) changed << u"--breaker-failures"_s;
     if (breakerCooldownSeconds != other.breakerCooldownSeconds) changed << u"--breaker-cooldown"_s;
+    if (maxSpendUsd != other.maxSpendUsd) changed << u"--max-spend"_s;
     return changed;
 }
 

@@ -1,9 +1,9 @@
 #pragma once
 
-#include "proxyconfig.h"
-
 #include <QString>
 #include <QStringList>
+
+#include "proxyconfig.h"
 
 class QSettings;
 
@@ -22,6 +22,7 @@ struct AppSettings
     int cacheSizeMb = 0;
     int breakerFailures = 0;
     double breakerCooldownSeconds = 0;
+    double maxSpendUsd = 0;       // per day; 0 = no limit
 
     static AppSettings fromConfig(const ProxyConfig &config);
     static AppSettings defaults() { return fromConfig(ProxyConfig{}); }

@@ -1,11 +1,11 @@
 #include "breakertimeline.h"
 
-#include "dashboardstyle.h"
-#include "timeaxis.h"
-
 #include <QHelpEvent>
 #include <QPainter>
 #include <QToolTip>
+
+#include "dashboardstyle.h"
+#include "timeaxis.h"
 
 using namespace Qt::StringLiterals;
 

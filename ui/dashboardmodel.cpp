@@ -79,6 +79,7 @@ void DashboardModel::addRecord(const CallRecord &record)
 
     const qint64 at = record.endAtMs > 0 ? record.endAtMs : record.receivedAtMs;
     addToBucket(at, category);
+    addSample(record, at);
     noteTime(at);
 
     m_records.push_back(record);
@@ -88,6 +89,17 @@ void DashboardModel::addRecord(const CallRecord &record)
     ++m_revision;
     if (record.outcome == Outcome::SpendRefused)
         Q_EMIT spendRefused(record);
+}
+
+void DashboardModel::addHistory(const QList<CallRecord> &records)
+{
+    for (const CallRecord &record : records) {
+        m_records.push_back(record);
+        if (m_records.size() > size_t(kMaxRecords))
+            m_records.pop_front();
+        ++m_recordSequence;
+    }
+    ++m_revision;
 }
 
 void DashboardModel::addTransition(const BreakerTransition &transition)
@@ -133,6 +145,8 @@ void DashboardModel::clear()
     m_totals = {};
     m_buckets.clear();
     m_records.clear();
+    m_samples.clear();
+    m_samplesThisSecond = 0;
     ++m_clearCount;
     ++m_revision;
 }
@@ -268,6 +282,25 @@ void DashboardModel::addToBucket(qint64 atMs, Category category)
     const qint64 oldest = second - kBucketHistoryMs / 1000;
     while (!m_buckets.empty() && m_buckets.front().second < oldest)
         m_buckets.pop_front();
+}
+
+void DashboardModel::addSample(const CallRecord &record, qint64 atMs)
+{
+    const LatencySample sample{record.receivedAtMs, record.totalMs(), record.outcome, record.status};
+    const qint64 second = atMs / 1000;
+    if (second != m_sampleSecond) {
+        m_sampleSecond = second;
+        m_samplesThisSecond = 0;
+    }
+    if (m_samplesThisSecond < kSamplesPerSecond) {
+        m_samples.push_back(sample);
+        ++m_samplesThisSecond;
+    } else if (sample.totalMs > m_samples.back().totalMs) {
+        m_samples.back() = sample;   // the second's last slot holds its slowest late-comer
+    }
+    const qint64 oldest = atMs - kBucketHistoryMs;
+    while (!m_samples.empty() && m_samples.front().arrivalMs + m_samples.front().totalMs < oldest)
+        m_samples.pop_front();
 }
 
 void DashboardModel::noteTime(qint64 atMs)

@@ -1,16 +1,16 @@
 #pragma once
 
-#include "callrecord.h"
-#include "circuitbreaker.h"
-#include "proxysnapshot.h"
+#include <array>
+#include <deque>
 
 #include <QHash>
 #include <QList>
 #include <QObject>
 #include <QStringList>
 
-#include <array>
-#include <deque>
+#include "callrecord.h"
+#include "circuitbreaker.h"
+#include "proxysnapshot.h"
 
 // Everything the dashboard shows, as plain data: running totals, per-second outcome buckets, each
 // upstream's breaker history, the latest live figures and the most recent records. The proxy's
@@ -44,6 +44,17 @@ public:
         qint64 count(Category category) const { return perCategory[size_t(category)]; }
     };
 
+    // One dot of "latency vs arrival". At most kSamplesPerSecond are kept per second of completions
+    // (the first ones, and the slowest of the rest), so the chart covers the whole window at any rate.
+    struct LatencySample
+    {
+        qint64 arrivalMs = 0;
+        qint64 totalMs = 0;
+        Outcome outcome = Outcome::Miss;
+        int status = 0;
+    };
+    static constexpr int kSamplesPerSecond = 20;
+
     struct Band
     {
         qint64 startMs = 0;
@@ -57,6 +68,8 @@ public:
     void addRecord(const CallRecord &record);
     void addTransition(const BreakerTransition &transition);
     void setSnapshot(const ProxySnapshot &snapshot);
+    // Records from before this run (the call log): shown in the table and staircase, not counted.
+    void addHistory(const QList<CallRecord> &records);
     // Starts the request figures afresh (the "Clear" button): totals, buckets and records go. The
     // breakers' history stays: it is state, not a count, and a timeline with a hole would mislead.
     void clear();
@@ -78,6 +91,7 @@ public:
 
     // The newest `count` records in arrival order (oldest arrival first).
     QList<CallRecord> recentByArrival(int count) const;
+    const std::deque<LatencySample> &latencySamples() const { return m_samples; }
     const std::deque<CallRecord> &records() const { return m_records; }
     // Sequence number of the newest record; records().back() has this number.
     quint64 recordSequence() const { return m_recordSequence; }
@@ -108,6 +122,7 @@ private:
     };
     BreakerHistory &historyFor(const QString &upstream, qint64 seenAtMs);
     void addToBucket(qint64 atMs, Category category);
+    void addSample(const CallRecord &record, qint64 atMs);
     void noteTime(qint64 atMs);
 
     Totals m_totals;
@@ -116,6 +131,9 @@ private:
     QStringList m_upstreamOrder;
     std::deque<Bucket> m_buckets;      // sorted by second, sparse
     std::deque<CallRecord> m_records;  // in the order they completed
+    std::deque<LatencySample> m_samples;   // in the order they completed
+    qint64 m_sampleSecond = 0;             // completion second of the newest sample ...
+    int m_samplesThisSecond = 0;           // ... and how many that second has
     quint64 m_recordSequence = 0;
     quint64 m_revision = 0;
     quint64 m_clearCount = 0;

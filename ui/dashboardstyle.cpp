@@ -43,10 +43,10 @@ QColor upstreamFailureColor()
     return QColor(0x7a, 0x10, 0x10);
 }
 
-bool isUpstreamFailure(const CallRecord &record)
+bool isUpstreamFailure(Outcome outcome, int status)
 {
-    const auto category = DashboardModel::categoryOf(record.outcome);
-    return record.status >= 500 && (category == DashboardModel::Category::Miss
+    const auto category = DashboardModel::categoryOf(outcome);
+    return status >= 500 && (category == DashboardModel::Category::Miss
                                     || category == DashboardModel::Category::Joined
                                     || category == DashboardModel::Category::Bypass);
 }

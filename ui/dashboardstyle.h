@@ -1,11 +1,11 @@
 #pragma once
 
-#include "circuitbreaker.h"
-#include "dashboardmodel.h"
-
 #include <QColor>
 #include <QIcon>
 #include <QString>
+
+#include "circuitbreaker.h"
+#include "dashboardmodel.h"
 
 // The dashboard's shared look: one colour per outcome and per breaker state, used by every chart,
 // the table and the tray, so "red" means the same thing everywhere. Icons are drawn from the SVGs
@@ -17,7 +17,8 @@ QColor outcomeColor(Outcome outcome);
 QColor breakerColor(BreakerState state);
 // Marks an answer the upstream failed (5xx relayed to a miss, bypass or its riders).
 QColor upstreamFailureColor();
-bool isUpstreamFailure(const CallRecord &record);
+bool isUpstreamFailure(Outcome outcome, int status);
+inline bool isUpstreamFailure(const CallRecord &record) { return isUpstreamFailure(record.outcome, record.status); }
 QString breakerLabel(BreakerState state);   // closed, half-open, open
 
 QIcon appIcon();

@@ -93,6 +93,7 @@ DashboardWindow::DashboardWindow(DashboardModel *model, QWidget *parent)
     m_tabs = new QTabWidget;
     m_tabs->addTab(live, u"Live"_s);
     m_tabs->addTab(m_requests, u"Requests"_s);
+    connect(m_tabs, &QTabWidget::currentChanged, this, [this] { draw(false); });   // catch up at once
 
     auto *central = new QWidget;
     auto *layout = new QVBoxLayout(central);
@@ -209,21 +210,32 @@ void DashboardWindow::onTick()
     // Nobody sees a hidden or paused window: the model keeps collecting, drawing waits.
     if (m_paused || !isVisible())
         return;
-    redraw();
+    draw(false);
 }
 
-void DashboardWindow::redraw()
+void DashboardWindow::draw(bool everything)
 {
     const qint64 now = m_nowMs();
     const qint64 from = now - m_windowMs;
-    m_outcomes->refresh(*m_model, from, now);
-    m_breakers->refresh(*m_model, from, now);
-    m_scatter->refresh(*m_model, from, now);
-    // Record-driven views change only with the model; the charts above also scroll with time.
     if (m_model->revision() != m_drawnRevision) {
         m_drawnRevision = m_model->revision();
         m_figures->refresh(*m_model);
-        m_staircase->refresh(*m_model);
+    }
+    // The charts only while their tab shows; they also scroll with time, so not only on change.
+    if (everything || m_tabs->currentIndex() == 0) {
+        m_outcomes->refresh(*m_model, from, now);
+        m_breakers->refresh(*m_model, from, now);
+        if (everything || now - m_scatterDrawnAtMs >= kScatterIntervalMs) {
+            m_scatterDrawnAtMs = now;
+            m_scatter->refresh(*m_model, from, now);
+        }
+        if (m_staircaseRevision != m_model->revision()) {
+            m_staircaseRevision = m_model->revision();
+            m_staircase->refresh(*m_model);
+        }
+    }
+    if ((everything || m_tabs->currentIndex() == 1) && m_tableRevision != m_model->revision()) {
+        m_tableRevision = m_model->revision();
         m_requests->refresh(*m_model);
     }
     ++m_redraws;

@@ -29,6 +29,7 @@ class DashboardWindow final : public QMainWindow
     Q_DISABLE_COPY_MOVE(DashboardWindow)
 public:
     static constexpr int kRedrawIntervalMs = 100;
+    static constexpr int kScatterIntervalMs = 500;   // the scatter is the costliest chart to paint
 
     explicit DashboardWindow(DashboardModel *model, QWidget *parent = nullptr);
 
@@ -44,8 +45,8 @@ public:
     void setDemoController(DemoController *demo);
     void setSettingsHandler(std::function<void()> openSettings);
 
-    // Draws everything now from the model (the timer calls this; tests call it directly).
-    void redraw();
+    // Draws every view now from the model (tests call it; the timer draws only what is visible).
+    void redraw() { draw(true); }
     int redrawCount() const { return m_redraws; }
     bool exportCharts(const QString &directory, QString *error) const;   // outcomes.png, breakers.png, ...
 
@@ -59,6 +60,7 @@ public:
 
 private:
     void onTick();
+    void draw(bool everything);
     void buildToolBar();
     void chooseExportCharts();
     void chooseExportTable();
@@ -70,6 +72,9 @@ private:
     qint64 m_windowMs = 5 * 60'000;
     bool m_paused = false;
     quint64 m_drawnRevision = ~quint64(0);
+    quint64 m_staircaseRevision = ~quint64(0);
+    quint64 m_tableRevision = ~quint64(0);
+    qint64 m_scatterDrawnAtMs = 0;
     int m_redraws = 0;
 
     FiguresPanel *m_figures = nullptr;

@@ -1,14 +1,14 @@
 #pragma once
 
-#include "clock.h"
-#include "demoscenarios.h"
-#include "proxyconfig.h"
-
 #include <map>
 #include <memory>
 
 #include <QList>
 #include <QObject>
+
+#include "clock.h"
+#include "demoscenarios.h"
+#include "proxyconfig.h"
 
 class DashboardModel;
 class MockProvider;

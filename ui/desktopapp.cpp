@@ -6,6 +6,7 @@
 #include <QSystemTrayIcon>
 
 #include "appsettings.h"
+#include "calllog.h"
 #include "callrecord.h"
 #include "circuitbreaker.h"
 #include "dashboardmodel.h"
@@ -20,9 +21,12 @@ using namespace Qt::StringLiterals;
 
 namespace {
 
+constexpr int kHistoryRows = 500;   // the call log's latest rows shown at start
+
 const QStringList kSettingOptions{u"--listen"_s, u"--upstream"_s, u"--anthropic-upstream"_s,
                                   u"--timeout"_s, u"--concurrency"_s, u"--dedup-window"_s,
-                                  u"--cache-size"_s, u"--breaker-failures"_s, u"--breaker-cooldown"_s};
+                                  u"--cache-size"_s, u"--breaker-failures"_s, u"--breaker-cooldown"_s,
+                                  u"--max-spend"_s};
 
 QStringList overriddenSettings(const QStringList &arguments)
 {
@@ -76,10 +80,13 @@ void connectProxyToModel(ProxyServer *proxy, DashboardModel *model)
     QObject::connect(proxy, &ProxyServer::snapshotReady, model, &DashboardModel::setSnapshot, Qt::QueuedConnection);
 }
 
-int runDesktop(ProxyServer *proxy, MockProvider *mock, const ProxyConfig &config, const QStringList &arguments)
+int runDesktop(ProxyServer *proxy, MockProvider *mock, const ProxyConfig &config, const QStringList &arguments,
+               CallLog *callLog)
 {
     // Declared in order of need; destroyed in reverse: tray, demo, window, then the model.
     DashboardModel model;
+    if (callLog)
+        model.addHistory(callLog->recent(kHistoryRows));
     connectProxyToModel(proxy, &model);
 
     const QString openaiBase = proxy->baseUrl();

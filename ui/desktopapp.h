@@ -1,11 +1,12 @@
 #pragma once
 
-#include "proxyconfig.h"
-
 #include <memory>
 
 #include <QStringList>
 
+#include "proxyconfig.h"
+
+class CallLog;
 class DashboardModel;
 class MockProvider;
 class ProxyServer;
@@ -30,5 +31,7 @@ void connectProxyToModel(ProxyServer *proxy, DashboardModel *model);
 
 // Builds the dashboard, the tray (where one exists) and, with a mock, the demo scenarios; wires the
 // proxy's events to them (queued: the proxy lives on its own thread) and runs the event loop.
-// `proxy` and `mock` must outlive this call.
-int runDesktop(ProxyServer *proxy, MockProvider *mock, const ProxyConfig &config, const QStringList &arguments);
+// The request table starts with the call log's latest rows when there is one (may be null).
+// `proxy`, `mock` and `callLog` must outlive this call.
+int runDesktop(ProxyServer *proxy, MockProvider *mock, const ProxyConfig &config, const QStringList &arguments,
+               CallLog *callLog = nullptr);

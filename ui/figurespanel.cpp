@@ -1,12 +1,12 @@
 #include "figurespanel.h"
 
-#include "dashboardmodel.h"
-#include "dashboardstyle.h"
-
 #include <QFrame>
 #include <QGridLayout>
 #include <QLabel>
 #include <QVBoxLayout>
+
+#include "dashboardmodel.h"
+#include "dashboardstyle.h"
 
 using namespace Qt::StringLiterals;
 

@@ -1,5 +1,7 @@
 #include "latencyscatter.h"
 
+#include <algorithm>
+
 #include <QChart>
 #include <QDateTime>
 #include <QDateTimeAxis>
@@ -35,8 +37,8 @@ LatencyScatter::LatencyScatter(QWidget *parent)
         const auto category = DashboardModel::Category(i);
         auto *series = new QScatterSeries;
         series->setName(DashboardModel::categoryName(category));
-        series->setMarkerShape(QScatterSeries::MarkerShapeCircle);
-        series->setMarkerSize(7);
+        series->setMarkerShape(QScatterSeries::MarkerShapeRectangle);
+        series->setMarkerSize(6);   // rectangles: ellipses cost a Bezier path per dot
         series->setColor(dashboardstyle::outcomeColor(category));
         series->setBorderColor(dashboardstyle::outcomeColor(category).darker(130));
         chart->addSeries(series);
@@ -46,8 +48,8 @@ LatencyScatter::LatencyScatter(QWidget *parent)
     }
     m_failures = new QScatterSeries;
     m_failures->setName(u"upstream 5xx"_s);
-    m_failures->setMarkerShape(QScatterSeries::MarkerShapeRectangle);
-    m_failures->setMarkerSize(8);
+    m_failures->setMarkerShape(QScatterSeries::MarkerShapeTriangle);
+    m_failures->setMarkerSize(9);
     m_failures->setColor(dashboardstyle::upstreamFailureColor());
     m_failures->setBorderColor(dashboardstyle::upstreamFailureColor());
     chart->addSeries(m_failures);
@@ -63,20 +65,22 @@ void LatencyScatter::refresh(const DashboardModel &model, qint64 fromMs, qint64 
     QList<QList<QPointF>> points(DashboardModel::kCategoryCount);
     QList<QPointF> failures;
     double slowest = 0;
-    int taken = 0;
-    const auto &records = model.records();
-    // Newest first, so the bound drops the oldest dots.
-    for (auto it = records.rbegin(); it != records.rend() && taken < kMaxPoints; ++it) {
-        if (it->receivedAtMs < fromMs || it->receivedAtMs > toMs)
+    const auto &samples = model.latencySamples();
+    // Samples in the window, thinned evenly to the point budget.
+    const auto first = std::find_if(samples.begin(), samples.end(),
+                                    [fromMs](const auto &sample) { return sample.arrivalMs + sample.totalMs >= fromMs; });
+    const qsizetype inWindow = samples.end() - first;
+    const qsizetype stride = std::max<qsizetype>(1, (inWindow + kMaxPoints - 1) / kMaxPoints);
+    for (auto it = first; it < samples.end(); it += std::min<qsizetype>(stride, samples.end() - it)) {
+        if (it->arrivalMs < fromMs || it->arrivalMs > toMs)
             continue;
-        const double seconds = double(it->totalMs()) / 1000.0;
-        const QPointF point(double(it->receivedAtMs), seconds);
-        if (dashboardstyle::isUpstreamFailure(*it))
+        const double seconds = double(it->totalMs) / 1000.0;
+        const QPointF point(double(it->arrivalMs), seconds);
+        if (dashboardstyle::isUpstreamFailure(it->outcome, it->status))
             failures.append(point);
         else
             points[int(DashboardModel::categoryOf(it->outcome))].append(point);
         slowest = std::max(slowest, seconds);
-        ++taken;
     }
     for (int i = 0; i < DashboardModel::kCategoryCount; ++i)
         m_series[i]->replace(points[i]);

@@ -8,15 +8,16 @@ class QDateTimeAxis;
 class QScatterSeries;
 class QValueAxis;
 
-// "Latency vs arrival": one dot per request in the window, at its arrival time and total latency,
-// coloured by outcome. Bounded to the newest kMaxPoints dots (large scatter series are the most
-// expensive thing Qt Charts paints: ~86 ms for 10k points), each series set with replace().
+// "Latency vs arrival": a dot per request in the window at its arrival time and total latency,
+// coloured by outcome, from the model's latency samples (all requests at demo rates; the first 20
+// and the slowest of each second under load). Thinned evenly to kMaxPoints dots: large scatter
+// series are the most expensive thing Qt Charts paints (~86 ms for 10k). Set with replace().
 class LatencyScatter final : public QChartView
 {
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(LatencyScatter)
 public:
-    static constexpr int kMaxPoints = 1500;
+    static constexpr int kMaxPoints = 1000;
 
     explicit LatencyScatter(QWidget *parent = nullptr);
 

@@ -1,9 +1,9 @@
 #pragma once
 
-#include "callrecord.h"
-
 #include <QList>
 #include <QWidget>
+
+#include "callrecord.h"
 
 class DashboardModel;
 

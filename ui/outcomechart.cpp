@@ -1,14 +1,14 @@
 #include "outcomechart.h"
 
-#include "dashboardmodel.h"
-#include "dashboardstyle.h"
-
 #include <QAreaSeries>
 #include <QChart>
 #include <QDateTime>
 #include <QDateTimeAxis>
 #include <QLineSeries>
 #include <QValueAxis>
+
+#include "dashboardmodel.h"
+#include "dashboardstyle.h"
 
 using namespace Qt::StringLiterals;
 

@@ -94,10 +94,11 @@ RequestPanel::RequestPanel(QWidget *parent)
 
 void RequestPanel::refresh(const DashboardModel &model)
 {
-    const int before = m_table->rowCount();
-    m_table->syncFrom(model);
-    // New models and statuses become filter choices (the first rows of the table are the new ones).
-    for (int row = 0; row < m_table->rowCount() - before && row < m_table->rowCount(); ++row) {
+    const int fresh = m_table->syncFrom(model);
+    if (fresh > 0 && fresh == m_table->rowCount())
+        m_view->resizeColumnsToContents();   // once, when the first rows arrive (it scans rows)
+    // New models and statuses become filter choices (the new rows are the first ones).
+    for (int row = 0; row < fresh; ++row) {
         const CallRecord &record = m_table->recordAt(row);
         if (!record.model.isEmpty() && !m_modelsSeen.contains(record.model)) {
             m_modelsSeen.insert(record.model);

@@ -31,7 +31,7 @@ RequestTableModel::RequestTableModel(QObject *parent)
 {
 }
 
-void RequestTableModel::syncFrom(const DashboardModel &model)
+int RequestTableModel::syncFrom(const DashboardModel &model)
 {
     const quint64 newest = model.recordSequence();
     const auto &records = model.records();
@@ -43,11 +43,11 @@ void RequestTableModel::syncFrom(const DashboardModel &model)
         endResetModel();
     }
     if (newest == m_seenSequence)
-        return;
+        return 0;
     const size_t fresh = std::min<size_t>(std::min<quint64>(newest - m_seenSequence, records.size()), kMaxRows);
     m_seenSequence = newest;
     if (fresh == 0)
-        return;
+        return 0;
     beginInsertRows({}, 0, int(fresh) - 1);
     for (auto it = records.end() - qsizetype(fresh); it != records.end(); ++it)
         m_rows.push_front(*it);   // the newest ends up on top
@@ -57,6 +57,7 @@ void RequestTableModel::syncFrom(const DashboardModel &model)
         m_rows.resize(kMaxRows);
         endRemoveRows();
     }
+    return int(fresh);
 }
 
 const CallRecord &RequestTableModel::recordAt(int row) const

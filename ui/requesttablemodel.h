@@ -1,10 +1,10 @@
 #pragma once
 
-#include "callrecord.h"
-
 #include <deque>
 
 #include <QAbstractTableModel>
+
+#include "callrecord.h"
 
 class DashboardModel;
 
@@ -22,8 +22,8 @@ public:
 
     explicit RequestTableModel(QObject *parent = nullptr);
 
-    // Takes the records the model received since the last sync.
-    void syncFrom(const DashboardModel &model);
+    // Takes the records the model received since the last sync; returns how many (now rows 0..n-1).
+    int syncFrom(const DashboardModel &model);
     const CallRecord &recordAt(int row) const;
 
     int rowCount(const QModelIndex &parent = {}) const override;

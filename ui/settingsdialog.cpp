@@ -3,6 +3,7 @@
 #include <QDialogButtonBox>
 #include <QDoubleSpinBox>
 #include <QFormLayout>
+#include <QHash>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
@@ -38,7 +39,7 @@ QString optionLabel(const QString &option)
         {u"--anthropic-upstream"_s, u"Anthropic upstream"_s}, {u"--timeout"_s, u"timeout"_s},
         {u"--concurrency"_s, u"concurrency"_s}, {u"--dedup-window"_s, u"de-dup window"_s},
         {u"--cache-size"_s, u"cache size"_s}, {u"--breaker-failures"_s, u"breaker failures"_s},
-        {u"--breaker-cooldown"_s, u"breaker cool-down"_s}};
+        {u"--breaker-cooldown"_s, u"breaker cool-down"_s}, {u"--max-spend"_s, u"spend limit"_s}};
     return labels.value(option, option);
 }
 
@@ -63,6 +64,12 @@ SettingsDialog::SettingsDialog(const AppSettings &values, const QStringList &ove
     m_cacheSize = countBox(0, 65536, this, u" MB"_s);
     m_breakerFailures = countBox(1, 1000, this, u" failures in a row"_s);
     m_breakerCooldown = secondsBox(0.1, this);
+    m_maxSpend = new QDoubleSpinBox(this);
+    m_maxSpend->setRange(0, 1'000'000);
+    m_maxSpend->setDecimals(2);
+    m_maxSpend->setPrefix(u"$"_s);
+    m_maxSpend->setSuffix(u" per day"_s);
+    m_maxSpend->setSpecialValueText(u"no limit"_s);
     form->addRow(u"Listen address"_s, m_listen);
     form->addRow(u"OpenAI upstream"_s, m_openai);
     form->addRow(u"Anthropic upstream"_s, m_anthropic);
@@ -72,14 +79,12 @@ SettingsDialog::SettingsDialog(const AppSettings &values, const QStringList &ove
     form->addRow(u"Answer cache size"_s, m_cacheSize);
     form->addRow(u"Breaker opens after"_s, m_breakerFailures);
     form->addRow(u"Breaker cool-down"_s, m_breakerCooldown);
+    form->addRow(u"Spend limit"_s, m_maxSpend);
     layout->addLayout(form);
 
     QStringList notes;
     if (!overridden.isEmpty()) {
-        QStringList names;
-        for (const QString &option : overridden)
-            names << option;
-        notes << u"Given on the command line this run (they win over saved values): %1."_s.arg(names.join(u", "_s));
+        notes << u"Given on the command line this run (they win over saved values): %1."_s.arg(overridden.join(u", "_s));
     }
     if (demo)
         notes << u"Demo mode: both upstreams are the built-in mock provider while it runs."_s;
@@ -116,6 +121,7 @@ AppSettings SettingsDialog::values() const
     s.cacheSizeMb = m_cacheSize->value();
     s.breakerFailures = m_breakerFailures->value();
     s.breakerCooldownSeconds = m_breakerCooldown->value();
+    s.maxSpendUsd = m_maxSpend->value();
     return s;
 }
 
@@ -130,6 +136,7 @@ void SettingsDialog::setValues(const AppSettings &values)
     m_cacheSize->setValue(values.cacheSizeMb);
     m_breakerFailures->setValue(values.breakerFailures);
     m_breakerCooldown->setValue(values.breakerCooldownSeconds);
+    m_maxSpend->setValue(values.maxSpendUsd);
 }
 
 void SettingsDialog::accept()

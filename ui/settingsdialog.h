@@ -1,8 +1,8 @@
 #pragma once
 
-#include "appsettings.h"
-
 #include <QDialog>
+
+#include "appsettings.h"
 
 class QDoubleSpinBox;
 class QLabel;
@@ -40,5 +40,6 @@ private:
     QSpinBox *m_cacheSize = nullptr;
     QSpinBox *m_breakerFailures = nullptr;
     QDoubleSpinBox *m_breakerCooldown = nullptr;
+    QDoubleSpinBox *m_maxSpend = nullptr;
     QLabel *m_problems = nullptr;
 };

@@ -1,12 +1,12 @@
 #include "timeaxis.h"
 
-#include "dashboardstyle.h"
+#include <algorithm>
 
 #include <QFontMetrics>
 #include <QPainter>
 #include <QRect>
 
-#include <algorithm>
+#include "dashboardstyle.h"
 
 using namespace Qt::StringLiterals;
 

@@ -1,9 +1,9 @@
 #pragma once
 
-#include "circuitbreaker.h"
-
 #include <QObject>
 #include <QTimer>
+
+#include "circuitbreaker.h"
 
 class DashboardModel;
 class DemoController;
