@@ -83,7 +83,9 @@ bool parseUrl(const QString &text, QUrl *out)
     return true;
 }
 
-bool parseListen(const QString &text, ProxyConfig *config)
+} // namespace
+
+bool parseListenAddress(const QString &text, QHostAddress *address, quint16 *port)
 {
     const qsizetype colon = text.lastIndexOf(u':');
     if (colon <= 0)
@@ -93,15 +95,17 @@ bool parseListen(const QString &text, ProxyConfig *config)
         host = host.mid(1, host.size() - 2);
     if (host == u"localhost"_s)
         host = u"127.0.0.1"_s;
-    const QHostAddress address(host);
+    const QHostAddress parsed(host);
     bool ok = false;
-    const uint port = text.mid(colon + 1).toUInt(&ok);
-    if (address.isNull() || !ok || port > 65535)
+    const uint number = text.mid(colon + 1).toUInt(&ok);
+    if (parsed.isNull() || !ok || number > 65535)
         return false;
-    config->listenAddress = address;
-    config->listenPort = quint16(port);
+    *address = parsed;
+    *port = quint16(number);
     return true;
 }
+
+namespace {
 
 // Applies one option with its value; returns an error message, empty on success.
 QString apply(CommandLine &result, const QString &name, const QString &value)
@@ -119,7 +123,7 @@ QString apply(CommandLine &result, const QString &name, const QString &value)
     } else if (name == u"--version"_s) {
         result.showVersion = true;
     } else if (name == u"--listen"_s) {
-        if (!parseListen(value, &config))
+        if (!parseListenAddress(value, &config.listenAddress, &config.listenPort))
             return invalid(u"HOST:PORT with an IP address, e.g. 127.0.0.1:8080"_s);
         // Anyone who can reach the port spends the keys passed through it: loopback only, until
         // binding elsewhere comes with a local access token (shared/design.md, Defaults).

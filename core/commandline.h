@@ -2,6 +2,7 @@
 
 #include "proxyconfig.h"
 
+#include <QHostAddress>
 #include <QString>
 #include <QStringList>
 
@@ -22,4 +23,7 @@ struct CommandLine
 };
 
 CommandLine parseCommandLine(const QStringList &arguments);
+
+// HOST:PORT with an IP address (or localhost, or [v6]); shared with the settings dialog.
+bool parseListenAddress(const QString &text, QHostAddress *address, quint16 *port);
 QString helpText();

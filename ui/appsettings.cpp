@@ -1,5 +1,7 @@
 #include "appsettings.h"
 
+#include "commandline.h"
+
 #include <cmath>
 #include <type_traits>
 
@@ -28,22 +30,13 @@ QString checkListen(const QString &text)
 {
     const QString expected = u"Listen address: '%1' is not valid; expected HOST:PORT with a loopback IP "
                              "address, e.g. 127.0.0.1:8080 (port 0 picks a free one)."_s.arg(text);
-    const qsizetype colon = text.lastIndexOf(u':');
-    if (colon <= 0)
-        return expected;
-    QString host = text.left(colon);
-    if (host.startsWith(u'[') && host.endsWith(u']'))
-        host = host.mid(1, host.size() - 2);
-    if (host == u"localhost"_s)
-        host = u"127.0.0.1"_s;
-    const QHostAddress address(host);
-    bool ok = false;
-    const uint port = text.mid(colon + 1).toUInt(&ok);
-    if (address.isNull() || !ok || port > 65535)
+    QHostAddress address;
+    quint16 port = 0;
+    if (!parseListenAddress(text, &address, &port))
         return expected;
     if (!address.isLoopback())
         return u"Listen address: %1 is not a loopback address. Breakwater listens on loopback only; "
-               "binding elsewhere needs an explicit command-line option and an access token."_s.arg(host);
+               "binding elsewhere needs an explicit command-line option and an access token."_s.arg(address.toString());
     return {};
 }
 
