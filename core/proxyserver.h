@@ -6,6 +6,7 @@
 #include "circuitbreaker.h"
 #include "clock.h"
 #include "flighttable.h"
+#include "incomingrequest.h"
 #include "metrics.h"
 #include "pricetable.h"
 #include "proxyconfig.h"
@@ -24,19 +25,6 @@ class FrontDoor;
 class ResponseWriter;
 class SpendGuard;
 class UpstreamPool;
-
-// One client request, copied out of Qt's request object at once: in Qt 6.4 that object belongs to
-// the connection and must not be referenced after the handler returns.
-struct IncomingRequest
-{
-    QByteArray method;
-    QByteArray path;
-    QByteArray query;
-    HeaderList headers;
-    QByteArray body;
-    QHostAddress peer;
-    QByteArray header(const QByteArray &name) const;
-};
 
 // The proxy: routes each request, admits it, keys it, and answers it from the cache, from a flight
 // in progress, or by starting a new upstream call. Lives on the proxy thread, which owns every piece
