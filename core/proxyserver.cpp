@@ -13,7 +13,6 @@
 #include <QJsonDocument>
 #include <QJsonParseError>
 #include <QLoggingCategory>
-#include <QRandomGenerator>
 #include <QTcpSocket>
 
 Q_LOGGING_CATEGORY(lcProxy, "breakwater.proxy", QtInfoMsg)
