@@ -126,12 +126,7 @@ QString BreakerTimeline::toolTipAt(const QPoint &position) const
 bool BreakerTimeline::event(QEvent *event)
 {
     if (event->type() == QEvent::ToolTip) {
-        auto *help = static_cast<QHelpEvent *>(event);
-        const QString text = toolTipAt(help->pos());
-        if (text.isEmpty())
-            QToolTip::hideText();
-        else
-            QToolTip::showText(help->globalPos(), text, this);
+        dashboardstyle::showToolTip(this, event, toolTipAt(static_cast<QHelpEvent *>(event)->pos()));
         return true;
     }
     return QWidget::event(event);

@@ -1,6 +1,9 @@
 #include "dashboardstyle.h"
 
 #include <QDateTime>
+#include <QHelpEvent>
+#include <QToolTip>
+#include <QValueAxis>
 #include <QPainter>
 #include <QPixmap>
 #include <QSvgRenderer>
@@ -115,3 +118,21 @@ QString formatClock(qint64 wallMs, bool withMs)
 }
 
 } // namespace dashboardstyle
+
+void dashboardstyle::rescaleToPeak(QValueAxis *axis, double peak, double minimum)
+{
+    const double top = std::max(peak * 1.15, minimum);
+    if (peak > axis->max() || top < axis->max() / 3) {
+        axis->setRange(0, top);
+        axis->applyNiceNumbers();
+    }
+}
+
+void dashboardstyle::showToolTip(QWidget *widget, QEvent *event, const QString &text)
+{
+    const auto *help = static_cast<QHelpEvent *>(event);
+    if (text.isEmpty())
+        QToolTip::hideText();
+    else
+        QToolTip::showText(help->globalPos(), text, widget);
+}

@@ -4,6 +4,10 @@
 #include <QIcon>
 #include <QString>
 
+class QEvent;
+class QValueAxis;
+class QWidget;
+
 #include "circuitbreaker.h"
 #include "dashboardmodel.h"
 
@@ -30,5 +34,12 @@ QString formatDuration(qint64 ms);
 QString formatUsd(double usd, bool known = true);
 // hh:mm:ss.zzz in local time.
 QString formatClock(qint64 wallMs, bool withMs = true);
+
+// Sets a value axis to [0, peak + 15 %] (at least `minimum`), but only when the peak leaves the
+// axis or shrinks well below it, so the axis does not twitch with every redraw.
+void rescaleToPeak(QValueAxis *axis, double peak, double minimum);
+
+// Shows `text` as the tooltip of a custom-painted widget's ToolTip event (hides it when empty).
+void showToolTip(QWidget *widget, QEvent *event, const QString &text);
 
 } // namespace dashboardstyle

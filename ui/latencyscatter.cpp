@@ -86,12 +86,7 @@ void LatencyScatter::refresh(const DashboardModel &model, qint64 fromMs, qint64 
         m_series[i]->replace(points[i]);
     m_failures->replace(failures);
     m_timeAxis->setRange(QDateTime::fromMSecsSinceEpoch(fromMs), QDateTime::fromMSecsSinceEpoch(toMs));
-    // Rescale only when the slowest dot leaves the axis or shrinks well below it (no twitching).
-    const double top = std::max(slowest * 1.15, 0.5);
-    if (slowest > m_latencyAxis->max() || top < m_latencyAxis->max() / 3) {
-        m_latencyAxis->setRange(0, top);
-        m_latencyAxis->applyNiceNumbers();
-    }
+    dashboardstyle::rescaleToPeak(m_latencyAxis, slowest, 0.5);
 }
 
 int LatencyScatter::pointCount() const

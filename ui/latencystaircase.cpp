@@ -130,12 +130,7 @@ QString LatencyStaircase::toolTipAt(const QPoint &position) const
 bool LatencyStaircase::event(QEvent *event)
 {
     if (event->type() == QEvent::ToolTip) {
-        auto *help = static_cast<QHelpEvent *>(event);
-        const QString text = toolTipAt(help->pos());
-        if (text.isEmpty())
-            QToolTip::hideText();
-        else
-            QToolTip::showText(help->globalPos(), text, this);
+        dashboardstyle::showToolTip(this, event, toolTipAt(static_cast<QHelpEvent *>(event)->pos()));
         return true;
     }
     return QWidget::event(event);

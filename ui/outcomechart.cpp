@@ -100,12 +100,7 @@ void OutcomeChart::refresh(const DashboardModel &model, qint64 fromMs, qint64 to
         below = top;
     }
     m_timeAxis->setRange(QDateTime::fromMSecsSinceEpoch(fromMs), QDateTime::fromMSecsSinceEpoch(toMs));
-    // Rescale only when the peak leaves the axis or shrinks well below it, so the axis does not twitch.
-    const double top = std::max(m_peakRate * 1.15, 1.0);
-    if (m_peakRate > m_rateAxis->max() || top < m_rateAxis->max() / 3) {
-        m_rateAxis->setRange(0, top);
-        m_rateAxis->applyNiceNumbers();
-    }
+    dashboardstyle::rescaleToPeak(m_rateAxis, m_peakRate, 1.0);
 }
 
 int OutcomeChart::pointCount() const
