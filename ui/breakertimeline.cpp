@@ -2,7 +2,6 @@
 
 #include <QHelpEvent>
 #include <QPainter>
-#include <QToolTip>
 
 #include "dashboardstyle.h"
 #include "timeaxis.h"

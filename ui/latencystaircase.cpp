@@ -4,7 +4,6 @@
 
 #include <QHelpEvent>
 #include <QPainter>
-#include <QToolTip>
 
 #include "dashboardmodel.h"
 #include "dashboardstyle.h"
