@@ -361,8 +361,12 @@ void ProxyServer::onFlightFinished(Flight *flight, Upstream &upstream, const Adm
         ? parseUsage(flight->style(), flight->body(), flight->isStreaming()) : Usage{};
     const std::optional<double> cost = usage.known() ? m_prices.cost(flight->model(), usage) : std::nullopt;
     flight->setUsage(usage, cost);
-    if (admitted.reservation)
-        m_spend->settle(*admitted.reservation, cost.value_or(usage.known() ? admitted.estimateUsd : 0));
+    if (admitted.reservation) {
+        // An answer without usage (a stream without include_usage) is charged its reservation, so
+        // the cap cannot be walked around; a call that failed cost nothing.
+        const bool answered = flight->status() >= 200 && flight->status() < 300 && !flight->failure();
+        m_spend->settle(*admitted.reservation, cost.value_or(answered ? admitted.estimateUsd : 0));
+    }
 
     // The entry leaves the table before the riders are released (Go's singleflight order).
     if (!flight->key().isEmpty()) {
