@@ -21,8 +21,26 @@ class TestAccounting final : public QObject
 private slots:
     void mixedRun_everyRequestIsOneRowWithItsOutcome();
     void spendCap_refusesWith429BeforeCallingUpstream();
+    void streamWithoutUsage_isChargedItsReservation();
     void metrics_countTrafficAndPassPromtool();
 };
+
+void TestAccounting::streamWithoutUsage_isChargedItsReservation()
+{
+    // Without include_usage an OpenAI stream reports no tokens: the cap must not be walked around.
+    ProxyHarness harness([](ProxyConfig &c) { c.maxSpendUsd = 1.0; });
+    const TestResponse stream = harness.post("/v1/chat/completions", chatBody(u"no usage here"_s, true));
+    QCOMPARE(stream.status, 200);
+    QVERIFY(!stream.body.contains("\"usage\""));
+    QTRY_COMPARE(harness.records.size(), 1);
+    const double spent = harness.onProxyThread<double>([](ProxyServer *p) { return p->spendGuard()->spentToday(); });
+    QVERIFY2(spent > 0, QByteArray::number(spent).constData());
+    // A failed call costs nothing.
+    harness.mock()->setMode(MockProvider::Mode::Error503);
+    QCOMPARE(harness.post("/v1/chat/completions", chatBody(u"fails"_s)).status, 503);
+    QTRY_COMPARE(harness.records.size(), 2);
+    QCOMPARE(harness.onProxyThread<double>([](ProxyServer *p) { return p->spendGuard()->spentToday(); }), spent);
+}
 
 void TestAccounting::mixedRun_everyRequestIsOneRowWithItsOutcome()
 {
