@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Installs the Debian 12 packages Breakwater needs to build, run and test. Safe to run again:
-# it installs only what is missing, as root or through sudo.
+# Installs the Debian 12 packages Breakwater needs to build, run, test and package. Safe to run
+# again: it installs only what is missing, as root or through sudo. Recommends are never installed,
+# so every package the build needs is named here (packaging/fresh-machine.sh proves it).
 set -euo pipefail
 
 packages=(
@@ -8,8 +9,11 @@ packages=(
     qt6-base-dev qt6-base-dev-tools qt6-httpserver-dev
     qt6-websockets-dev      # find_package(Qt6 HttpServer) fails without it, though nothing pulls it in
     qt6-charts-dev qt6-svg-dev libqt6sql6-sqlite qt6-qpa-plugins
+    libqt6opengl6-dev       # find_package(Qt6 Charts) needs Qt6OpenGL; only a Recommends of qt6-charts-dev
     fonts-dejavu-core xvfb xauth
     prometheus              # promtool, to check the /metrics text in the tests
+    dpkg-dev file           # CPack's .deb: dpkg-shlibdeps computes the runtime dependencies
+    desktop-file-utils appstream lintian   # the packaging test validates what ships
 )
 
 missing=()
