@@ -42,7 +42,7 @@ int main(int argc, char *argv[])
     QStringList arguments;
     for (int i = 0; i < argc; ++i)
         arguments.append(QString::fromLocal8Bit(argv[i]));
-    CommandLine options = parseCommandLine(arguments);
+    CommandLine options = parseCommandLine(arguments, defaultConfigFile());
     if (!options.error.isEmpty()) {
         std::fprintf(stderr, "breakwater: %s\n", qPrintable(options.error));
         return 2;
@@ -70,8 +70,8 @@ int main(int argc, char *argv[])
     const std::unique_ptr<QCoreApplication> app = createApplication(argc, argv, desktop);
     QCoreApplication::setApplicationName(u"breakwater"_s);
     QCoreApplication::setApplicationVersion(QStringLiteral(BREAKWATER_VERSION));
-    if (desktop)
-        options.config = withSavedDesktopSettings(options.config, arguments);   // the command line wins
+    // The layers under the command line and the configuration file: saved settings, then defaults.
+    options.config = withSavedDesktopSettings(options.config, options.given);
 
     // --demo: the built-in mock provider stands in for both upstreams, on a thread of its own.
     std::unique_ptr<ServiceThread<MockProvider>> mock;
@@ -127,7 +127,7 @@ int main(int argc, char *argv[])
 
     quitOnSignals();
     if (desktop)
-        return runDesktop(proxy.service(), mock ? mock->service() : nullptr, options.config, arguments,
-                          callLog.isOpen() ? &callLog : nullptr);
+        return runDesktop(proxy.service(), mock ? mock->service() : nullptr, options.config, options.given,
+                          options.minimized, callLog.isOpen() ? &callLog : nullptr);
     return app->exec();
 }

@@ -1,8 +1,10 @@
 #include "commandline.h"
 
+#include <QCommandLineParser>
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QStandardPaths>
 
 #include <cmath>
 
@@ -12,35 +14,37 @@ namespace {
 
 struct Option
 {
-    QString name;
+    QString name;        // without dashes, as in the configuration file
     QString valueName;   // empty: a switch
     QString help;
+    bool inConfigFile = true;
 };
 
 const QList<Option> &options()
 {
     static const QList<Option> list{
-        {u"--headless"_s, {}, u"Run the proxy without the desktop window."_s},
-        {u"--listen"_s, u"HOST:PORT"_s, u"Address to listen on (default 127.0.0.1:8080; port 0 picks a free one)."_s},
-        {u"--upstream"_s, u"URL"_s, u"OpenAI-compatible base URL including /v1 (default https://api.openai.com/v1)."_s},
-        {u"--anthropic-upstream"_s, u"URL"_s, u"Anthropic base URL (default https://api.anthropic.com)."_s},
-        {u"--timeout"_s, u"S"_s, u"Seconds to wait for the upstream's first byte and between stream chunks (default 60)."_s},
-        {u"--concurrency"_s, u"N"_s, u"Upstream calls at once, per upstream (default 64)."_s},
-        {u"--max-queue"_s, u"N"_s, u"Calls that may wait for a free upstream slot before 429 (default 1024)."_s},
-        {u"--max-body"_s, u"MB"_s, u"Largest request body accepted, in MiB (default 32)."_s},
-        {u"--dedup-window"_s, u"S"_s, u"Seconds a finished answer is reused (default 300; 0 = only join calls in flight)."_s},
-        {u"--cache-size"_s, u"MB"_s, u"Bytes the answer cache may hold, in MB (default 64)."_s},
-        {u"--breaker-failures"_s, u"N"_s, u"Consecutive upstream failures that open the breaker (default 5)."_s},
-        {u"--breaker-cooldown"_s, u"S"_s, u"Seconds an open breaker waits before a trial, unless a probe sees the provider back sooner (default 60)."_s},
-        {u"--max-spend"_s, u"USD"_s, u"Spending cap per calendar day (local time), from the price table; over it: 429 (default: no cap)."_s},
-        {u"--prices"_s, u"FILE"_s, u"JSON price file that extends or overrides the built-in price table."_s},
-        {u"--log-db"_s, u"PATH"_s, u"SQLite call log (default: calls.sqlite in the per-user data folder)."_s},
-        {u"--log-bodies"_s, {}, u"Also store request and response bodies in the call log (credentials redacted)."_s},
-        {u"--json"_s, {}, u"With `breakwater report`: print JSON instead of a table."_s},
-        {u"--demo"_s, {}, u"Use the built-in mock provider as both upstreams."_s},
-        {u"--config"_s, u"FILE"_s, u"JSON file whose keys are option names without dashes (command line wins)."_s},
-        {u"--help"_s, {}, u"Show this help."_s},
-        {u"--version"_s, {}, u"Show the version."_s},
+        {u"headless"_s, {}, u"Run the proxy without the desktop window."_s},
+        {u"listen"_s, u"HOST:PORT"_s, u"Address to listen on (default 127.0.0.1:8080; port 0 picks a free one)."_s},
+        {u"upstream"_s, u"URL"_s, u"OpenAI-compatible base URL including /v1 (default https://api.openai.com/v1)."_s},
+        {u"anthropic-upstream"_s, u"URL"_s, u"Anthropic base URL (default https://api.anthropic.com)."_s},
+        {u"timeout"_s, u"S"_s, u"Seconds to wait for the upstream's first byte and between stream chunks (default 60)."_s},
+        {u"concurrency"_s, u"N"_s, u"Upstream calls at once, per upstream (default 64)."_s},
+        {u"max-queue"_s, u"N"_s, u"Calls that may wait for a free upstream slot before 429 (default 1024)."_s},
+        {u"max-body"_s, u"MB"_s, u"Largest request body accepted, in MiB (default 32)."_s},
+        {u"dedup-window"_s, u"S"_s, u"Seconds a finished answer is reused (default 300; 0 = only join calls in flight)."_s},
+        {u"cache-size"_s, u"MB"_s, u"Bytes the answer cache may hold, in MB (default 64)."_s},
+        {u"breaker-failures"_s, u"N"_s, u"Consecutive upstream failures that open the breaker (default 5)."_s},
+        {u"breaker-cooldown"_s, u"S"_s, u"Seconds an open breaker waits before a trial, unless a probe sees the provider back sooner (default 60)."_s},
+        {u"max-spend"_s, u"USD"_s, u"Spending cap per calendar day (local time), from the price table; over it: 429 (default: no cap)."_s},
+        {u"prices"_s, u"FILE"_s, u"JSON price file that extends or overrides the built-in price table."_s},
+        {u"log-db"_s, u"PATH"_s, u"SQLite call log (default: calls.sqlite in the per-user data folder)."_s},
+        {u"log-bodies"_s, {}, u"Also store request and response bodies in the call log (credentials redacted)."_s},
+        {u"json"_s, {}, u"With `breakwater report`: print JSON instead of a table."_s, false},
+        {u"demo"_s, {}, u"Use the built-in mock provider as both upstreams."_s},
+        {u"minimized"_s, {}, u"Start in the tray without showing the window (used by the login autostart)."_s},
+        {u"config"_s, u"FILE"_s, u"JSON configuration file (default ~/.config/breakwater/config.json); the command line wins."_s, false},
+        {u"help"_s, {}, u"Show this help."_s, false},
+        {u"version"_s, {}, u"Show the version."_s, false},
     };
     return list;
 }
@@ -83,6 +87,133 @@ bool parseUrl(const QString &text, QUrl *out)
     return true;
 }
 
+// Applies one option (name without dashes) with its value; returns an error message, empty on
+// success. `label` names the option in messages: "--timeout" on the command line, "key 'timeout'"
+// in the configuration file.
+QString apply(CommandLine &result, const QString &name, const QString &value, const QString &label)
+{
+    ProxyConfig &config = result.config;
+    const auto invalid = [&](const QString &expected) {
+        return u"invalid value '%1' for %2: expected %3"_s.arg(value, label, expected);
+    };
+    if (name == u"headless"_s) {
+        result.headless = true;
+    } else if (name == u"demo"_s) {
+        result.demo = true;
+    } else if (name == u"minimized"_s) {
+        result.minimized = true;
+    } else if (name == u"help"_s) {
+        result.showHelp = true;
+    } else if (name == u"version"_s) {
+        result.showVersion = true;
+    } else if (name == u"listen"_s) {
+        if (!parseListenAddress(value, &config.listenAddress, &config.listenPort))
+            return invalid(u"HOST:PORT with an IP address, e.g. 127.0.0.1:8080"_s);
+        // Anyone who can reach the port spends the keys passed through it: loopback only, until
+        // binding elsewhere comes with a local access token.
+        if (!config.listenAddress.isLoopback())
+            return u"refusing to listen on %1: Breakwater listens on loopback addresses only "
+                   "(127.0.0.0/8 or ::1)"_s.arg(value);
+    } else if (name == u"upstream"_s) {
+        if (!parseUrl(value, &config.openaiUpstream))
+            return invalid(u"an http(s) URL such as https://api.openai.com/v1"_s);
+    } else if (name == u"anthropic-upstream"_s) {
+        if (!parseUrl(value, &config.anthropicUpstream))
+            return invalid(u"an http(s) URL such as https://api.anthropic.com"_s);
+    } else if (name == u"timeout"_s) {
+        if (!parseSeconds(value, &config.upstreamTimeout, false))
+            return invalid(u"seconds greater than 0"_s);
+    } else if (name == u"concurrency"_s) {
+        if (!parseCount(value, &config.concurrency, 1, 4096))
+            return invalid(u"a whole number from 1 to 4096"_s);
+    } else if (name == u"max-queue"_s) {
+        if (!parseCount(value, &config.maxQueued, 0, 1000000))
+            return invalid(u"a whole number from 0 to 1000000"_s);
+    } else if (name == u"max-body"_s) {
+        int megabytes = 0;
+        if (!parseCount(value, &megabytes, 1, 4096))
+            return invalid(u"a whole number of MiB from 1 to 4096"_s);
+        config.maxBodyBytes = qint64(megabytes) * 1024 * 1024;
+    } else if (name == u"max-spend"_s) {
+        bool ok = false;
+        const double usd = value.toDouble(&ok);
+        if (!ok || !std::isfinite(usd) || usd <= 0)
+            return invalid(u"US dollars greater than 0, e.g. 5 or 0.50"_s);
+        config.maxSpendUsd = usd;
+    } else if (name == u"prices"_s) {
+        if (value.isEmpty())
+            return invalid(u"a file path"_s);
+        config.priceFile = value;
+    } else if (name == u"log-db"_s) {
+        if (value.isEmpty())
+            return invalid(u"a file path"_s);
+        result.logDb = value;
+    } else if (name == u"log-bodies"_s) {
+        result.logBodies = true;
+    } else if (name == u"json"_s) {
+        if (!result.report)
+            return u"--json goes with `breakwater report`"_s;
+        result.reportJson = true;
+    } else if (name == u"dedup-window"_s) {
+        if (!parseSeconds(value, &config.dedupWindow, true))
+            return invalid(u"seconds, 0 or more"_s);
+    } else if (name == u"cache-size"_s) {
+        bool ok = false;
+        const double megabytes = value.toDouble(&ok);
+        if (!ok || !std::isfinite(megabytes) || megabytes < 0 || megabytes > 65536)
+            return invalid(u"megabytes from 0 to 65536"_s);
+        config.cacheBytes = qint64(megabytes * 1024 * 1024);
+    } else if (name == u"breaker-failures"_s) {
+        if (!parseCount(value, &config.breakerFailures, 1, 1000))
+            return invalid(u"a whole number from 1 to 1000"_s);
+    } else if (name == u"breaker-cooldown"_s) {
+        if (!parseSeconds(value, &config.breakerCooldown, false))
+            return invalid(u"seconds greater than 0"_s);
+    }
+    return {};
+}
+
+// The configuration file's layer: every key it holds that the command line did not give.
+QString applyConfigFile(CommandLine &result, const QString &path, const QStringList &givenOnCommandLine)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return u"cannot read config file %1: %2"_s.arg(path, file.errorString());
+    QJsonParseError error;
+    const QJsonDocument document = QJsonDocument::fromJson(file.readAll(), &error);
+    if (!document.isObject())
+        return u"config file %1 is not a JSON object: %2"_s.arg(
+            path, error.error == QJsonParseError::NoError ? u"it holds another JSON value"_s : error.errorString());
+    const QJsonObject object = document.object();
+    for (auto it = object.begin(); it != object.end(); ++it) {
+        const Option *option = findOption(it.key());
+        const QString label = u"key '%1'"_s.arg(it.key());
+        if (!option || !option->inConfigFile)
+            return u"config file %1: unknown key '%2' (keys are option names without the dashes, "
+                   "e.g. \"timeout\"; see --help)"_s.arg(path, it.key());
+        const QString name = u"--"_s + option->name;
+        if (givenOnCommandLine.contains(name))
+            continue;   // the command line wins
+        QString value;
+        if (option->valueName.isEmpty()) {
+            if (!it.value().isBool())
+                return u"config file %1: %2 takes true or false"_s.arg(path, label);
+            if (!it.value().toBool())
+                continue;
+        } else if (it.value().isDouble()) {
+            value = QString::number(it.value().toDouble(), 'g', 17);
+        } else if (it.value().isString()) {
+            value = it.value().toString();
+        } else {
+            return u"config file %1: %2 takes %3 as a number or a string"_s.arg(path, label, option->valueName);
+        }
+        if (QString message = apply(result, option->name, value, label); !message.isEmpty())
+            return u"config file %1: %2"_s.arg(path, message);
+        result.given.append(name);
+    }
+    return {};
+}
+
 } // namespace
 
 bool parseListenAddress(const QString &text, QHostAddress *address, quint16 *port)
@@ -105,166 +236,51 @@ bool parseListenAddress(const QString &text, QHostAddress *address, quint16 *por
     return true;
 }
 
-namespace {
-
-// Applies one option with its value; returns an error message, empty on success.
-QString apply(CommandLine &result, const QString &name, const QString &value)
+QString defaultConfigFile()
 {
-    ProxyConfig &config = result.config;
-    const auto invalid = [&](const QString &expected) {
-        return u"invalid value '%1' for %2: expected %3"_s.arg(value, name, expected);
-    };
-    if (name == u"--headless"_s) {
-        result.headless = true;
-    } else if (name == u"--demo"_s) {
-        result.demo = true;
-    } else if (name == u"--help"_s) {
-        result.showHelp = true;
-    } else if (name == u"--version"_s) {
-        result.showVersion = true;
-    } else if (name == u"--listen"_s) {
-        if (!parseListenAddress(value, &config.listenAddress, &config.listenPort))
-            return invalid(u"HOST:PORT with an IP address, e.g. 127.0.0.1:8080"_s);
-        // Anyone who can reach the port spends the keys passed through it: loopback only, until
-        // binding elsewhere comes with a local access token (shared/design.md, Defaults).
-        if (!config.listenAddress.isLoopback())
-            return u"refusing to listen on %1: Breakwater listens on loopback addresses only "
-                   "(127.0.0.0/8 or ::1)"_s.arg(value);
-    } else if (name == u"--upstream"_s) {
-        if (!parseUrl(value, &config.openaiUpstream))
-            return invalid(u"an http(s) URL such as https://api.openai.com/v1"_s);
-    } else if (name == u"--anthropic-upstream"_s) {
-        if (!parseUrl(value, &config.anthropicUpstream))
-            return invalid(u"an http(s) URL such as https://api.anthropic.com"_s);
-    } else if (name == u"--timeout"_s) {
-        if (!parseSeconds(value, &config.upstreamTimeout, false))
-            return invalid(u"seconds greater than 0"_s);
-    } else if (name == u"--concurrency"_s) {
-        if (!parseCount(value, &config.concurrency, 1, 4096))
-            return invalid(u"a whole number from 1 to 4096"_s);
-    } else if (name == u"--max-queue"_s) {
-        if (!parseCount(value, &config.maxQueued, 0, 1000000))
-            return invalid(u"a whole number from 0 to 1000000"_s);
-    } else if (name == u"--max-body"_s) {
-        int megabytes = 0;
-        if (!parseCount(value, &megabytes, 1, 4096))
-            return invalid(u"a whole number of MiB from 1 to 4096"_s);
-        config.maxBodyBytes = qint64(megabytes) * 1024 * 1024;
-    } else if (name == u"--max-spend"_s) {
-        bool ok = false;
-        const double usd = value.toDouble(&ok);
-        if (!ok || !std::isfinite(usd) || usd <= 0)
-            return invalid(u"US dollars greater than 0, e.g. 5 or 0.50"_s);
-        config.maxSpendUsd = usd;
-    } else if (name == u"--prices"_s) {
-        config.priceFile = value;
-    } else if (name == u"--log-db"_s) {
-        if (value.isEmpty())
-            return invalid(u"a file path"_s);
-        result.logDb = value;
-    } else if (name == u"--log-bodies"_s) {
-        result.logBodies = true;
-    } else if (name == u"--json"_s) {
-        if (!result.report)
-            return u"--json goes with `breakwater report`"_s;
-        result.reportJson = true;
-    } else if (name == u"--dedup-window"_s) {
-        if (!parseSeconds(value, &config.dedupWindow, true))
-            return invalid(u"seconds, 0 or more"_s);
-    } else if (name == u"--cache-size"_s) {
-        bool ok = false;
-        const double megabytes = value.toDouble(&ok);
-        if (!ok || !std::isfinite(megabytes) || megabytes < 0 || megabytes > 65536)
-            return invalid(u"megabytes from 0 to 65536"_s);
-        config.cacheBytes = qint64(megabytes * 1024 * 1024);
-    } else if (name == u"--breaker-failures"_s) {
-        if (!parseCount(value, &config.breakerFailures, 1, 1000))
-            return invalid(u"a whole number from 1 to 1000"_s);
-    } else if (name == u"--breaker-cooldown"_s) {
-        if (!parseSeconds(value, &config.breakerCooldown, false))
-            return invalid(u"seconds greater than 0"_s);
-    }
-    return {};
+    return QStandardPaths::writableLocation(QStandardPaths::GenericConfigLocation) + u"/breakwater/config.json"_s;
 }
 
-QString applyConfigFile(CommandLine &result, const QString &path, const QStringList &givenOnCommandLine)
-{
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly))
-        return u"cannot read config file %1: %2"_s.arg(path, file.errorString());
-    QJsonParseError error;
-    const QJsonDocument document = QJsonDocument::fromJson(file.readAll(), &error);
-    if (!document.isObject())
-        return u"config file %1 is not a JSON object: %2"_s.arg(path, error.errorString());
-    const QJsonObject object = document.object();
-    for (auto it = object.begin(); it != object.end(); ++it) {
-        const QString name = u"--"_s + it.key();
-        const Option *option = findOption(name);
-        if (!option || name == u"--config"_s || name == u"--help"_s || name == u"--version"_s)
-            return u"config file %1: unknown option '%2'"_s.arg(path, it.key());
-        if (givenOnCommandLine.contains(name))
-            continue;   // the command line wins
-        QString value;
-        if (option->valueName.isEmpty()) {
-            if (!it.value().toBool())
-                continue;
-        } else {
-            value = it.value().isDouble() ? QString::number(it.value().toDouble()) : it.value().toString();
-        }
-        if (QString message = apply(result, name, value); !message.isEmpty())
-            return u"config file %1: %2"_s.arg(path, message);
-    }
-    return {};
-}
-
-} // namespace
-
-CommandLine parseCommandLine(const QStringList &arguments)
+CommandLine parseCommandLine(const QStringList &arguments, const QString &defaultConfigFile)
 {
     CommandLine result;
-    QStringList given;
-    QString configFile;
-    qsizetype first = 1;
-    if (arguments.value(1) == u"report"_s) {
-        result.report = true;
-        first = 2;
+    QCommandLineParser parser;
+    parser.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
+    for (const Option &option : options())
+        parser.addOption(QCommandLineOption(option.name, option.help, option.valueName));
+    if (!parser.parse(arguments)) {
+        const QStringList unknown = parser.unknownOptionNames();
+        result.error = unknown.isEmpty()
+            ? parser.errorText().replace(0, 1, parser.errorText().left(1).toLower()) + u" (see --help)"_s
+            : u"unknown option '--%1' (see --help)"_s.arg(unknown.first());
+        return result;
     }
-    for (qsizetype i = first; i < arguments.size(); ++i) {
-        QString name = arguments[i];
-        QString value;
-        bool hasInlineValue = false;
-        if (const qsizetype eq = name.indexOf(u'='); name.startsWith(u"--"_s) && eq > 0) {
-            value = name.mid(eq + 1);
-            name = name.left(eq);
-            hasInlineValue = true;
-        }
-        const Option *option = findOption(name);
-        if (!option) {
-            result.error = u"unknown option '%1' (see --help)"_s.arg(arguments[i]);
-            return result;
-        }
-        if (!option->valueName.isEmpty() && !hasInlineValue) {
-            if (i + 1 >= arguments.size()) {
-                result.error = u"option %1 needs a value %2"_s.arg(name, option->valueName);
-                return result;
-            }
-            value = arguments[++i];
-        } else if (option->valueName.isEmpty() && hasInlineValue) {
-            result.error = u"option %1 takes no value"_s.arg(name);
-            return result;
-        }
-        given.append(name);
-        if (name == u"--config"_s) {
-            configFile = value;
+    const QStringList positional = parser.positionalArguments();
+    if (positional.value(0) == u"report"_s)
+        result.report = true;
+    if (positional.size() > (result.report ? 1 : 0)) {
+        result.error = u"unexpected argument '%1' (see --help)"_s.arg(positional.value(result.report ? 1 : 0));
+        return result;
+    }
+    // In the order given; a repeated option takes its last value, as QCommandLineParser::value does.
+    for (const QString &name : parser.optionNames()) {
+        const QString dashed = u"--"_s + name;
+        if (result.given.contains(dashed))
             continue;
-        }
-        if (QString message = apply(result, name, value); !message.isEmpty()) {
+        result.given.append(dashed);
+        if (name == u"config"_s)
+            continue;
+        if (QString message = apply(result, name, parser.value(name), dashed); !message.isEmpty()) {
             result.error = message;
             return result;
         }
     }
-    if (!configFile.isEmpty())
-        result.error = applyConfigFile(result, configFile, given);
+    if (parser.isSet(u"config"_s))
+        result.configFile = parser.value(u"config"_s);
+    else if (!defaultConfigFile.isEmpty() && QFile::exists(defaultConfigFile))
+        result.configFile = defaultConfigFile;
+    if (!result.configFile.isEmpty())
+        result.error = applyConfigFile(result, result.configFile, result.given);
     return result;
 }
 
@@ -275,10 +291,12 @@ QString helpText()
                    "A local LLM proxy: point an OpenAI or Anthropic SDK at it by changing only the base URL.\n\n"
                    "Options:\n"_s;
     for (const Option &option : options()) {
-        const QString left = option.valueName.isEmpty() ? option.name : option.name + u' ' + option.valueName;
+        const QString left = u"--"_s + option.name + (option.valueName.isEmpty() ? QString() : u' ' + option.valueName);
         text += u"  "_s + left.leftJustified(28) + option.help + u'\n';
     }
     text += u"\nSeconds may be fractional. Invalid values exit with status 2.\n"
+            "Precedence: command line, then the configuration file, then the settings saved from the\n"
+            "dashboard, then the defaults (see `man breakwater`).\n"
             "`breakwater report` prints how many requests were exact duplicates (within 5 min, 1 h, 24 h\n"
             "and in all) and which were repeated most, from the call log.\n"_s;
     return text;

@@ -6,23 +6,33 @@
 #include <QString>
 #include <QStringList>
 
-// `breakwater`'s command line: the fixed interface of shared/design.md. Parsing is separate from
-// main() so tests can check every option and every invalid value.
+// `breakwater`'s command line and configuration file: the fixed interface the README documents.
+// Options come in layers, each overriding the ones below: the command line, then the configuration
+// file (--config FILE, else $XDG_CONFIG_HOME/breakwater/config.json when it exists), then the
+// settings saved from the dashboard (applied by the caller to the options not in `given`), then the
+// defaults of proxyconfig.h. Parsing is separate from main() so tests check every option and value.
 struct CommandLine
 {
     ProxyConfig config;
     bool headless = false;
     bool demo = false;
+    bool minimized = false;   // start in the tray without showing the window (login autostart)
     bool showHelp = false;
     bool showVersion = false;
-    QString logDb;        // empty: the per-user default (CallLog::defaultPath())
+    QString logDb;            // empty: the per-user default (CallLog::defaultPath())
     bool logBodies = false;
-    bool report = false;  // `breakwater report`: print the duplicate report of the call log and exit
+    bool report = false;      // `breakwater report`: print the duplicate report of the call log and exit
     bool reportJson = false;
-    QString error;        // non-empty: print it and exit 2
+    QString configFile;       // the configuration file that was read, if any
+    QStringList given;        // options set by the command line or the configuration file ("--timeout")
+    QString error;            // non-empty: print it and exit 2
 };
 
-CommandLine parseCommandLine(const QStringList &arguments);
+// `defaultConfigFile` is read when --config is not given and the file exists; empty for none.
+CommandLine parseCommandLine(const QStringList &arguments, const QString &defaultConfigFile = {});
+
+// $XDG_CONFIG_HOME/breakwater/config.json (~/.config/breakwater/config.json).
+QString defaultConfigFile();
 
 // HOST:PORT with an IP address (or localhost, or [v6]); shared with the settings dialog.
 bool parseListenAddress(const QString &text, QHostAddress *address, quint16 *port);

@@ -3,6 +3,8 @@
 // close on an invalid value.
 
 #include "appsettings.h"
+#include "commandline.h"
+#include "loginautostart.h"
 #include "settingsdialog.h"
 
 #include <QFile>
@@ -22,6 +24,9 @@ private Q_SLOTS:
     void settings_invalidValuesGiveClearMessages();
     void settings_commandLineWinsOverSaved();
     void settingsDialog_staysOpenOnInvalidValues();
+    void precedence_eachLayerOverridesTheOneBelow_data();
+    void precedence_eachLayerOverridesTheOneBelow();
+    void loginAutostart_writesAndRemovesTheEntry();
 };
 
 void TestAppSettings::settings_roundTripThroughIniFile()
@@ -113,11 +118,13 @@ void TestAppSettings::settings_commandLineWinsOverSaved()
     fromCommandLine.concurrency = 2;
     fromCommandLine.upstreamTimeout = std::chrono::milliseconds(3000);
     const QStringList arguments{u"breakwater"_s, u"--concurrency=2"_s, u"--config"_s, configFile.fileName()};
-    QCOMPARE(optionsGiven(arguments), QStringList({u"--concurrency"_s, u"--config"_s, u"--timeout"_s}));
-    ProxyConfig merged = withSavedSettings(fromCommandLine, arguments, settings);
+    const CommandLine line = parseCommandLine(arguments);
+    QVERIFY2(line.error.isEmpty(), qPrintable(line.error));
+    QCOMPARE(line.given, QStringList({u"--concurrency"_s, u"--config"_s, u"--timeout"_s}));
+    ProxyConfig merged = withSavedSettings(fromCommandLine, line.given, settings);
     QCOMPARE(merged.concurrency, 2);                                     // command line
     QCOMPARE(merged.upstreamTimeout, std::chrono::milliseconds(3000));   // --config file
-    merged = withSavedSettings(ProxyConfig{}, {u"breakwater"_s}, settings);
+    merged = withSavedSettings(ProxyConfig{}, parseCommandLine({u"breakwater"_s}).given, settings);
     QCOMPARE(merged.concurrency, 8);                                     // saved
     QCOMPARE(merged.upstreamTimeout, std::chrono::milliseconds(7000));
 
@@ -142,6 +149,90 @@ void TestAppSettings::settingsDialog_staysOpenOnInvalidValues()
     dialog.setValues(values);
     dialog.accept();
     QCOMPARE(dialog.result(), int(QDialog::Accepted));
+}
+
+// The whole order, table-driven: command line over configuration file over saved settings over
+// defaults, for the default configuration file as for --config.
+void TestAppSettings::precedence_eachLayerOverridesTheOneBelow_data()
+{
+    QTest::addColumn<QString>("commandLine");   // --concurrency value, or empty
+    QTest::addColumn<QString>("configFile");    // "concurrency" in the file, or empty
+    QTest::addColumn<int>("saved");             // saved concurrency, or 0
+    QTest::addColumn<bool>("explicitConfig");   // --config FILE rather than the default location
+    QTest::addColumn<int>("expected");
+    QTest::newRow("defaults") << QString() << QString() << 0 << false << 64;
+    QTest::newRow("saved over defaults") << QString() << QString() << 8 << false << 8;
+    QTest::newRow("default config file over saved") << QString() << u"12"_s << 8 << false << 12;
+    QTest::newRow("--config over saved") << QString() << u"12"_s << 8 << true << 12;
+    QTest::newRow("command line over config file") << u"3"_s << u"12"_s << 8 << false << 3;
+    QTest::newRow("command line over --config") << u"3"_s << u"12"_s << 8 << true << 3;
+    QTest::newRow("command line over saved") << u"3"_s << QString() << 8 << false << 3;
+    QTest::newRow("config file over defaults") << QString() << u"12"_s << 0 << false << 12;
+}
+
+void TestAppSettings::precedence_eachLayerOverridesTheOneBelow()
+{
+    QFETCH(QString, commandLine);
+    QFETCH(QString, configFile);
+    QFETCH(int, saved);
+    QFETCH(bool, explicitConfig);
+    QFETCH(int, expected);
+    QTemporaryDir dir;
+    const QString configPath = dir.filePath(u"config.json"_s);
+    if (!configFile.isEmpty()) {
+        QFile file(configPath);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write("{\"concurrency\": " + configFile.toUtf8() + ", \"timeout\": 9}");
+    }
+    QSettings settings(dir.filePath(u"saved.ini"_s), QSettings::IniFormat);
+    if (saved) {
+        AppSettings values = AppSettings::defaults();
+        values.concurrency = saved;
+        values.save(settings);
+    }
+    QStringList arguments{u"breakwater"_s};
+    if (!commandLine.isEmpty())
+        arguments << u"--concurrency"_s << commandLine;
+    if (explicitConfig && !configFile.isEmpty())
+        arguments << u"--config"_s << configPath;
+    // The default location is read only when --config is not given, and only when it exists.
+    const CommandLine line = parseCommandLine(arguments, explicitConfig ? dir.filePath(u"absent.json"_s) : configPath);
+    QVERIFY2(line.error.isEmpty(), qPrintable(line.error));
+    QCOMPARE(line.configFile, configFile.isEmpty() ? QString() : configPath);
+    const ProxyConfig merged = withSavedSettings(line.config, line.given, settings);
+    QCOMPARE(merged.concurrency, expected);
+    QCOMPARE(merged.upstreamTimeout, std::chrono::milliseconds(configFile.isEmpty() ? 60000 : 9000));
+}
+
+void TestAppSettings::loginAutostart_writesAndRemovesTheEntry()
+{
+    QTemporaryDir home;
+    const QByteArray previous = qgetenv("XDG_CONFIG_HOME");
+    qputenv("XDG_CONFIG_HOME", home.path().toLocal8Bit());
+    const auto restore = qScopeGuard([&] { qputenv("XDG_CONFIG_HOME", previous); });
+    QCOMPARE(LoginAutostart::entryPath(), home.filePath(u"autostart/io.github.breakwater.Breakwater.desktop"_s));
+    QVERIFY(!LoginAutostart::isEnabled());
+
+    QString error;
+    QVERIFY2(LoginAutostart::setEnabled(true, u"/opt/My Tools/breakwater"_s, &error), qPrintable(error));
+    QVERIFY(LoginAutostart::isEnabled());
+    QFile entry(LoginAutostart::entryPath());
+    QVERIFY(entry.open(QIODevice::ReadOnly));
+    const QByteArray text = entry.readAll();
+    QVERIFY2(text.contains("\nExec=\"/opt/My Tools/breakwater\" --minimized\n"), text.constData());
+    QVERIFY(text.startsWith("[Desktop Entry]\nType=Application\n"));
+    QCOMPARE(LoginAutostart::entryText(u"/usr/bin/breakwater"_s).count("Exec=/usr/bin/breakwater --minimized\n"), 1);
+    entry.close();
+
+    // A desktop's own "off" switch for an entry is respected.
+    QVERIFY(entry.open(QIODevice::Append));
+    entry.write("Hidden=true\n");
+    entry.close();
+    QVERIFY(!LoginAutostart::isEnabled());
+
+    QVERIFY(LoginAutostart::setEnabled(false, {}, &error));
+    QVERIFY(!QFile::exists(LoginAutostart::entryPath()));
+    QVERIFY(LoginAutostart::setEnabled(false, {}, &error));   // removing what is not there is fine
 }
 
 QTEST_MAIN(TestAppSettings)

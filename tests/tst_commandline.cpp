@@ -18,6 +18,10 @@ private slots:
     void invalidValues_areRefused();
     void configFile_isOverriddenByCommandLine();
     void help_listsEveryOption();
+    void configFile_badKeysAndValuesAreNamed_data();
+    void configFile_badKeysAndValuesAreNamed();
+    void configFile_holdsEveryOption();
+    void positionalArguments_onlyReport();
 };
 
 static CommandLine parse(const QStringList &args)
@@ -119,6 +123,86 @@ void TestCommandLine::help_listsEveryOption()
                                "--concurrency", "--dedup-window", "--cache-size", "--breaker-failures",
                                "--breaker-cooldown", "--demo", "--config"})
         QVERIFY2(help.contains(QLatin1StringView(option)), option);
+}
+
+void TestCommandLine::configFile_badKeysAndValuesAreNamed_data()
+{
+    QTest::addColumn<QByteArray>("json");
+    QTest::addColumn<QStringList>("mentions");
+    QTest::newRow("unknown key") << QByteArray(R"({"colour": "blue"})")
+                                 << QStringList{u"unknown key 'colour'"_s, u"without the dashes"_s};
+    QTest::newRow("a dashed key") << QByteArray(R"({"--timeout": 3})") << QStringList{u"unknown key '--timeout'"_s};
+    QTest::newRow("not for the file") << QByteArray(R"({"help": true})") << QStringList{u"unknown key 'help'"_s};
+    QTest::newRow("bad seconds") << QByteArray(R"({"timeout": 0})")
+                                 << QStringList{u"key 'timeout'"_s, u"expected seconds greater than 0"_s};
+    QTest::newRow("bad url") << QByteArray(R"({"upstream": "ftp://x"})")
+                             << QStringList{u"key 'upstream'"_s, u"expected an http(s) URL"_s};
+    QTest::newRow("switch as text") << QByteArray(R"({"headless": "yes"})")
+                                    << QStringList{u"key 'headless'"_s, u"true or false"_s};
+    QTest::newRow("value as a list") << QByteArray(R"({"concurrency": [4]})")
+                                     << QStringList{u"key 'concurrency'"_s, u"a number or a string"_s};
+    QTest::newRow("fractional count") << QByteArray(R"({"concurrency": 2.5})")
+                                      << QStringList{u"key 'concurrency'"_s, u"whole number"_s};
+    QTest::newRow("not an object") << QByteArray("[1, 2]") << QStringList{u"not a JSON object"_s};
+    QTest::newRow("not JSON") << QByteArray("timeout = 3") << QStringList{u"not a JSON object"_s};
+}
+
+void TestCommandLine::configFile_badKeysAndValuesAreNamed()
+{
+    QFETCH(QByteArray, json);
+    QFETCH(QStringList, mentions);
+    QTemporaryFile file;
+    QVERIFY(file.open());
+    file.write(json);
+    file.close();
+    for (const QString &path : {file.fileName()}) {
+        // Named with --config, and found at the default location: the same messages.
+        for (const CommandLine &line : {parse({u"--config"_s, path}), parseCommandLine({u"breakwater"_s}, path)}) {
+            QVERIFY(!line.error.isEmpty());
+            QVERIFY2(line.error.contains(path), qPrintable(line.error));
+            for (const QString &mention : mentions)
+                QVERIFY2(line.error.contains(mention), qPrintable(line.error));
+        }
+    }
+}
+
+void TestCommandLine::configFile_holdsEveryOption()
+{
+    QTemporaryFile file;
+    QVERIFY(file.open());
+    file.write(R"({"headless": true, "listen": "127.0.0.1:9999", "upstream": "http://127.0.0.1:8000/v1",
+        "anthropic-upstream": "http://127.0.0.1:8001", "timeout": 2.5, "concurrency": 8, "max-queue": 1000000,
+        "max-body": 4, "dedup-window": 0, "cache-size": 2, "breaker-failures": 3, "breaker-cooldown": "0.5",
+        "max-spend": 1.25, "prices": "/tmp/p.json", "log-db": "/tmp/calls.sqlite", "log-bodies": true,
+        "demo": false, "minimized": true})");
+    file.close();
+    const CommandLine line = parse({u"--config"_s, file.fileName()});
+    QVERIFY2(line.error.isEmpty(), qPrintable(line.error));
+    QVERIFY(line.headless && line.logBodies && line.minimized && !line.demo);
+    QCOMPARE(line.config.listenPort, 9999);
+    QCOMPARE(line.config.openaiUpstream, QUrl(u"http://127.0.0.1:8000/v1"_s));
+    QCOMPARE(line.config.anthropicUpstream, QUrl(u"http://127.0.0.1:8001"_s));
+    QCOMPARE(line.config.upstreamTimeout, 2500ms);
+    QCOMPARE(line.config.concurrency, 8);
+    QCOMPARE(line.config.maxQueued, 1000000);
+    QCOMPARE(line.config.maxBodyBytes, 4 * 1024 * 1024);
+    QCOMPARE(line.config.dedupWindow, 0ms);
+    QCOMPARE(line.config.cacheBytes, 2 * 1024 * 1024);
+    QCOMPARE(line.config.breakerFailures, 3);
+    QCOMPARE(line.config.breakerCooldown, 500ms);
+    QCOMPARE(line.config.maxSpendUsd, 1.25);
+    QCOMPARE(line.config.priceFile, u"/tmp/p.json"_s);
+    QCOMPARE(line.logDb, u"/tmp/calls.sqlite"_s);
+    QVERIFY(line.given.contains(u"--max-queue"_s) && !line.given.contains(u"--demo"_s));
+}
+
+void TestCommandLine::positionalArguments_onlyReport()
+{
+    QVERIFY(parse({u"report"_s, u"--json"_s}).reportJson);
+    QVERIFY(parse({u"report"_s}).error.isEmpty());
+    QVERIFY(parse({u"reprot"_s}).error.contains(u"unexpected argument 'reprot'"_s));
+    QVERIFY(parse({u"report"_s, u"extra"_s}).error.contains(u"'extra'"_s));
+    QVERIFY(parse({u"--json"_s}).error.contains(u"breakwater report"_s));
 }
 
 QTEST_GUILESS_MAIN(TestCommandLine)

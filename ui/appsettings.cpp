@@ -5,10 +5,7 @@
 #include <cmath>
 #include <type_traits>
 
-#include <QFile>
 #include <QHostAddress>
-#include <QJsonDocument>
-#include <QJsonObject>
 #include <QLoggingCategory>
 #include <QSettings>
 #include <QUrl>
@@ -204,35 +201,9 @@ QStringList AppSettings::differences(const AppSettings &other) const
     return changed;
 }
 
-QStringList optionsGiven(const QStringList &arguments)
-{
-    QStringList given;
-    QString configFile;
-    for (qsizetype i = 1; i < arguments.size(); ++i) {
-        const QString &argument = arguments[i];
-        if (!argument.startsWith(u"--"_s))
-            continue;
-        const qsizetype eq = argument.indexOf(u'=');
-        const QString name = eq > 0 ? argument.left(eq) : argument;
-        given.append(name);
-        if (name == u"--config"_s)
-            configFile = eq > 0 ? argument.mid(eq + 1) : arguments.value(i + 1);
-    }
-    // The --config file's keys count as given too: it is part of this run's command.
-    if (!configFile.isEmpty()) {
-        QFile file(configFile);
-        if (file.open(QIODevice::ReadOnly)) {
-            const QJsonObject object = QJsonDocument::fromJson(file.readAll()).object();
-            for (auto it = object.begin(); it != object.end(); ++it)
-                given.append(u"--"_s + it.key());
-        }
-    }
-    return given;
-}
-
-ProxyConfig withSavedSettings(const ProxyConfig &config, const QStringList &arguments, QSettings &settings)
+ProxyConfig withSavedSettings(const ProxyConfig &config, const QStringList &given, QSettings &settings)
 {
     ProxyConfig merged = config;
-    AppSettings::load(settings, AppSettings::fromConfig(config)).applyTo(merged, optionsGiven(arguments));
+    AppSettings::load(settings, AppSettings::fromConfig(config)).applyTo(merged, given);
     return merged;
 }

@@ -9,8 +9,8 @@ class QSettings;
 
 // The proxy settings the desktop app saves between runs (QSettings), as the user typed them.
 // Each value is checked with a message that says what is wrong and what is expected; invalid
-// saved values are ignored with a warning. Options given on the command line (or in --config)
-// override the saved ones for that run. Widget-free, so tests can round-trip it through an ini file.
+// saved values are ignored with a warning. Options given on the command line or in the
+// configuration file override the saved ones for that run (commandline.h has the whole order). Widget-free, so tests can round-trip it through an ini file.
 struct AppSettings
 {
     QString listen;               // HOST:PORT
@@ -42,9 +42,6 @@ struct AppSettings
     bool operator==(const AppSettings &other) const = default;
 };
 
-// The option names given on the command line or as keys of the --config file: these win over
-// saved settings.
-QStringList optionsGiven(const QStringList &arguments);
-
-// For the desktop app: the saved settings applied to `config` under the command line's options.
-ProxyConfig withSavedSettings(const ProxyConfig &config, const QStringList &arguments, QSettings &settings);
+// The saved settings' layer: applied to `config` for every option not in `given` (the options the
+// command line or the configuration file set, CommandLine::given), which win.
+ProxyConfig withSavedSettings(const ProxyConfig &config, const QStringList &given, QSettings &settings);

@@ -12,6 +12,7 @@
 #include "dashboardmodel.h"
 #include "dashboardwindow.h"
 #include "democontroller.h"
+#include "loginautostart.h"
 #include "proxyserver.h"
 #include "proxysnapshot.h"
 #include "settingsdialog.h"
@@ -28,10 +29,10 @@ const QStringList kSettingOptions{u"--listen"_s, u"--upstream"_s, u"--anthropic-
                                   u"--cache-size"_s, u"--breaker-failures"_s, u"--breaker-cooldown"_s,
                                   u"--max-spend"_s};
 
-QStringList overriddenSettings(const QStringList &arguments)
+QStringList overriddenSettings(const QStringList &given)
 {
     QStringList overridden;
-    for (const QString &option : optionsGiven(arguments)) {
+    for (const QString &option : given) {
         if (kSettingOptions.contains(option) && !overridden.contains(option))
             overridden << option;
     }
@@ -65,9 +66,9 @@ std::unique_ptr<QCoreApplication> createApplication(int &argc, char **argv, bool
     return std::make_unique<QCoreApplication>(argc, argv);
 }
 
-ProxyConfig withSavedDesktopSettings(const ProxyConfig &config, const QStringList &arguments)
+ProxyConfig withSavedDesktopSettings(const ProxyConfig &config, const QStringList &given)
 {
-    return withSavedSettings(config, arguments, *openSettings());
+    return withSavedSettings(config, given, *openSettings());
 }
 
 void connectProxyToModel(ProxyServer *proxy, DashboardModel *model)
@@ -80,8 +81,8 @@ void connectProxyToModel(ProxyServer *proxy, DashboardModel *model)
     QObject::connect(proxy, &ProxyServer::snapshotReady, model, &DashboardModel::setSnapshot, Qt::QueuedConnection);
 }
 
-int runDesktop(ProxyServer *proxy, MockProvider *mock, const ProxyConfig &config, const QStringList &arguments,
-               CallLog *callLog)
+int runDesktop(ProxyServer *proxy, MockProvider *mock, const ProxyConfig &config, const QStringList &given,
+               bool minimized, CallLog *callLog)
 {
     // Declared in order of need; destroyed in reverse: tray, demo, window, then the model.
     DashboardModel model;
@@ -103,7 +104,7 @@ int runDesktop(ProxyServer *proxy, MockProvider *mock, const ProxyConfig &config
         window.setDemoController(demo.get());
     }
 
-    const QStringList overridden = overriddenSettings(arguments);
+    const QStringList overridden = overriddenSettings(given);
     window.setSettingsHandler([&window, &config, overridden, demoMode = mock != nullptr] {
         const std::unique_ptr<QSettings> settings = openSettings();
         AppSettings running = AppSettings::fromConfig(config);
@@ -113,17 +114,29 @@ int runDesktop(ProxyServer *proxy, MockProvider *mock, const ProxyConfig &config
             running.anthropicUpstream = saved.anthropicUpstream;
         }
         SettingsDialog dialog(saved, overridden, demoMode, &window);
+        dialog.setStartAtLogin(LoginAutostart::isEnabled());
         if (dialog.exec() != QDialog::Accepted)
             return;
         dialog.values().save(*settings);
-        QMessageBox::information(&window, u"Settings"_s,
-                                 SettingsDialog::restartMessage(dialog.values(), running, overridden));
+        QString message = SettingsDialog::restartMessage(dialog.values(), running, overridden);
+        if (dialog.startAtLogin() != LoginAutostart::isEnabled()) {
+            QString error;
+            if (LoginAutostart::setEnabled(dialog.startAtLogin(), QCoreApplication::applicationFilePath(), &error))
+                message += dialog.startAtLogin() ? u"\nBreakwater will start in the tray when you log in."_s
+                                                 : u"\nBreakwater will no longer start when you log in."_s;
+            else
+                message += u"\nStarting at login could not be changed: %1."_s.arg(error);
+        }
+        QMessageBox::information(&window, u"Settings"_s, message);
     });
 
     std::unique_ptr<TrayController> tray(TrayController::install(
         {&model, &window, openaiBase, anthropicBase, demo.get()}, QSystemTrayIcon::isSystemTrayAvailable()));
 
-    window.show();
+    if (!minimized)
+        window.show();
+    else if (!tray)   // nowhere to hide: start minimised rather than invisible
+        window.showMinimized();
     const int status = QCoreApplication::exec();
     // The proxy outlives us: stop its events from reaching the model before the model goes.
     QObject::disconnect(proxy, nullptr, &model, nullptr);

@@ -22,8 +22,10 @@ bool displayAvailable();
 // QApplication for the desktop app, QCoreApplication for --headless.
 std::unique_ptr<QCoreApplication> createApplication(int &argc, char **argv, bool desktop);
 
-// The settings saved from the dashboard (QSettings), under the options given on the command line.
-ProxyConfig withSavedDesktopSettings(const ProxyConfig &config, const QStringList &arguments);
+// The settings saved from the dashboard (QSettings), under the options in `given` (set by the
+// command line or the configuration file). Headless runs read them too: one configuration story,
+// whether or not there is a display.
+ProxyConfig withSavedDesktopSettings(const ProxyConfig &config, const QStringList &given);
 
 // Feeds the proxy's events to the model, queued: the proxy emits on its own thread and must never
 // wait for the GUI.
@@ -32,6 +34,8 @@ void connectProxyToModel(ProxyServer *proxy, DashboardModel *model);
 // Builds the dashboard, the tray (where one exists) and, with a mock, the demo scenarios; wires the
 // proxy's events to them (queued: the proxy lives on its own thread) and runs the event loop.
 // The request table starts with the call log's latest rows when there is one (may be null).
+// `given`: the options the command line or configuration file set, which saved settings cannot
+// change this run. `minimized`: start in the tray (or minimised, without one).
 // `proxy`, `mock` and `callLog` must outlive this call.
-int runDesktop(ProxyServer *proxy, MockProvider *mock, const ProxyConfig &config, const QStringList &arguments,
-               CallLog *callLog = nullptr);
+int runDesktop(ProxyServer *proxy, MockProvider *mock, const ProxyConfig &config, const QStringList &given,
+               bool minimized, CallLog *callLog = nullptr);

@@ -1,5 +1,6 @@
 #include "settingsdialog.h"
 
+#include <QCheckBox>
 #include <QDialogButtonBox>
 #include <QDoubleSpinBox>
 #include <QFormLayout>
@@ -81,6 +82,8 @@ SettingsDialog::SettingsDialog(const AppSettings &values, const QStringList &ove
     form->addRow(u"Breaker cool-down"_s, m_breakerCooldown);
     form->addRow(u"Spend limit"_s, m_maxSpend);
     layout->addLayout(form);
+    m_startAtLogin = new QCheckBox(u"Start Breakwater when I log in (in the tray)"_s, this);
+    layout->addWidget(m_startAtLogin);
 
     QStringList notes;
     if (!overridden.isEmpty()) {
@@ -88,7 +91,8 @@ SettingsDialog::SettingsDialog(const AppSettings &values, const QStringList &ove
     }
     if (demo)
         notes << u"Demo mode: both upstreams are the built-in mock provider while it runs."_s;
-    notes << u"The proxy reads these when it starts: changes take effect after a restart."_s;
+    notes << u"The proxy reads these when it starts: changes take effect after a restart. Starting at "
+             "login applies at once."_s;
     auto *note = new QLabel(notes.join(u'\n'), this);
     note->setWordWrap(true);
     layout->addWidget(note);
@@ -137,6 +141,16 @@ void SettingsDialog::setValues(const AppSettings &values)
     m_breakerFailures->setValue(values.breakerFailures);
     m_breakerCooldown->setValue(values.breakerCooldownSeconds);
     m_maxSpend->setValue(values.maxSpendUsd);
+}
+
+bool SettingsDialog::startAtLogin() const
+{
+    return m_startAtLogin->isChecked();
+}
+
+void SettingsDialog::setStartAtLogin(bool start)
+{
+    m_startAtLogin->setChecked(start);
 }
 
 void SettingsDialog::accept()

@@ -4,6 +4,7 @@
 
 #include "appsettings.h"
 
+class QCheckBox;
 class QDoubleSpinBox;
 class QLabel;
 class QLineEdit;
@@ -23,6 +24,9 @@ public:
     AppSettings values() const;
     void setValues(const AppSettings &values);
     QStringList problems() const { return values().validate(); }
+    // "Start Breakwater when I log in": not a proxy setting; the caller applies it at once.
+    bool startAtLogin() const;
+    void setStartAtLogin(bool start);
 
     // What to tell the user after saving `saved` while the proxy runs with `running`.
     static QString restartMessage(const AppSettings &saved, const AppSettings &running, const QStringList &overridden);
@@ -41,5 +45,6 @@ private:
     QSpinBox *m_breakerFailures = nullptr;
     QDoubleSpinBox *m_breakerCooldown = nullptr;
     QDoubleSpinBox *m_maxSpend = nullptr;
+    QCheckBox *m_startAtLogin = nullptr;
     QLabel *m_problems = nullptr;
 };

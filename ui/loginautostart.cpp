@@ -1,0 +1,85 @@
+#include "loginautostart.h"
+
+#include <algorithm>
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QSaveFile>
+#include <QStandardPaths>
+
+using namespace Qt::StringLiterals;
+
+namespace {
+
+// Exec= quoting of the Desktop Entry spec: a path with a reserved character is put in double
+// quotes, with ", `, $ and \ escaped by a backslash (and that backslash doubled by the string
+// escaping of the file format).
+QString quotedForExec(const QString &path)
+{
+    static const QString reserved = u" \t\n\"'\\><~|&;$*?#()`"_s;
+    if (std::none_of(path.begin(), path.end(), [](QChar c) { return reserved.contains(c); }))
+        return path;
+    QString quoted;
+    for (const QChar c : path) {
+        if (c == u'"' || c == u'`' || c == u'$')
+            quoted += u"\\\\"_s;
+        else if (c == u'\\')
+            quoted += u"\\\\\\"_s;
+        quoted += c;
+    }
+    return u'"' + quoted + u'"';
+}
+
+} // namespace
+
+QString LoginAutostart::entryPath()
+{
+    return QStandardPaths::writableLocation(QStandardPaths::GenericConfigLocation)
+        + u"/autostart/io.github.breakwater.Breakwater.desktop"_s;
+}
+
+bool LoginAutostart::isEnabled()
+{
+    QFile file(entryPath());
+    if (!file.open(QIODevice::ReadOnly))
+        return false;
+    while (!file.atEnd()) {
+        if (file.readLine().trimmed() == "Hidden=true")
+            return false;
+    }
+    return true;
+}
+
+QByteArray LoginAutostart::entryText(const QString &executable)
+{
+    return "[Desktop Entry]\n"
+           "Type=Application\n"
+           "Name=Breakwater\n"
+           "Comment=Local LLM proxy, started in the tray when you log in\n"
+           "Exec=" + quotedForExec(executable).toUtf8() + " --minimized\n"
+           "Icon=io.github.breakwater.Breakwater\n"
+           "Terminal=false\n"
+           "X-GNOME-Autostart-enabled=true\n";
+}
+
+bool LoginAutostart::setEnabled(bool enabled, const QString &executable, QString *error)
+{
+    const QString path = entryPath();
+    if (!enabled) {
+        if (!QFile::exists(path) || QFile::remove(path))
+            return true;
+        *error = u"cannot remove %1"_s.arg(path);
+        return false;
+    }
+    if (!QDir().mkpath(QFileInfo(path).absolutePath())) {
+        *error = u"cannot create the folder of %1"_s.arg(path);
+        return false;
+    }
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly) || file.write(entryText(executable)) < 0 || !file.commit()) {
+        *error = u"cannot write %1: %2"_s.arg(path, file.errorString());
+        return false;
+    }
+    return true;
+}
