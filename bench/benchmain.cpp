@@ -1,12 +1,17 @@
 // breakwater-bench: the figures of issues 3 and 4, measured on this machine against a real proxy and
 // the mock provider (in-process, loopback). Usage: breakwater-bench SCENARIO [--scale X]
-//   herd    200 identical concurrent requests, provider latency 1.5 s
-//   hits    cache-hit throughput and latency over keep-alive connections
-//   key     the cost of keying a request (parse + canonical form + SHA-256)
-//   burst   20 different prompts at once, provider latency 1.5 s (--concurrency N)
-//   outage  one prompt every 2 s for 150 s, provider 503 from 15 s to 75 s, SDK-like retrying client
-//   hang    the same, provider hanging from 15 s to 75 s, --timeout 5
-// --scale X multiplies every scenario duration (0.1 for a quick look; figures are for 1).
+//   herd        200 identical concurrent requests, provider latency 1.5 s
+//   hits        cache-hit throughput and latency over 32 keep-alive connections
+//   overhead    the latency the proxy adds at 1 keep-alive client, provider latency 0: p50/p99 of
+//               5000 round trips (after 200 warm-up) straight to the mock, through the proxy as
+//               misses (every body different), and through the proxy as cache hits
+//   throughput  requests/s and p50/p99 at 50 keep-alive connections, provider latency 0: all
+//               misses (every body different), then all hits (each 1 s warm-up, then 5 s)
+//   key         the cost of keying a request (parse + canonical form + SHA-256)
+//   burst       20 different prompts at once, provider latency 1.5 s (--concurrency N)
+//   outage      one prompt every 2 s for 150 s, provider 503 from 15 s to 75 s, SDK-like retrying client
+//   hang        the same, provider hanging from 15 s to 75 s, --timeout 5
+// --scale X multiplies every scenario duration and request count (0.1 for a quick look; figures are for 1).
 
 #include "keepaliveclient.h"
 #include "proxyharness.h"
@@ -17,10 +22,13 @@
 #include <QDateTime>
 #include <QElapsedTimer>
 #include <QJsonDocument>
+#include <QMap>
+#include <QSemaphore>
 #include <QThread>
 #include <QTimer>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 
 using namespace Qt::StringLiterals;
@@ -106,49 +114,251 @@ int herd()
     return 0;
 }
 
+// The raw bytes of a chat request, as an OpenAI SDK would send them on a keep-alive connection.
+QByteArray chatRequest(const QByteArray &body)
+{
+    return "POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+           "Authorization: Bearer sk-test-1\r\nContent-Type: application/json\r\n"
+           "Content-Length: " + QByteArray::number(body.size()) + "\r\n\r\n" + body;
+}
+
+KeepAliveClient::RequestFactory sameRequest(const QByteArray &request)
+{
+    return [request](qint64) { return request; };
+}
+
+// A different chat request every time: the prompt carries the connection's tag and a zero-padded
+// counter, so no two requests share a de-dup key and every body has the same length.
+KeepAliveClient::RequestFactory distinctRequests(int tag)
+{
+    return [tag](qint64 n) {
+        const QString prompt = u"distinct prompt %1-%2"_s.arg(tag, 3, 10, QLatin1Char('0'))
+                                   .arg(n, 9, 10, QLatin1Char('0'));
+        return chatRequest(chatBody(prompt));
+    };
+}
+
+// What a run of keep-alive clients recorded.
+struct Load
+{
+    QList<qint64> tripsNs;
+    int failures = 0;                  // answers that were not 200, and clients that gave up (warm-up included)
+    QMap<QByteArray, qint64> dedup;    // answers per x-breakwater-dedup value (warm-up included)
+    double seconds = 0;                // the measured part
+    bool timedOut = false;
+
+    double p50Ms() const { return percentile(tripsNs, 0.5) / 1e6; }
+    double p99Ms() const { return percentile(tripsNs, 0.99) / 1e6; }
+
+    void collect(KeepAliveClient *client)
+    {
+        tripsNs += client->roundTripsNs();
+        failures += client->failures();
+        for (auto it = client->dedupCounts().begin(); it != client->dedupCounts().end(); ++it)
+            dedup[it.key()] += it.value();
+    }
+    QByteArray dedupText() const
+    {
+        QByteArrayList parts;
+        for (auto it = dedup.begin(); it != dedup.end(); ++it)
+            parts.append((it.key().isEmpty() ? QByteArray("(none)") : it.key()) + ' ' + QByteArray::number(it.value()));
+        return parts.join(", ");
+    }
+};
+
+// `connections` keep-alive clients, each sending as fast as answers come for `warmUp` (not
+// recorded) and then `duration`. The clients run on a thread of their own so they compete with
+// the proxy thread as a real client process would, not with the main thread's bookkeeping; the
+// main thread only sleeps.
+Load loadFor(quint16 port, int connections, const std::function<KeepAliveClient::RequestFactory(int)> &requestsFor,
+             std::chrono::milliseconds warmUp, std::chrono::milliseconds duration)
+{
+    QThread clientThread;
+    QList<KeepAliveClient *> clients;
+    for (int i = 0; i < connections; ++i) {
+        auto *client = new KeepAliveClient(port, requestsFor(i));
+        client->moveToThread(&clientThread);
+        clients.append(client);
+    }
+    clientThread.start();
+    for (KeepAliveClient *client : clients)
+        QMetaObject::invokeMethod(client, &KeepAliveClient::start);
+    if (warmUp.count() > 0) {
+        QThread::msleep(quint64(warmUp.count()));
+        for (KeepAliveClient *client : clients)
+            QMetaObject::invokeMethod(client, &KeepAliveClient::clearRecorded, Qt::BlockingQueuedConnection);
+    }
+    QElapsedTimer clock;
+    clock.start();
+    QThread::msleep(quint64(duration.count()));
+    for (KeepAliveClient *client : clients)
+        QMetaObject::invokeMethod(client, &KeepAliveClient::stop, Qt::BlockingQueuedConnection);
+    Load load;
+    load.seconds = clock.elapsed() / 1000.0;
+    clientThread.quit();
+    clientThread.wait();
+    for (KeepAliveClient *client : clients) {
+        load.collect(client);
+        delete client;
+    }
+    return load;
+}
+
+// One keep-alive client sending `warmUp + count` requests one after another; the first `warmUp`
+// round trips are dropped. The main thread blocks until the client is done.
+Load sequentialLoad(quint16 port, const KeepAliveClient::RequestFactory &requests, int warmUp, int count)
+{
+    QThread clientThread;
+    auto *client = new KeepAliveClient(port, requests);
+    client->setLimit(warmUp + count);
+    client->moveToThread(&clientThread);
+    QSemaphore done;
+    QObject::connect(client, &KeepAliveClient::finished, client, [&done] { done.release(); }, Qt::DirectConnection);
+    clientThread.start();
+    QElapsedTimer clock;
+    clock.start();
+    QMetaObject::invokeMethod(client, &KeepAliveClient::start);
+    Load load;
+    load.timedOut = !done.tryAcquire(1, 120'000);
+    if (load.timedOut)
+        QMetaObject::invokeMethod(client, &KeepAliveClient::stop, Qt::BlockingQueuedConnection);
+    load.seconds = clock.elapsed() / 1000.0;
+    clientThread.quit();
+    clientThread.wait();
+    load.collect(client);
+    delete client;
+    load.tripsNs.remove(0, qMin<qsizetype>(warmUp, load.tripsNs.size()));
+    return load;
+}
+
 int hits()
 {
     ProxyHarness harness;
     const QByteArray body = chatBody(u"a cached prompt"_s);
     if (harness.post("/v1/chat/completions", body).status != 200)
         return 1;
-    QByteArray request = "POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                         "Authorization: Bearer sk-test-1\r\nContent-Type: application/json\r\n"
-                         "Content-Length: " + QByteArray::number(body.size()) + "\r\n\r\n" + body;
+    const QByteArray request = chatRequest(body);
     const int connections = 32;
-    const auto duration = scaled(5);
-    // The clients run on a thread of their own so they compete with the proxy thread as a real
-    // client process would, not with the main thread's bookkeeping.
-    QThread clientThread;
-    QList<KeepAliveClient *> clients;
-    for (int i = 0; i < connections; ++i) {
-        auto *client = new KeepAliveClient(harness.port(), request);
-        client->moveToThread(&clientThread);
-        clients.append(client);
-    }
-    clientThread.start();
-    QElapsedTimer clock;
-    clock.start();
-    for (KeepAliveClient *client : clients)
-        QMetaObject::invokeMethod(client, &KeepAliveClient::start);
-    QThread::msleep(quint64(duration.count()));
-    for (KeepAliveClient *client : clients)
-        QMetaObject::invokeMethod(client, &KeepAliveClient::stop, Qt::BlockingQueuedConnection);
-    const double seconds = clock.elapsed() / 1000.0;
-    clientThread.quit();
-    clientThread.wait();
-    QList<qint64> trips;
-    int failures = 0;
-    for (KeepAliveClient *client : clients) {
-        trips += client->roundTripsNs();
-        failures += client->failures();
-        delete client;
-    }
-    std::printf("hits: %d keep-alive connections, %.1f s, one cached answer\n", connections, seconds);
-    std::printf("  requests           %lld (%d not 200)\n", qint64(trips.size()), failures);
-    std::printf("  throughput         %.0f requests/s\n", trips.size() / seconds);
-    std::printf("  latency p50 / p99  %.3f / %.3f ms\n", percentile(trips, 0.5) / 1e6, percentile(trips, 0.99) / 1e6);
+    const Load load = loadFor(harness.port(), connections, [&](int) { return sameRequest(request); },
+                              0ms, scaled(5));
+    const auto &trips = load.tripsNs;
+    std::printf("hits: %d keep-alive connections, %.1f s, one cached answer\n", connections, load.seconds);
+    std::printf("  requests           %lld (%d not 200)\n", qint64(trips.size()), load.failures);
+    std::printf("  throughput         %.0f requests/s\n", trips.size() / load.seconds);
+    std::printf("  latency p50 / p99  %.3f / %.3f ms\n", load.p50Ms(), load.p99Ms());
     std::printf("  upstream calls     %d\n", harness.mock()->callCount());
+    return 0;
+}
+
+// The latency the proxy adds to one client's request, with a provider that answers at once.
+int overhead()
+{
+    ProxyHarness harness;
+    harness.mock()->setLatency(0ms);
+    harness.mock()->setChunkInterval(0ms);
+    const int count = qMax(1, int(5000 * g_scale));
+    const int warmUp = qMax(1, int(200 * g_scale));
+    const QByteArray cachedBody = chatBody(u"a cached prompt"_s);
+    if (harness.post("/v1/chat/completions", cachedBody).status != 200)
+        return 1;
+    const QByteArray cachedRequest = chatRequest(cachedBody);
+
+    const Load direct = sequentialLoad(harness.mock()->port(), distinctRequests(0), warmUp, count);
+    harness.mock()->resetCounters();
+    const Load misses = sequentialLoad(harness.port(), distinctRequests(1), warmUp, count);
+    const int missCalls = harness.mock()->callCount();
+    harness.mock()->resetCounters();
+    const Load cached = sequentialLoad(harness.port(), sameRequest(cachedRequest), warmUp, count);
+    const int cachedCalls = harness.mock()->callCount();
+
+    std::printf("overhead: 1 keep-alive connection, mock provider latency 0, %d requests each after %d warm-up\n",
+                count, warmUp);
+    auto line = [](const char *name, const Load &load) {
+        std::printf("  %-22s p50 / p99  %.3f / %.3f ms   (%lld answers + warm-up, %d failed%s; %.1f s)\n",
+                    name, load.p50Ms(), load.p99Ms(), qint64(load.tripsNs.size()), load.failures,
+                    load.timedOut ? ", TIMED OUT" : "", load.seconds);
+    };
+    line("direct to the mock", direct);
+    line("proxy, misses", misses);
+    line("proxy, cache hits", cached);
+    std::printf("  added by the proxy     misses %+.3f / %+.3f ms, hits %+.3f / %+.3f ms (p50 / p99)\n",
+                misses.p50Ms() - direct.p50Ms(), misses.p99Ms() - direct.p99Ms(),
+                cached.p50Ms() - direct.p50Ms(), cached.p99Ms() - direct.p99Ms());
+    std::printf("  x-breakwater-dedup     misses: %s; hits: %s (warm-up included)\n", misses.dedupText().constData(),
+                cached.dedupText().constData());
+    std::printf("  upstream calls         misses %d, hits %d (warm-up included)\n", missCalls, cachedCalls);
+    return 0;
+}
+
+// Waits until the proxy has no upstream call left: clients that were stopped leave their last
+// request behind, and the proxy still makes that call (it belongs to the flight, not the caller).
+void settle(const ProxyHarness &harness)
+{
+    QElapsedTimer timer;
+    timer.start();
+    while (harness.onProxyThread<int>([](ProxyServer *proxy) { return proxy->flightsInProgress(); }) > 0
+           && timer.elapsed() < 10'000)
+        QThread::msleep(20);
+}
+
+void raiseTo(std::atomic<int> &peak, int value)
+{
+    int seen = peak.load();
+    while (value > seen && !peak.compare_exchange_weak(seen, value)) { }
+}
+
+// Requests per second through the proxy at 50 connections: every request a miss, then every one a hit.
+int throughput()
+{
+    // The pool's peaks, from the proxy's own live figures (every 250 ms, on the proxy thread), to
+    // show whether --concurrency or --max-queue held the misses back. Declared before the harness,
+    // so they outlive the proxy thread.
+    std::atomic<int> mostRunning = 0, mostQueued = 0;
+    ProxyHarness harness;
+    harness.mock()->setLatency(0ms);
+    harness.mock()->setChunkInterval(0ms);
+    const QByteArray cachedBody = chatBody(u"a cached prompt"_s);
+    if (harness.post("/v1/chat/completions", cachedBody).status != 200)
+        return 1;
+    const QByteArray cachedRequest = chatRequest(cachedBody);
+    const int connections = 50;
+    const auto warmUp = scaled(1);
+    const auto duration = scaled(5);
+
+    const auto peaks = QObject::connect(harness.proxy(), &ProxyServer::snapshotReady, harness.proxy(),
+        [&mostRunning, &mostQueued](const ProxySnapshot &snapshot) {
+            for (const UpstreamSnapshot &upstream : snapshot.upstreams) {
+                if (upstream.name == "openai") {
+                    raiseTo(mostRunning, upstream.running);
+                    raiseTo(mostQueued, upstream.queued);
+                }
+            }
+        }, Qt::DirectConnection);
+    const Load misses = loadFor(harness.port(), connections, distinctRequests, warmUp, duration);
+    QObject::disconnect(peaks);
+    settle(harness);
+    harness.mock()->resetCounters();
+    const Load cached = loadFor(harness.port(), connections, [&](int) { return sameRequest(cachedRequest); },
+                                warmUp, duration);
+    const int cachedCalls = harness.mock()->callCount();
+
+    std::printf("throughput: %d keep-alive connections, mock provider latency 0, %.1f s warm-up then %.1f s each\n",
+                connections, warmUp.count() / 1000.0, duration.count() / 1000.0);
+    std::printf("  proxy --concurrency %d, --max-queue %d (defaults)\n", harness.config().concurrency,
+                harness.config().maxQueued);
+    auto block = [](const char *name, const Load &load) {
+        std::printf("  %s\n", name);
+        std::printf("    requests           %lld in %.1f s (%d failed: not 200 or connection lost)\n",
+                    qint64(load.tripsNs.size()), load.seconds, load.failures);
+        std::printf("    throughput         %.0f requests/s\n", load.tripsNs.size() / load.seconds);
+        std::printf("    latency p50 / p99  %.3f / %.3f ms\n", load.p50Ms(), load.p99Ms());
+        std::printf("    x-breakwater-dedup %s\n", load.dedupText().constData());
+    };
+    block("misses (every body different)", misses);
+    std::printf("    upstream pool      at most %d running, %d queued (250 ms samples)\n", mostRunning.load(),
+                mostQueued.load());
+    block("hits (one cached answer)", cached);
+    std::printf("    upstream calls     %d\n", cachedCalls);
     return 0;
 }
 
@@ -347,10 +557,10 @@ int main(int argc, char *argv[])
             g_timeoutSeconds = args[i + 1].toDouble();
     }
     const QMap<QString, std::function<int()>> scenarios{
-        {u"herd"_s, herd}, {u"hits"_s, hits}, {u"key"_s, key}, {u"burst"_s, burst},
-        {u"outage"_s, outage}, {u"hang"_s, hang}};
+        {u"herd"_s, herd}, {u"hits"_s, hits}, {u"overhead"_s, overhead}, {u"throughput"_s, throughput},
+        {u"key"_s, key}, {u"burst"_s, burst}, {u"outage"_s, outage}, {u"hang"_s, hang}};
     if (!scenarios.contains(scenario) || g_scale <= 0) {
-        std::fprintf(stderr, "usage: breakwater-bench herd|hits|key|burst|outage|hang [--scale X] "
+        std::fprintf(stderr, "usage: breakwater-bench herd|hits|overhead|throughput|key|burst|outage|hang [--scale X] "
                              "[--concurrency N] [--timeout S]\n");
         return 2;
     }
