@@ -1,6 +1,6 @@
 #pragma once
 
-#include "apierror.h"
+#include "http/apierror.h"
 #include "testclient.h"
 
 #include <QElapsedTimer>
