@@ -126,7 +126,7 @@ QString apply(CommandLine &result, const QString &name, const QString &value)
         if (!parseListenAddress(value, &config.listenAddress, &config.listenPort))
             return invalid(u"HOST:PORT with an IP address, e.g. 127.0.0.1:8080"_s);
         // Anyone who can reach the port spends the keys passed through it: loopback only, until
-        // binding elsewhere comes with a local access token (shared/design.md, Defaults).
+        // binding elsewhere comes with a local access token (the README's Known limits).
         if (!config.listenAddress.isLoopback())
             return u"refusing to listen on %1: Breakwater listens on loopback addresses only "
                    "(127.0.0.0/8 or ::1)"_s.arg(value);

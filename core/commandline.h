@@ -6,8 +6,8 @@
 #include <QString>
 #include <QStringList>
 
-// `breakwater`'s command line: the fixed interface of shared/design.md. Parsing is separate from
-// main() so tests can check every option and every invalid value.
+// `breakwater`'s command line: the fixed interface in the README's Options. Parsing is separate
+// from main() so tests can check every option and every invalid value.
 struct CommandLine
 {
     ProxyConfig config;

@@ -11,9 +11,9 @@ class QTcpSocket;
 
 // Watches the raw bytes of one client connection *before* Qt's HTTP parser sees them, because
 // Qt 6.4's QHttpServer has no limits of its own: it buffers any body, any header size, and keeps
-// idle or slow clients forever (shared/reference/qt64-httpserver.md). The meter frames requests
-// itself (head, then Content-Length or chunked body), so it can refuse a too-large body as soon as
-// its Content-Length is known, answer `Expect: 100-continue`, and drop clients that stall.
+// idle or slow clients forever. The meter frames requests itself (head, then Content-Length or
+// chunked body), so it can refuse a too-large body as soon as its Content-Length is known, answer
+// `Expect: 100-continue`, and drop clients that stall.
 //
 // It lives on the socket's thread (the proxy thread) as a child of the socket.
 class RequestMeter final : public QObject

@@ -10,9 +10,9 @@
 // or as a stream (chunked, each piece flushed as it comes).
 //
 // Why not QHttpServerResponder: in Qt 6.4 it keeps a raw QTcpSocket pointer, so a write after the
-// client hung up crashed the server or reached another client whose socket reused the memory
-// (see shared/reference/qt64-httpserver.md). Every write here goes through a QPointer and a
-// ConnectedState check instead. Use it only on the socket's thread (the proxy thread).
+// client hung up crashed the server or reached another client whose socket reused the memory.
+// Every write here goes through a QPointer and a ConnectedState check instead. Use it only on the
+// socket's thread (the proxy thread).
 class ResponseWriter final
 {
 public:
