@@ -1,9 +1,9 @@
 // breakwater: the composition root. Everything is built and wired here; nothing else creates services.
 
-#include "calllog.h"
+#include "accounting/calllog.h"
+#include "accounting/duplicatereport.h"
 #include "commandline.h"
 #include "desktopapp.h"
-#include "duplicatereport.h"
 #include "mockprovider.h"
 #include "proxyserver.h"
 #include "quitonsignal.h"

@@ -15,8 +15,8 @@
 
 #include "keepaliveclient.h"
 #include "proxyharness.h"
-#include "requestkey.h"
 #include "sdklikeclient.h"
+#include "sharing/requestkey.h"
 
 #include <QCoreApplication>
 #include <QDateTime>

@@ -1,16 +1,15 @@
 #pragma once
 
-#include "apierror.h"
+#include "http/apierror.h"
 #include "testclient.h"
 
 #include <QElapsedTimer>
 #include <QObject>
 
-// A client that retries exactly as the official SDKs do (shared/reference/clients-and-wire.md):
-// up to 2 retries; `x-should-retry: true/false` decides first; else 408, 409, 429 and >= 500 are
-// retried, and so are connection errors; the delay is retry-after-ms, else retry-after (<= 60 s),
-// else 0.5 s x 2^n (capped at 8 s) less up to 25 % jitter. The bench uses it to replay the field
-// test's outage and hang scenarios.
+// A client that retries exactly as the official SDKs do: up to 2 retries; `x-should-retry:
+// true/false` decides first; else 408, 409, 429 and >= 500 are retried, and so are connection
+// errors; the delay is retry-after-ms, else retry-after (<= 60 s), else 0.5 s x 2^n (capped at 8 s)
+// less up to 25 % jitter. The bench uses it to replay the field test's outage and hang scenarios.
 class SdkLikeClient final : public QObject
 {
     Q_OBJECT

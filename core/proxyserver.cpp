@@ -1,13 +1,13 @@
 #include "proxyserver.h"
 
-#include "breakerprobe.h"
-#include "flight.h"
-#include "frontdoor.h"
-#include "requestkey.h"
-#include "responsewriter.h"
-#include "spendguard.h"
-#include "upstreampool.h"
-#include "usage.h"
+#include "accounting/spendguard.h"
+#include "accounting/usage.h"
+#include "http/frontdoor.h"
+#include "http/responsewriter.h"
+#include "sharing/flight.h"
+#include "sharing/requestkey.h"
+#include "upstream/breakerprobe.h"
+#include "upstream/upstreampool.h"
 
 #include <QHttpServerRequest>
 #include <QJsonDocument>

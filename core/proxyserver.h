@@ -1,16 +1,16 @@
 #pragma once
 
-#include "answercache.h"
-#include "apierror.h"
-#include "callrecord.h"
-#include "circuitbreaker.h"
+#include "accounting/callrecord.h"
+#include "accounting/metrics.h"
+#include "accounting/pricetable.h"
 #include "clock.h"
-#include "flighttable.h"
-#include "incomingrequest.h"
-#include "metrics.h"
-#include "pricetable.h"
+#include "http/apierror.h"
+#include "http/incomingrequest.h"
 #include "proxyconfig.h"
 #include "proxysnapshot.h"
+#include "sharing/answercache.h"
+#include "sharing/flighttable.h"
+#include "upstream/circuitbreaker.h"
 
 #include <QAbstractHttpServer>
 #include <QHostAddress>

@@ -9,7 +9,7 @@
 #include <QElapsedTimer>
 #include <QTimer>
 
-#include "calllog.h"
+#include "accounting/calllog.h"
 
 using namespace Qt::StringLiterals;
 

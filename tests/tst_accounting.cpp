@@ -1,9 +1,9 @@
 // Issue 5 through the real proxy: every request becomes one call-log row with its outcome, tokens and
 // cost; the spend cap refuses before the provider is called; /metrics and /breakwater/stats report it.
 
-#include "calllog.h"
+#include "accounting/calllog.h"
+#include "accounting/spendguard.h"
 #include "proxyharness.h"
-#include "spendguard.h"
 
 #include <QJsonDocument>
 #include <QJsonObject>

@@ -1,8 +1,8 @@
 // The answer cache: reuse inside the window only, least recently used out first, and never more
 // bytes than its bound. Time is a FakeClock moved by hand.
 
-#include "answercache.h"
 #include "fakeclock.h"
+#include "sharing/answercache.h"
 
 #include <QTest>
 

@@ -4,8 +4,8 @@
 // on loopback; the breaker's clock is a FakeClock, so the cool-down can only pass when a test says so.
 
 #include "fakeclock.h"
-#include "flight.h"
 #include "proxyharness.h"
+#include "sharing/flight.h"
 
 #include <QJsonDocument>
 #include <QJsonObject>

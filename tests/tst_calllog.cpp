@@ -9,7 +9,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
-#include "calllog.h"
+#include "accounting/calllog.h"
 
 using namespace Qt::StringLiterals;
 

@@ -2,8 +2,8 @@
 // longer cool-down), moved by failures, successes, the clock and the health probe. Time is a
 // FakeClock; every transition is checked through stateChanged.
 
-#include "circuitbreaker.h"
 #include "fakeclock.h"
+#include "upstream/circuitbreaker.h"
 
 #include <QSignalSpy>
 #include <QTest>

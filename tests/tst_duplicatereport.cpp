@@ -4,8 +4,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
-#include "calllog.h"
-#include "duplicatereport.h"
+#include "accounting/calllog.h"
+#include "accounting/duplicatereport.h"
 
 using namespace Qt::StringLiterals;
 

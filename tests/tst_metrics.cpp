@@ -3,9 +3,9 @@
 #include <QStandardPaths>
 #include <QTest>
 
-#include "callrecord.h"
-#include "circuitbreaker.h"
-#include "metrics.h"
+#include "accounting/callrecord.h"
+#include "accounting/metrics.h"
+#include "upstream/circuitbreaker.h"
 
 using namespace Qt::StringLiterals;
 

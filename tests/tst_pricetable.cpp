@@ -1,8 +1,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
-#include "pricetable.h"
-#include "usage.h"
+#include "accounting/pricetable.h"
+#include "accounting/usage.h"
 
 using namespace Qt::StringLiterals;
 

@@ -2,7 +2,7 @@
 // arrive, the concurrency pool, hang-ups, timeouts and every bad input. Real sockets on loopback.
 
 #include "proxyharness.h"
-#include "upstreampool.h"
+#include "upstream/upstreampool.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>

@@ -1,7 +1,7 @@
 // The de-dup key: what must make two requests share an answer, what must keep them apart, and that
 // the credential never shows through the key or the fingerprint.
 
-#include "requestkey.h"
+#include "sharing/requestkey.h"
 
 #include <QJsonDocument>
 #include <QJsonObject>

@@ -4,8 +4,8 @@
 // checked by counting (upstream calls, riders, response headers), never by timing.
 
 #include "fakeclock.h"
-#include "flight.h"
 #include "proxyharness.h"
+#include "sharing/flight.h"
 
 #include <QJsonDocument>
 #include <QJsonObject>

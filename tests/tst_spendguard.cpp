@@ -5,9 +5,9 @@
 #include <QTemporaryDir>
 #include <QTest>
 
-#include "calllog.h"
+#include "accounting/calllog.h"
+#include "accounting/spendguard.h"
 #include "fakeclock.h"
-#include "spendguard.h"
 
 using namespace Qt::StringLiterals;
 

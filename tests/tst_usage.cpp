@@ -2,7 +2,7 @@
 #include <QJsonObject>
 #include <QTest>
 
-#include "usage.h"
+#include "accounting/usage.h"
 
 using namespace Qt::StringLiterals;
 

@@ -3,8 +3,8 @@
 #include <QList>
 #include <QWidget>
 
-#include "circuitbreaker.h"
 #include "dashboardmodel.h"
+#include "upstream/circuitbreaker.h"
 
 // "Breaker timeline": one row per upstream, its breaker's states over the window as coloured bands
 // (closed green, half-open amber, open red), each transition marked by a tick. Hovering a tick

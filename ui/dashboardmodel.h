@@ -8,9 +8,9 @@
 #include <QObject>
 #include <QStringList>
 
-#include "callrecord.h"
-#include "circuitbreaker.h"
+#include "accounting/callrecord.h"
 #include "proxysnapshot.h"
+#include "upstream/circuitbreaker.h"
 
 // Everything the dashboard shows, as plain data: running totals, per-second outcome buckets, each
 // upstream's breaker history, the latest live figures and the most recent records. The proxy's

@@ -8,8 +8,8 @@ class QEvent;
 class QValueAxis;
 class QWidget;
 
-#include "circuitbreaker.h"
 #include "dashboardmodel.h"
+#include "upstream/circuitbreaker.h"
 
 // The dashboard's shared look: one colour per outcome and per breaker state, used by every chart,
 // the table and the tray, so "red" means the same thing everywhere. Icons are drawn from the SVGs

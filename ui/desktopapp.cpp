@@ -5,10 +5,9 @@
 #include <QSettings>
 #include <QSystemTrayIcon>
 
+#include "accounting/calllog.h"
+#include "accounting/callrecord.h"
 #include "appsettings.h"
-#include "calllog.h"
-#include "callrecord.h"
-#include "circuitbreaker.h"
 #include "dashboardmodel.h"
 #include "dashboardwindow.h"
 #include "democontroller.h"
@@ -17,6 +16,7 @@
 #include "proxysnapshot.h"
 #include "settingsdialog.h"
 #include "traycontroller.h"
+#include "upstream/circuitbreaker.h"
 
 using namespace Qt::StringLiterals;
 

@@ -3,7 +3,7 @@
 #include <QList>
 #include <QWidget>
 
-#include "callrecord.h"
+#include "accounting/callrecord.h"
 
 class DashboardModel;
 

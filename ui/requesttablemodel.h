@@ -4,7 +4,7 @@
 
 #include <QAbstractTableModel>
 
-#include "callrecord.h"
+#include "accounting/callrecord.h"
 
 class DashboardModel;
 

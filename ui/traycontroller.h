@@ -3,7 +3,7 @@
 #include <QObject>
 #include <QTimer>
 
-#include "circuitbreaker.h"
+#include "upstream/circuitbreaker.h"
 
 class DashboardModel;
 class DemoController;

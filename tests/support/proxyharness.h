@@ -1,12 +1,12 @@
 #pragma once
 
-#include "callrecord.h"
-#include "circuitbreaker.h"
+#include "accounting/callrecord.h"
 #include "mockprovider.h"
 #include "proxyconfig.h"
 #include "proxyserver.h"
 #include "servicethread.h"
 #include "testclient.h"
+#include "upstream/circuitbreaker.h"
 
 #include <QList>
 #include <QObject>

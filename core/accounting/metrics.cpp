@@ -1,0 +1,239 @@
+#include "accounting/metrics.h"
+
+#include <QJsonArray>
+#include <QLocale>
+
+#include "accounting/callrecord.h"
+#include "upstream/circuitbreaker.h"
+
+using namespace Qt::StringLiterals;
+
+namespace {
+
+// An upstream call is a record that started one (a miss or bypass; an error after the call began).
+// Joined and cached answers share another record's call and must not count it again.
+bool isUpstreamCall(const CallRecord &record)
+{
+    return record.upstreamStartAtMs > 0
+           && (record.outcome == Outcome::Miss || record.outcome == Outcome::Bypass
+               || record.outcome == Outcome::Error);
+}
+
+QByteArray number(double value)
+{
+    return QByteArray::number(value, 'g', QLocale::FloatingPointShortest);
+}
+
+// Label values may hold anything a client sent (a route is fixed, an upstream name is ours, but
+// escape anyway): backslash, double quote and newline, as the text format requires.
+QByteArray escaped(const QByteArray &value)
+{
+    QByteArray out;
+    out.reserve(value.size());
+    for (char c : value) {
+        if (c == '\\' || c == '"')
+            out += '\\';
+        if (c == '\n') {
+            out += "\\n";
+            continue;
+        }
+        out += c;
+    }
+    return out;
+}
+
+class TextWriter
+{
+public:
+    void family(const char *name, const char *type, const char *help)
+    {
+        m_text += "# HELP "_ba + name + ' ' + help + "\n# TYPE " + name + ' ' + type + '\n';
+    }
+    void sample(const QByteArray &name, const QList<QPair<const char *, QByteArray>> &labels, const QByteArray &value)
+    {
+        m_text += name;
+        if (!labels.isEmpty()) {
+            m_text += '{';
+            for (qsizetype i = 0; i < labels.size(); ++i)
+                m_text += (i ? ","_ba : ""_ba) + labels[i].first + "=\"" + escaped(labels[i].second) + '"';
+            m_text += '}';
+        }
+        m_text += ' ' + value + '\n';
+    }
+    QByteArray text() const { return m_text; }
+
+private:
+    QByteArray m_text;
+};
+
+QJsonObject nested(const QMap<QPair<QByteArray, QByteArray>, quint64> &counts)
+{
+    QJsonObject outer;
+    for (auto it = counts.cbegin(); it != counts.cend(); ++it) {
+        const QString first = QString::fromUtf8(it.key().first);
+        QJsonObject inner = outer.value(first).toObject();
+        inner.insert(QString::fromUtf8(it.key().second), qint64(it.value()));
+        outer.insert(first, inner);
+    }
+    return outer;
+}
+
+const QByteArrayList kBreakerStates{"closed", "open", "half-open"};
+
+} // namespace
+
+void Metrics::Histogram::observe(double seconds)
+{
+    qsizetype bucket = 0;
+    while (bucket < qsizetype(kBuckets.size()) && seconds > kBuckets[bucket])
+        ++bucket;
+    ++counts[bucket];
+    sum += seconds;
+    ++count;
+}
+
+void Metrics::record(const CallRecord &record)
+{
+    ++m_requests[{record.route, outcomeName(record.outcome)}];
+    m_costSavedUsd += qMax(record.costSavedUsd, 0.0);
+    if (record.endAtMs > 0)
+        m_duration.observe(record.totalMs() / 1000.0);
+    if (record.firstByteAtMs > 0 && record.receivedAtMs > 0)
+        m_firstByte.observe((record.firstByteAtMs - record.receivedAtMs) / 1000.0);
+    if (!isUpstreamCall(record))
+        return;
+
+    ++m_upstreamCalls[{record.upstream, QByteArray::number(record.status)}];
+    if (!record.errorKind.isEmpty())
+        ++m_upstreamErrors[{record.upstream, record.errorKind}];
+    m_queueWait.observe(qMax<qint64>(record.queueWaitMs, 0) / 1000.0);
+    m_inputTokens += qMax<qint64>(record.inputTokens, 0);
+    m_outputTokens += qMax<qint64>(record.outputTokens, 0);
+    m_cachedTokens += qMax<qint64>(record.cachedTokens, 0);
+    if (record.costUsd >= 0)
+        m_costUsd += record.costUsd;
+    else
+        ++m_unknownCostCalls;
+}
+
+void Metrics::recordTransition(const BreakerTransition &transition)
+{
+    ++m_transitions[{transition.upstream.toUtf8(), breakerStateName(transition.to)}];
+}
+
+QByteArray Metrics::prometheusText(const Gauges &gauges) const
+{
+    TextWriter out;
+    const auto counterPairs = [&out](const char *name, const char *first, const char *second,
+                                     const QMap<LabelPair, quint64> &counts) {
+        for (auto it = counts.cbegin(); it != counts.cend(); ++it)
+            out.sample(name, {{first, it.key().first}, {second, it.key().second}}, QByteArray::number(it.value()));
+    };
+    const auto histogram = [&out](const char *name, const char *help, const Histogram &h) {
+        out.family(name, "histogram", help);
+        const QByteArray base(name);
+        quint64 cumulative = 0;
+        for (size_t i = 0; i < kBuckets.size(); ++i) {
+            cumulative += h.counts[i];
+            out.sample(base + "_bucket", {{"le", number(kBuckets[i])}}, QByteArray::number(cumulative));
+        }
+        out.sample(base + "_bucket", {{"le", "+Inf"}}, QByteArray::number(h.count));
+        out.sample(base + "_sum", {}, number(h.sum));
+        out.sample(base + "_count", {}, QByteArray::number(h.count));
+    };
+
+    out.family("breakwater_requests_total", "counter", "Client requests by route and outcome.");
+    counterPairs("breakwater_requests_total", "route", "outcome", m_requests);
+    out.family("breakwater_upstream_calls_total", "counter",
+               "Calls made to an upstream, by the HTTP status the client got.");
+    counterPairs("breakwater_upstream_calls_total", "upstream", "status", m_upstreamCalls);
+    out.family("breakwater_upstream_errors_total", "counter",
+               "Upstream calls that failed, by kind (timeout, unreachable, stream_cut, ...).");
+    counterPairs("breakwater_upstream_errors_total", "upstream", "kind", m_upstreamErrors);
+    out.family("breakwater_breaker_transitions_total", "counter", "Circuit breaker state changes, by new state.");
+    counterPairs("breakwater_breaker_transitions_total", "upstream", "to", m_transitions);
+
+    out.family("breakwater_inflight_calls", "gauge", "Upstream calls in progress.");
+    for (const UpstreamGauges &u : gauges.upstreams)
+        out.sample("breakwater_inflight_calls", {{"upstream", u.name}}, QByteArray::number(u.inflight));
+    out.family("breakwater_queued_calls", "gauge", "Calls waiting for a free upstream slot.");
+    for (const UpstreamGauges &u : gauges.upstreams)
+        out.sample("breakwater_queued_calls", {{"upstream", u.name}}, QByteArray::number(u.queued));
+    out.family("breakwater_breaker_state", "gauge", "Circuit breaker state: 1 for the current state.");
+    for (const UpstreamGauges &u : gauges.upstreams) {
+        for (const QByteArray &state : kBreakerStates)
+            out.sample("breakwater_breaker_state", {{"upstream", u.name}, {"state", state}}, u.breakerState == state ? "1" : "0");
+    }
+    out.family("breakwater_flights_in_progress", "gauge", "Distinct requests being answered upstream right now.");
+    out.sample("breakwater_flights_in_progress", {}, QByteArray::number(gauges.flightsInProgress));
+    out.family("breakwater_answer_cache_entries", "gauge", "Answers held for reuse.");
+    out.sample("breakwater_answer_cache_entries", {}, QByteArray::number(gauges.cacheEntries));
+    out.family("breakwater_answer_cache_bytes", "gauge", "Bytes held by the answer cache.");
+    out.sample("breakwater_answer_cache_bytes", {}, QByteArray::number(gauges.cacheBytes));
+
+    histogram("breakwater_queue_wait_seconds", "Time upstream calls waited for a free slot.", m_queueWait);
+    histogram("breakwater_first_byte_seconds", "Time from a request's arrival to its first response byte.", m_firstByte);
+    histogram("breakwater_request_duration_seconds", "Time from a request's arrival to its last response byte.", m_duration);
+
+    out.family("breakwater_tokens_total", "counter", "Tokens billed by upstreams, by direction (cached is part of input).");
+    out.sample("breakwater_tokens_total", {{"direction", "input"}}, QByteArray::number(m_inputTokens));
+    out.sample("breakwater_tokens_total", {{"direction", "output"}}, QByteArray::number(m_outputTokens));
+    out.sample("breakwater_tokens_total", {{"direction", "cached"}}, QByteArray::number(m_cachedTokens));
+    out.family("breakwater_cost_usd_total", "counter", "What upstream calls cost, where the price is known.");
+    out.sample("breakwater_cost_usd_total", {}, number(m_costUsd));
+    out.family("breakwater_unknown_cost_calls_total", "counter", "Upstream calls whose cost is unknown (no price or no usage).");
+    out.sample("breakwater_unknown_cost_calls_total", {}, QByteArray::number(m_unknownCostCalls));
+    out.family("breakwater_cost_saved_usd_total", "counter", "What joined and cached answers would have cost.");
+    out.sample("breakwater_cost_saved_usd_total", {}, number(m_costSavedUsd));
+    out.family("breakwater_spend_today_usd", "gauge", "Spend on the current local calendar day.");
+    out.sample("breakwater_spend_today_usd", {}, number(gauges.spentTodayUsd));
+    out.family("breakwater_spend_reserved_usd", "gauge", "Spend reserved by calls in progress.");
+    out.sample("breakwater_spend_reserved_usd", {}, number(gauges.reservedUsd));
+    out.family("breakwater_spend_cap_usd", "gauge", "The daily spend cap (0 = none).");
+    out.sample("breakwater_spend_cap_usd", {}, number(gauges.spendCapUsd));
+    return out.text();
+}
+
+QJsonObject Metrics::histogramJson(const Histogram &histogram)
+{
+    QJsonArray buckets;
+    quint64 cumulative = 0;
+    for (size_t i = 0; i < kBuckets.size(); ++i) {
+        cumulative += histogram.counts[i];
+        buckets.append(QJsonObject{{u"le"_s, kBuckets[i]}, {u"count"_s, qint64(cumulative)}});
+    }
+    buckets.append(QJsonObject{{u"le"_s, u"+Inf"_s}, {u"count"_s, qint64(histogram.count)}});
+    return {{u"count"_s, qint64(histogram.count)}, {u"sum"_s, histogram.sum}, {u"buckets"_s, buckets}};
+}
+
+QJsonObject Metrics::statsJson(const Gauges &gauges) const
+{
+    QJsonArray upstreams;
+    for (const UpstreamGauges &u : gauges.upstreams) {
+        upstreams.append(QJsonObject{{u"name"_s, QString::fromUtf8(u.name)}, {u"inflight"_s, u.inflight},
+                                     {u"queued"_s, u.queued}, {u"breaker"_s, QString::fromUtf8(u.breakerState)}});
+    }
+    qint64 requests = 0;
+    for (quint64 n : m_requests)
+        requests += qint64(n);
+    return {
+        {u"requestsTotal"_s, requests},
+        {u"requests"_s, nested(m_requests)},
+        {u"upstreamCalls"_s, nested(m_upstreamCalls)},
+        {u"upstreamErrors"_s, nested(m_upstreamErrors)},
+        {u"breakerTransitions"_s, nested(m_transitions)},
+        {u"upstreams"_s, upstreams},
+        {u"flightsInProgress"_s, gauges.flightsInProgress},
+        {u"cache"_s, QJsonObject{{u"entries"_s, gauges.cacheEntries}, {u"bytes"_s, gauges.cacheBytes}}},
+        {u"latencySeconds"_s, QJsonObject{{u"queueWait"_s, histogramJson(m_queueWait)},
+                                          {u"firstByte"_s, histogramJson(m_firstByte)},
+                                          {u"total"_s, histogramJson(m_duration)}}},
+        {u"tokens"_s, QJsonObject{{u"input"_s, m_inputTokens}, {u"output"_s, m_outputTokens},
+                                  {u"cached"_s, m_cachedTokens}}},
+        {u"costUsd"_s, m_costUsd},
+        {u"costSavedUsd"_s, m_costSavedUsd},
+        {u"unknownCostCalls"_s, qint64(m_unknownCostCalls)},
+        {u"spend"_s, QJsonObject{{u"todayUsd"_s, gauges.spentTodayUsd}, {u"reservedUsd"_s, gauges.reservedUsd},
+                                 {u"capUsd"_s, gauges.spendCapUsd}}},
+    };
+}

@@ -1,0 +1,96 @@
+#include "accounting/spendguard.h"
+
+#include <QDateTime>
+#include <QLoggingCategory>
+
+#include "clock.h"
+
+Q_LOGGING_CATEGORY(lcSpend, "breakwater.spend", QtInfoMsg)
+
+using namespace Qt::StringLiterals;
+
+SpendGuard::SpendGuard(const Clock &clock, double maxUsdPerDay, QObject *parent)
+    : QObject(parent), m_clock(clock), m_capUsd(maxUsdPerDay), m_day(today())
+{
+}
+
+QDate SpendGuard::today() const
+{
+    return QDateTime::fromMSecsSinceEpoch(m_clock.wallMs()).date();
+}
+
+void SpendGuard::rollOver()
+{
+    const QDate now = today();
+    if (now == m_day)
+        return;
+    qCInfo(lcSpend).noquote() << u"new day %1: %2 USD spent on %3"_s.arg(now.toString(Qt::ISODate))
+                                     .arg(m_spentUsd, 0, 'f', 4).arg(m_day.toString(Qt::ISODate));
+    m_day = now;
+    m_spentUsd = 0;   // outstanding reservations stay: their calls are still running
+    Q_EMIT spentChanged(m_spentUsd, m_capUsd);
+}
+
+std::optional<quint64> SpendGuard::reserve(double estimatedUsd)
+{
+    rollOver();
+    const double amount = qMax(estimatedUsd, 0.0);
+    if (capped() && m_spentUsd + m_reservedUsd + amount > m_capUsd) {
+        qCInfo(lcSpend).noquote() << u"refused a call of up to %1 USD: %2 spent + %3 reserved, cap %4"_s
+                                         .arg(amount, 0, 'f', 4).arg(m_spentUsd, 0, 'f', 4)
+                                         .arg(m_reservedUsd, 0, 'f', 4).arg(m_capUsd, 0, 'f', 2);
+        return std::nullopt;
+    }
+    const quint64 id = m_nextId++;
+    m_reservations.insert(id, amount);
+    m_reservedUsd += amount;
+    return id;
+}
+
+void SpendGuard::settle(quint64 reservation, double actualUsd)
+{
+    rollOver();
+    const auto it = m_reservations.constFind(reservation);
+    if (it == m_reservations.cend()) {
+        qCWarning(lcSpend) << "settled an unknown reservation" << reservation;
+        return;
+    }
+    const double reserved = *it;
+    m_reservations.erase(it);
+    // Sums of doubles drift; never let the outstanding total go below zero.
+    m_reservedUsd = m_reservations.isEmpty() ? 0 : qMax(0.0, m_reservedUsd - reserved);
+    m_spentUsd += actualUsd >= 0 ? actualUsd : reserved;
+    Q_EMIT spentChanged(m_spentUsd, m_capUsd);
+}
+
+void SpendGuard::release(quint64 reservation)
+{
+    const auto it = m_reservations.constFind(reservation);
+    if (it == m_reservations.cend())
+        return;
+    const double reserved = *it;
+    m_reservations.erase(it);
+    m_reservedUsd = m_reservations.isEmpty() ? 0 : qMax(0.0, m_reservedUsd - reserved);
+}
+
+double SpendGuard::spentToday()
+{
+    rollOver();
+    return m_spentUsd;
+}
+
+void SpendGuard::setSpentToday(double usd)
+{
+    rollOver();
+    m_spentUsd = qMax(usd, 0.0);
+    Q_EMIT spentChanged(m_spentUsd, m_capUsd);
+}
+
+ApiError SpendGuard::refusal()
+{
+    rollOver();
+    return {429, "rate_limit_error", "spend_limit_exceeded",
+            u"Breakwater's spend limit is reached: %1 of %2 USD spent today (local time), %3 USD "
+            "reserved by calls in progress (--max-spend)."_s
+                .arg(m_spentUsd, 0, 'f', 4).arg(m_capUsd, 0, 'f', 2).arg(m_reservedUsd, 0, 'f', 4)};
+}

@@ -1,0 +1,110 @@
+#include "accounting/usage.h"
+
+#include <QJsonDocument>
+#include <QList>
+
+using namespace Qt::StringLiterals;
+
+namespace {
+
+qint64 count(const QJsonObject &object, QStringView name)
+{
+    const QJsonValue value = object.value(name);
+    return value.isDouble() ? qint64(value.toDouble()) : -1;
+}
+
+// OpenAI: prompt_tokens already includes the cached ones. Embeddings have no completion tokens.
+Usage openaiUsage(const QJsonObject &usage)
+{
+    Usage result;
+    result.inputTokens = count(usage, u"prompt_tokens");
+    result.outputTokens = count(usage, u"completion_tokens");
+    if (result.outputTokens < 0 && result.inputTokens >= 0)
+        result.outputTokens = 0;
+    result.cachedTokens = count(usage.value(u"prompt_tokens_details").toObject(), u"cached_tokens");
+    return result;
+}
+
+// Anthropic: input_tokens excludes tokens written to or read from the prompt cache, so they are
+// added back; cache writes are counted as ordinary input (they cost a little more than that).
+// Fields absent from this object leave `into` as it was: message_delta may carry only output_tokens.
+void mergeAnthropicUsage(const QJsonObject &usage, Usage &into)
+{
+    const qint64 input = count(usage, u"input_tokens");
+    const qint64 created = count(usage, u"cache_creation_input_tokens");
+    const qint64 read = count(usage, u"cache_read_input_tokens");
+    if (input >= 0)
+        into.inputTokens = input + qMax<qint64>(created, 0) + qMax<qint64>(read, 0);
+    if (read >= 0 || input >= 0)
+        into.cachedTokens = qMax<qint64>(read, 0);
+    const qint64 output = count(usage, u"output_tokens");
+    if (output >= 0)
+        into.outputTokens = output;   // cumulative: overwrite, never add
+}
+
+// The JSON payloads of an event stream's `data:` lines, in order.
+QList<QJsonObject> dataObjects(const QByteArray &events, const QByteArray &mustContain)
+{
+    QList<QJsonObject> objects;
+    const QByteArrayView all(events);
+    for (qsizetype start = 0; start < all.size();) {
+        qsizetype end = all.indexOf('\n', start);
+        if (end < 0)
+            end = all.size();
+        const QByteArrayView line = all.sliced(start, end - start).trimmed();
+        start = end + 1;
+        if (!line.startsWith("data:") || !line.contains(mustContain))
+            continue;
+        const QJsonDocument document = QJsonDocument::fromJson(line.sliced(5).trimmed().toByteArray());
+        if (document.isObject())
+            objects.append(document.object());
+    }
+    return objects;
+}
+
+} // namespace
+
+Usage parseUsage(ApiStyle style, const QByteArray &body, bool stream)
+{
+    Usage result;
+    if (!stream) {
+        const QJsonObject usage = QJsonDocument::fromJson(body).object().value(u"usage").toObject();
+        if (usage.isEmpty())
+            return result;
+        if (style == ApiStyle::OpenAI)
+            return openaiUsage(usage);
+        mergeAnthropicUsage(usage, result);
+        return result;
+    }
+
+    // Only the few events that mention usage are parsed, not every token chunk.
+    for (const QJsonObject &event : dataObjects(body, "\"usage\"")) {
+        if (style == ApiStyle::OpenAI) {
+            const QJsonValue usage = event.value(u"usage");
+            if (usage.isObject())   // every chunk but the last carries "usage": null
+                result = openaiUsage(usage.toObject());
+            continue;
+        }
+        const QString type = event.value(u"type").toString();
+        if (type == u"message_start")
+            mergeAnthropicUsage(event.value(u"message").toObject().value(u"usage").toObject(), result);
+        else if (type == u"message_delta")
+            mergeAnthropicUsage(event.value(u"usage").toObject(), result);
+    }
+    return result;
+}
+
+qint64 requestedMaxTokens(const QJsonObject &body)
+{
+    for (QStringView name : {u"max_tokens", u"max_completion_tokens", u"max_output_tokens"}) {
+        const QJsonValue value = body.value(name);
+        if (value.isDouble() && value.toDouble() > 0)
+            return qint64(value.toDouble());
+    }
+    return kDefaultMaxOutputTokens;
+}
+
+qint64 estimateInputTokens(const QByteArray &body)
+{
+    return (body.size() + 3) / 4;
+}

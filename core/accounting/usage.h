@@ -1,0 +1,38 @@
+#pragma once
+
+#include <QByteArray>
+#include <QJsonObject>
+
+#include "http/apierror.h"
+
+// Token counts of one upstream call, read from the `usage` the provider sends back. The spend guard
+// settles with them, the call log stores them, and the price table turns them into dollars.
+//
+// One meaning for both providers: inputTokens is every prompt token billed (cached ones included),
+// cachedTokens the part of it read from the provider's prompt cache, outputTokens every generated
+// token (reasoning tokens included). -1 means the provider did not say (a stream without
+// include_usage, or one cut before its usage arrived).
+struct Usage
+{
+    qint64 inputTokens = -1;
+    qint64 outputTokens = -1;
+    qint64 cachedTokens = -1;
+
+    bool known() const { return inputTokens >= 0 && outputTokens >= 0; }
+};
+
+// Reads the usage from a complete answer body. For a stream, `body` is the whole event sequence:
+// OpenAI sends usage on one chunk near the end (only with stream_options.include_usage);
+// Anthropic sends input counts in message_start and cumulative output counts in message_delta.
+Usage parseUsage(ApiStyle style, const QByteArray &body, bool stream);
+
+// The output tokens a request allows: max_tokens, max_completion_tokens or max_output_tokens, or
+// kDefaultMaxOutputTokens when it sets none. The spend guard reserves for this many.
+qint64 requestedMaxTokens(const QJsonObject &body);
+inline constexpr qint64 kDefaultMaxOutputTokens = 4096;
+
+// A rough count of a request's input tokens before it is sent: one token per 4 bytes of the JSON
+// body, rounded up. English text runs about 4 characters a token and the JSON punctuation pads the
+// count, so this errs high for English; dense non-Latin text can exceed it. Good enough to reserve
+// spend, never to bill (billing uses the provider's usage).
+qint64 estimateInputTokens(const QByteArray &body);

@@ -1,0 +1,33 @@
+#pragma once
+
+#include "http/apierror.h"
+
+#include <QByteArray>
+#include <QHostAddress>
+#include <QHttpServerRequest>
+
+// One client request, copied out of Qt's request object at once: in Qt 6.4 that object belongs to
+// the connection and must not be referenced after the handler returns.
+struct IncomingRequest
+{
+    QByteArray method;
+    QByteArray path;
+    QByteArray query;
+    HeaderList headers;
+    QByteArray body;
+    QHostAddress peer;
+    QByteArray header(const QByteArray &name) const;
+};
+
+// The request's method as its name ("GET", "POST", ...).
+QByteArray methodName(QHttpServerRequest::Method method);
+// The client's headers as they go upstream: credentials and API headers kept; hop-by-hop headers,
+// those the Connection header names, Host, Content-Length, Accept-Encoding (the network manager sets
+// and decodes it) and our own x-breakwater-* dropped.
+HeaderList forwardHeaders(const IncomingRequest &request);
+// The credential that identifies the account: Authorization, x-api-key or api-key, raw.
+QByteArray credentialOf(const IncomingRequest &request);
+// Cache-Control: no-cache or no-store opts out of sharing.
+bool wantsNoSharing(const IncomingRequest &request);
+// Breakwater's id for one request: "bw-" and 16 hex digits.
+QByteArray newRequestId();

@@ -1,0 +1,126 @@
+#include "http/responsewriter.h"
+
+#include "http/requestmeter.h"
+
+ResponseWriter::ResponseWriter(QTcpSocket *socket, bool closeAfter)
+    : m_socket(socket), m_closeAfter(closeAfter)
+{
+}
+
+bool ResponseWriter::isConnected() const
+{
+    return m_socket && m_socket->state() == QAbstractSocket::ConnectedState;
+}
+
+QByteArray reasonPhrase(int status)
+{
+    switch (status) {
+    case 100: return "Continue";
+    case 200: return "OK";
+    case 201: return "Created";
+    case 204: return "No Content";
+    case 400: return "Bad Request";
+    case 401: return "Unauthorized";
+    case 403: return "Forbidden";
+    case 404: return "Not Found";
+    case 405: return "Method Not Allowed";
+    case 408: return "Request Timeout";
+    case 409: return "Conflict";
+    case 413: return "Payload Too Large";
+    case 422: return "Unprocessable Entity";
+    case 429: return "Too Many Requests";
+    case 431: return "Request Header Fields Too Large";
+    case 500: return "Internal Server Error";
+    case 502: return "Bad Gateway";
+    case 503: return "Service Unavailable";
+    case 504: return "Gateway Timeout";
+    case 529: return "Overloaded";
+    default: return status < 400 ? "OK" : "Error";
+    }
+}
+
+QByteArray ResponseWriter::head(int status, const HeaderList &headers, const QByteArray &framing) const
+{
+    QByteArray head;
+    head.reserve(256);
+    head += "HTTP/1.1 " + QByteArray::number(status) + ' ' + reasonPhrase(status) + "\r\n";
+    for (const auto &[name, value] : headers)
+        head += name + ": " + value + "\r\n";
+    head += framing;
+    if (m_closeAfter)
+        head += "Connection: close\r\n";
+    head += "\r\n";
+    return head;
+}
+
+void ResponseWriter::send(const QByteArray &bytes)
+{
+    if (!isConnected())
+        return;
+    if (m_socket->bytesToWrite() > kMaxUnsentBytes) {
+        abort();
+        return;
+    }
+    m_socket->write(bytes);
+    m_bytesWritten += bytes.size();
+}
+
+void ResponseWriter::writeComplete(int status, const HeaderList &headers, const QByteArray &body)
+{
+    if (m_state != State::Idle)
+        return;
+    // One write for head and body: one buffer append and one segment for small answers.
+    send(head(status, headers, "Content-Length: " + QByteArray::number(body.size()) + "\r\n") + body);
+    markDone();
+    if (m_closeAfter && isConnected())
+        m_socket->disconnectFromHost();
+}
+
+void ResponseWriter::writeError(ApiStyle style, const ApiError &error, const HeaderList &extraHeaders)
+{
+    HeaderList headers{{"Content-Type", "application/json"}};
+    headers += errorHeaders(error);
+    headers += extraHeaders;
+    writeComplete(error.status, headers, errorBody(style, error));
+}
+
+void ResponseWriter::beginStream(int status, const HeaderList &headers)
+{
+    if (m_state != State::Idle)
+        return;
+    send(head(status, headers, "Transfer-Encoding: chunked\r\n"));
+    m_state = State::Streaming;
+}
+
+void ResponseWriter::writeChunk(const QByteArray &data)
+{
+    if (m_state != State::Streaming || data.isEmpty())
+        return;
+    send(QByteArray::number(data.size(), 16) + "\r\n" + data + "\r\n");
+}
+
+void ResponseWriter::endStream()
+{
+    if (m_state != State::Streaming)
+        return;
+    send(QByteArrayLiteral("0\r\n\r\n"));
+    markDone();
+    if (m_closeAfter && isConnected())
+        m_socket->disconnectFromHost();
+}
+
+void ResponseWriter::markDone()
+{
+    if (m_state == State::Done)
+        return;
+    m_state = State::Done;
+    if (RequestMeter *meter = RequestMeter::of(m_socket))
+        meter->responseFinished();
+}
+
+void ResponseWriter::abort()
+{
+    markDone();
+    if (m_socket)
+        m_socket->abort();
+}

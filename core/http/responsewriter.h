@@ -1,0 +1,56 @@
+#pragma once
+
+#include "http/apierror.h"
+
+#include <QByteArray>
+#include <QPointer>
+#include <QTcpSocket>
+
+// Writes one HTTP/1.1 response straight to a client socket, either complete (with Content-Length)
+// or as a stream (chunked, each piece flushed as it comes).
+//
+// Why not QHttpServerResponder: in Qt 6.4 it keeps a raw QTcpSocket pointer, so a write after the
+// client hung up crashed the server or reached another client whose socket reused the memory.
+// Every write here goes through a QPointer and a ConnectedState check instead. Use it only on the
+// socket's thread (the proxy thread).
+class ResponseWriter final
+{
+public:
+    explicit ResponseWriter(QTcpSocket *socket = nullptr, bool closeAfter = false);
+
+    bool isConnected() const;
+    bool hasStarted() const { return m_state != State::Idle; }
+    bool isFinished() const { return m_state == State::Done; }
+    bool isStreaming() const { return m_state == State::Streaming; }
+    qint64 bytesWritten() const { return m_bytesWritten; }
+    QTcpSocket *socket() const { return m_socket.data(); }
+
+    // A complete response; Content-Length is computed here and must not be in headers.
+    void writeComplete(int status, const HeaderList &headers, const QByteArray &body);
+    void writeError(ApiStyle style, const ApiError &error, const HeaderList &extraHeaders = {});
+
+    // A stream: status line and headers with Transfer-Encoding: chunked, then chunks, then the end.
+    void beginStream(int status, const HeaderList &headers);
+    void writeChunk(const QByteArray &data);
+    void endStream();
+
+    // Drop the connection without a clean end (a client too slow to read, a fatal error).
+    void abort();
+
+    // A client that does not read its stream grows the socket's write buffer without bound;
+    // past this many unsent bytes it is dropped.
+    static constexpr qint64 kMaxUnsentBytes = 64 * 1024 * 1024;
+
+private:
+    enum class State { Idle, Streaming, Done };
+    QByteArray head(int status, const HeaderList &headers, const QByteArray &framing) const;
+    void send(const QByteArray &bytes);
+    void markDone();   // tells the connection's RequestMeter this response is over
+
+    QPointer<QTcpSocket> m_socket;
+    bool m_closeAfter = false;
+    State m_state = State::Idle;
+    qint64 m_bytesWritten = 0;
+};
+
+QByteArray reasonPhrase(int status);

@@ -1,0 +1,60 @@
+#pragma once
+
+#include "http/apierror.h"
+
+#include <QByteArray>
+#include <QHash>
+
+#include <list>
+#include <optional>
+
+class Clock;
+
+// Finished answers, reused for a short window (--dedup-window) so an identical request that arrives
+// just after a call completed costs nothing. Bounded by bytes (--cache-size), least recently used
+// evicted first. Only complete 2xx answers are stored: errors, timeouts and cut streams never are.
+// Touched only on the proxy thread.
+struct CachedAnswer
+{
+    int status = 200;
+    HeaderList headers;
+    QByteArray body;       // a streamed answer is its whole event sequence
+    bool stream = false;
+    double costUsd = -1;   // what the original call cost: a hit saves this much
+    qint64 inputTokens = -1;
+    qint64 outputTokens = -1;
+    qint64 cachedTokens = -1;
+};
+
+class AnswerCache final
+{
+public:
+    AnswerCache(const Clock &clock, qint64 windowMs, qint64 maxBytes);
+
+    std::optional<CachedAnswer> find(const QByteArray &key);
+    void store(const QByteArray &key, const CachedAnswer &answer);
+
+    qint64 bytes() const { return m_bytes; }
+    qint64 maxBytes() const { return m_maxBytes; }
+    int count() const { return int(m_index.size()); }
+    bool enabled() const { return m_windowMs > 0 && m_maxBytes > 0; }
+
+private:
+    struct Entry
+    {
+        QByteArray key;
+        CachedAnswer answer;
+        qint64 storedAtMs = 0;
+        qint64 size = 0;
+    };
+    using List = std::list<Entry>;   // most recently used first
+    void erase(List::iterator it);
+    static qint64 sizeOf(const QByteArray &key, const CachedAnswer &answer);
+
+    const Clock &m_clock;
+    qint64 m_windowMs;
+    qint64 m_maxBytes;
+    qint64 m_bytes = 0;
+    List m_entries;
+    QHash<QByteArray, List::iterator> m_index;
+};

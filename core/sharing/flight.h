@@ -1,0 +1,109 @@
+#pragma once
+
+#include "accounting/callrecord.h"
+#include "accounting/usage.h"
+#include "http/apierror.h"
+#include "http/responsewriter.h"
+#include "upstream/upstreamcall.h"
+
+#include <QObject>
+
+#include <optional>
+
+class Clock;
+
+// One upstream call and everyone waiting for its answer (Go's singleflight `call`). The flight is
+// owned by the proxy (its FlightTable while it is in the table), never by the caller that started
+// it: a rider who hangs up only leaves, and the call runs on for the others and for the cache.
+//
+// A streamed answer (text/event-stream) goes to every rider as it arrives; a rider who joins late
+// first gets every piece received so far, then the live ones. Other answers are buffered and sent
+// whole. Touched only on the proxy thread.
+class Flight final : public QObject
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(Flight)
+public:
+    struct Rider
+    {
+        ResponseWriter writer;
+        CallRecord record;
+        HeaderList extraHeaders;   // x-breakwater-* and x-request-id for this rider
+    };
+
+    Flight(const QByteArray &key, ApiStyle style, double timeoutSeconds, const Clock &clock,
+           QObject *parent = nullptr);
+
+    // Takes ownership of the call (reparents it) and follows its signals.
+    void follow(UpstreamCall *call);
+    void addRider(Rider rider);
+
+    QByteArray key() const { return m_key; }
+    ApiStyle style() const { return m_style; }
+    bool isStreaming() const { return m_streaming; }
+    int riderCount() const { return int(m_riders.size()); }
+
+    // After the upstream finished: what it means for the breaker, the cache and the riders.
+    const UpstreamResult &result() const { return m_result; }
+    int status() const { return m_status; }
+    const HeaderList &headers() const { return m_headers; }
+    const QByteArray &body() const { return m_body; }
+    // The error every rider gets instead of the upstream's answer, if any.
+    std::optional<ApiError> failure() const;
+    // The upstream failed in a way the breaker counts (5xx, unreachable, timeout, cut, garbage).
+    bool isUpstreamFailure() const;
+    QString failureReason() const;   // for the breaker's timeline: "timeout", "HTTP 503", ...
+    // A complete 2xx answer, fit for the answer cache.
+    bool isCacheable() const;
+
+    qint64 upstreamStartAtMs() const { return m_upstreamStartAtMs; }
+    qint64 firstByteAtMs() const { return m_firstByteAtMs; }
+    qint64 queueWaitMs() const { return m_queueWaitMs; }
+
+    QString model() const { return m_model; }
+    void setModel(const QString &model) { m_model = model; }
+    void setRecordBodies(bool record) { m_recordBodies = record; }
+    // What the upstream call used and cost (nullopt: unknown model or usage); goes into every
+    // rider's record: the rider who made the call paid it, the others saved it.
+    void setUsage(const Usage &usage, std::optional<double> costUsd);
+
+    // Answers every rider and publishes each rider's record. Call once, after `upstreamFinished`.
+    void release();
+
+Q_SIGNALS:
+    void upstreamFinished(Flight *flight);
+    void riderFinished(const CallRecord &record);
+
+private:
+    void onHeaders(int status, const HeaderList &headers);
+    void onBody(const QByteArray &piece);
+    void onFinished(const UpstreamResult &result);
+    void beginRiderStream(Rider &rider);
+    void finishRider(Rider &rider);
+    bool hasFinalEvent() const;
+
+    QByteArray m_key;
+    ApiStyle m_style;
+    double m_timeoutSeconds;
+    const Clock &m_clock;
+    QList<Rider> m_riders;
+    bool m_headersReceived = false;
+    bool m_streaming = false;
+    bool m_finished = false;
+    bool m_garbage = false;        // a 2xx that claims JSON but is not; decided once at the end
+    int m_status = 0;
+    HeaderList m_headers;
+    QByteArray m_body;
+    UpstreamResult m_result;
+    qint64 m_upstreamStartAtMs = 0;
+    qint64 m_firstByteAtMs = 0;
+    qint64 m_queueWaitMs = 0;
+    QString m_model;
+    bool m_recordBodies = false;
+    Usage m_usage;
+    std::optional<double> m_costUsd;
+};
+
+// Headers for a rider's response: the upstream's, with its x-request-id kept as
+// x-upstream-request-id so that ours can name this request.
+HeaderList riderHeaders(const HeaderList &upstream, const HeaderList &own);

@@ -1,0 +1,70 @@
+#include "upstream/breakerprobe.h"
+
+#include "upstream/circuitbreaker.h"
+
+#include <QLoggingCategory>
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
+
+Q_LOGGING_CATEGORY(lcProbe, "breakwater.breaker.probe", QtInfoMsg)
+
+BreakerProbe::BreakerProbe(CircuitBreaker *breaker, const QUrl &modelsUrl, std::chrono::milliseconds interval,
+                           std::chrono::milliseconds timeout, QObject *parent)
+    : QObject(parent),
+      m_breaker(breaker),
+      m_modelsUrl(modelsUrl),
+      m_timeout(timeout),
+      m_network(new QNetworkAccessManager(this))
+{
+    m_timer.setInterval(interval);
+    connect(&m_timer, &QTimer::timeout, this, &BreakerProbe::probe);
+    connect(breaker, &CircuitBreaker::stateChanged, this, &BreakerProbe::onBreakerChanged);
+}
+
+void BreakerProbe::rememberCredentials(const HeaderList &headers)
+{
+    HeaderList kept;
+    for (const auto &[name, value] : headers) {
+        const QByteArray lower = name.toLower();
+        if (lower == "authorization" || lower == "x-api-key" || lower == "api-key"
+            || lower == "anthropic-version" || lower == "openai-organization" || lower == "openai-project")
+            kept.append({name, value});
+    }
+    if (!kept.isEmpty())
+        m_credentials = kept;
+}
+
+void BreakerProbe::onBreakerChanged(const BreakerTransition &transition)
+{
+    // Judged from the transition itself: asking the breaker for its state here could move it on
+    // (open -> half-open) while it is still announcing this change.
+    if (transition.to == BreakerState::Open) {
+        if (!m_timer.isActive())
+            m_timer.start();
+    } else {
+        m_timer.stop();
+    }
+}
+
+void BreakerProbe::probe()
+{
+    if (m_pending || m_breaker->state() != BreakerState::Open)
+        return;
+    QNetworkRequest request(m_modelsUrl);
+    for (const auto &[name, value] : m_credentials)
+        request.setRawHeader(name, value);
+    request.setTransferTimeout(int(m_timeout.count()));
+    ++m_probesSent;
+    m_pending = m_network->get(request);
+    connect(m_pending, &QNetworkReply::finished, this, [this, reply = m_pending] {
+        m_pending = nullptr;
+        reply->deleteLater();
+        const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+        // Any answer that is not a server error or a rate limit means the provider is serving again
+        // (a 401 from a stale key still shows it is up).
+        const bool alive = status > 0 && status < 500 && status != 429;
+        qCDebug(lcProbe) << m_breaker->upstream() << "probe ->" << status << reply->errorString();
+        if (alive)
+            m_breaker->probeSucceeded();
+    });
+}

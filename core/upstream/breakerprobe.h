@@ -1,0 +1,45 @@
+#pragma once
+
+#include "http/apierror.h"
+
+#include <QObject>
+#include <QTimer>
+#include <QUrl>
+
+#include <chrono>
+
+class CircuitBreaker;
+struct BreakerTransition;
+class QNetworkAccessManager;
+class QNetworkReply;
+
+// While a breaker is open, asks the provider cheaply whether it is back (GET the model list, with
+// the most recent credential seen for that upstream, held in memory only), once per interval. The
+// first answer that is not a server error moves the breaker to half-open, so recovery does not wait
+// for the full cool-down. Probes are not billed: listing models costs no tokens.
+// Lives on the proxy thread; its network manager is its own, apart from the request pools.
+class BreakerProbe final : public QObject
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(BreakerProbe)
+public:
+    BreakerProbe(CircuitBreaker *breaker, const QUrl &modelsUrl, std::chrono::milliseconds interval,
+                 std::chrono::milliseconds timeout, QObject *parent = nullptr);
+
+    // Headers to probe with: the credential and API-version headers of the latest request.
+    void rememberCredentials(const HeaderList &headers);
+    int probesSent() const { return m_probesSent; }
+
+private:
+    void onBreakerChanged(const BreakerTransition &transition);
+    void probe();
+
+    CircuitBreaker *m_breaker;
+    QUrl m_modelsUrl;
+    std::chrono::milliseconds m_timeout;
+    QNetworkAccessManager *m_network = nullptr;
+    QNetworkReply *m_pending = nullptr;
+    HeaderList m_credentials;
+    QTimer m_timer;
+    int m_probesSent = 0;
+};

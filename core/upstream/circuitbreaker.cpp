@@ -1,0 +1,115 @@
+#include "upstream/circuitbreaker.h"
+
+#include "clock.h"
+#include "proxyconfig.h"
+
+#include <QLoggingCategory>
+
+#include <cmath>
+
+Q_LOGGING_CATEGORY(lcBreaker, "breakwater.breaker", QtInfoMsg)
+
+using namespace Qt::StringLiterals;
+
+QByteArray breakerStateName(BreakerState state)
+{
+    switch (state) {
+    case BreakerState::Closed: return "closed";
+    case BreakerState::Open: return "open";
+    case BreakerState::HalfOpen: return "half-open";
+    }
+    return "closed";
+}
+
+CircuitBreaker::CircuitBreaker(const QString &upstream, const Clock &clock, int failureThreshold,
+                               std::chrono::milliseconds cooldown, QObject *parent)
+    : QObject(parent),
+      m_upstream(upstream),
+      m_clock(clock),
+      m_threshold(qMax(1, failureThreshold)),
+      m_baseCooldownMs(cooldown.count()),
+      m_cooldownMs(cooldown.count())
+{
+}
+
+BreakerState CircuitBreaker::state()
+{
+    if (m_state == BreakerState::Open && m_clock.steadyMs() - m_openedAtMs >= m_cooldownMs)
+        moveTo(BreakerState::HalfOpen, u"cool-down of %1 s passed"_s.arg(m_cooldownMs / 1000.0));
+    return m_state;
+}
+
+CircuitBreaker::Admission CircuitBreaker::admit()
+{
+    switch (state()) {
+    case BreakerState::Closed:
+        return {Admission::Verdict::Allow, 0};
+    case BreakerState::HalfOpen:
+        if (!m_trialInFlight) {
+            m_trialInFlight = true;
+            return {Admission::Verdict::Trial, 0};
+        }
+        return {Admission::Verdict::Refuse, 1};   // the trial decides within one timeout
+    case BreakerState::Open: {
+        const qint64 remainingMs = m_cooldownMs - (m_clock.steadyMs() - m_openedAtMs);
+        const int seconds = int(std::ceil(double(remainingMs) / 1000.0));
+        return {Admission::Verdict::Refuse, qBound(1, seconds, defaults::kMaxRetryAfterSeconds)};
+    }
+    }
+    return {};
+}
+
+void CircuitBreaker::recordSuccess(bool wasTrial)
+{
+    m_consecutiveFailures = 0;
+    if (wasTrial)
+        m_trialInFlight = false;
+    if (m_state == BreakerState::HalfOpen && wasTrial) {
+        m_cooldownMs = m_baseCooldownMs;
+        moveTo(BreakerState::Closed, u"trial request succeeded"_s);
+    }
+}
+
+void CircuitBreaker::recordFailure(const QString &reason, bool wasTrial)
+{
+    ++m_consecutiveFailures;
+    if (wasTrial)
+        m_trialInFlight = false;
+    if (m_state == BreakerState::HalfOpen && wasTrial) {
+        m_cooldownMs = qMin(m_cooldownMs * 2, m_baseCooldownMs * kMaxCooldownFactor);
+        open(u"trial request failed (%1)"_s.arg(reason));
+    } else if (m_state == BreakerState::Closed && m_consecutiveFailures >= m_threshold) {
+        open(u"%1 consecutive failures (last: %2)"_s.arg(m_consecutiveFailures).arg(reason));
+    }
+}
+
+void CircuitBreaker::abandonTrial()
+{
+    m_trialInFlight = false;
+}
+
+void CircuitBreaker::probeSucceeded()
+{
+    if (m_state == BreakerState::Open)
+        moveTo(BreakerState::HalfOpen, u"health probe succeeded"_s);
+}
+
+void CircuitBreaker::open(const QString &reason)
+{
+    m_openedAtMs = m_clock.steadyMs();
+    moveTo(BreakerState::Open, reason);
+}
+
+void CircuitBreaker::moveTo(BreakerState to, const QString &reason)
+{
+    if (to == m_state)
+        return;
+    const BreakerTransition transition{m_upstream, m_clock.wallMs(), m_state, to, reason};
+    m_state = to;
+    if (to != BreakerState::HalfOpen)
+        m_trialInFlight = false;
+    ++m_transitions;
+    qCInfo(lcBreaker) << m_upstream << breakerStateName(transition.from) << "->"
+                      << breakerStateName(to) << reason;
+    Q_EMIT stateChanged(transition);
+}

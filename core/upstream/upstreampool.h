@@ -1,0 +1,46 @@
+#pragma once
+
+#include "upstream/upstreamcall.h"
+
+#include <QObject>
+#include <QThreadPool>
+
+#include <atomic>
+#include <memory>
+
+// The concurrency pool of one upstream: at most `concurrency` exchanges run at once, each on a pool
+// thread with that thread's own QNetworkAccessManager (Qt 6.4 caps one manager at 6 connections
+// per host, so a shared manager would serialise the 7th call). Calls beyond the limit wait in the
+// pool's queue, and the wait is reported with `started`. A full queue refuses new calls.
+//
+// Created and used on the proxy thread. Destroying it aborts running exchanges and waits for them.
+class UpstreamPool final : public QObject
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(UpstreamPool)
+public:
+    UpstreamPool(const QString &name, int concurrency, int maxQueued, QObject *parent = nullptr);
+    ~UpstreamPool() override;
+
+    // Starts an exchange; the returned call (parented to `owner`) reports its progress.
+    // Returns nullptr when `maxQueued` calls are already waiting.
+    UpstreamCall *submit(const UpstreamRequest &request, QObject *owner);
+
+    QString name() const { return m_name; }
+    int concurrency() const { return m_pool.maxThreadCount(); }
+    int running() const { return m_counters->running.load(); }
+    int queued() const { return m_counters->queued.load(); }
+
+    struct Counters
+    {
+        std::atomic<int> running{0};
+        std::atomic<int> queued{0};
+        std::atomic<bool> stopping{false};
+    };
+
+private:
+    QString m_name;
+    int m_maxQueued = 0;
+    std::shared_ptr<Counters> m_counters = std::make_shared<Counters>();
+    QThreadPool m_pool;
+};
