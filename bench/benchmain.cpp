@@ -53,11 +53,6 @@ void waitUntil(const std::function<bool()> &done, std::chrono::milliseconds limi
         QCoreApplication::processEvents(QEventLoop::AllEvents, 5);
 }
 
-void waitFor(std::chrono::milliseconds duration)
-{
-    waitUntil([] { return false; }, duration);
-}
-
 double percentile(QList<qint64> values, double p)
 {
     if (values.isEmpty())
