@@ -78,13 +78,16 @@ ProxySnapshot ProxyServer::snapshot()
     ProxySnapshot snapshot;
     snapshot.atMs = m_clock.wallMs();
     for (const Upstream *upstream : {&m_openai, &m_anthropic}) {
-        snapshot.upstreams.append({upstream->name, breakerStateName(upstream->breaker->state()),
+        snapshot.upstreams.append({upstream->name, upstream->breaker->state(),
                                    upstream->pool->running(), upstream->pool->queued(),
                                    upstream->pool->concurrency()});
     }
     snapshot.flightsInProgress = m_flights.size();
     snapshot.cacheEntries = m_cache.count();
     snapshot.cacheBytes = m_cache.bytes();
+    snapshot.spentTodayUsd = m_spend->spentToday();
+    snapshot.reservedUsd = m_spend->reservedNow();
+    snapshot.spendCapUsd = m_spend->cap();
     return snapshot;
 }
 
@@ -430,29 +433,13 @@ void ProxyServer::publish(CallRecord record)
     Q_EMIT callCompleted(record);
 }
 
-Metrics::Gauges ProxyServer::gauges()
-{
-    Metrics::Gauges gauges;
-    for (const Upstream *upstream : {&m_openai, &m_anthropic}) {
-        gauges.upstreams.append({upstream->name, upstream->pool->running(), upstream->pool->queued(),
-                                 breakerStateName(upstream->breaker->state())});
-    }
-    gauges.flightsInProgress = m_flights.size();
-    gauges.cacheEntries = m_cache.count();
-    gauges.cacheBytes = m_cache.bytes();
-    gauges.spentTodayUsd = m_spend->spentToday();
-    gauges.reservedUsd = m_spend->reservedNow();
-    gauges.spendCapUsd = m_spend->cap();
-    return gauges;
-}
-
 void ProxyServer::answerStats(const IncomingRequest &request, ResponseWriter writer)
 {
     if (request.path == "/metrics") {
         writer.writeComplete(200, {{"Content-Type", "text/plain; version=0.0.4; charset=utf-8"}},
-                             m_metrics.prometheusText(gauges()));
+                             m_metrics.prometheusText(snapshot()));
     } else {
         writer.writeComplete(200, {{"Content-Type", "application/json"}},
-                             QJsonDocument(m_metrics.statsJson(gauges())).toJson(QJsonDocument::Compact));
+                             QJsonDocument(m_metrics.statsJson(snapshot())).toJson(QJsonDocument::Compact));
     }
 }

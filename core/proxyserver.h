@@ -59,6 +59,8 @@ public:
     int flightsInProgress() const { return m_flights.size(); }
     int ridersInFlight() const;   // callers waiting on an upstream call in progress
     SpendGuard *spendGuard() const { return m_spend; }
+    // The live figures, for the dashboard and the tray (snapshotReady) and for /metrics and
+    // /breakwater/stats alike. Reads only: taking one moves no breaker.
     ProxySnapshot snapshot();
 
 Q_SIGNALS:
@@ -88,7 +90,6 @@ private:
     };
     void onFlightFinished(Flight *flight, Upstream &upstream, const Admitted &admitted);
     void answerStats(const IncomingRequest &request, ResponseWriter writer);
-    Metrics::Gauges gauges();
     void answerFromCache(const CachedAnswer &answer, CallRecord record, ResponseWriter writer);
     void answerError(ApiStyle style, const ApiError &error, CallRecord record, ResponseWriter writer,
                      const HeaderList &extra = {});

@@ -4,12 +4,16 @@
 #include <QList>
 #include <QMetaType>
 
-// Live figures of the proxy, published on the proxy thread a few times a second for the dashboard
-// and the tray (values only, so the GUI thread never reaches into the proxy's state).
+#include "upstream/circuitbreaker.h"
+
+// Live figures of the proxy, made by ProxyServer::snapshot() on the proxy thread: published a few
+// times a second for the dashboard and the tray, and read by /metrics and /breakwater/stats when a
+// page is rendered. Values only, so the GUI thread never reaches into the proxy's state; the breaker
+// state stays an enum here and becomes a name only where text is written (breakerStateName()).
 struct UpstreamSnapshot
 {
     QByteArray name;             // openai, anthropic
-    QByteArray breakerState;     // closed, open, half-open
+    BreakerState breakerState = BreakerState::Closed;
     int running = 0;             // upstream calls in progress
     int queued = 0;              // calls waiting for a pool slot
     int concurrency = 0;
@@ -22,5 +26,8 @@ struct ProxySnapshot
     int flightsInProgress = 0;
     int cacheEntries = 0;
     qint64 cacheBytes = 0;
+    double spentTodayUsd = 0;
+    double reservedUsd = 0;
+    double spendCapUsd = 0;      // 0 = no cap
 };
 Q_DECLARE_METATYPE(ProxySnapshot)

@@ -1,6 +1,8 @@
 // The circuit breaker as a state machine: closed -> open -> half-open -> closed (or open again with a
 // longer cool-down), moved by failures, successes, the clock and the health probe. Time is a
-// FakeClock; every transition is checked through stateChanged.
+// FakeClock; every transition is checked through stateChanged. The clock's move is made by
+// onTimePassed() alone, which admit() and the breaker's own cool-down timer call; a FakeClock wakes
+// no timer, so the tests call it where the timer would have fired. Reading state() moves nothing.
 
 #include "fakeclock.h"
 #include "upstream/circuitbreaker.h"
@@ -42,6 +44,10 @@ private slots:
     void openBreaker_refusesWithRetryAfterCountingDown_data();
     void openBreaker_refusesWithRetryAfterCountingDown();
     void cooldownPassing_movesToHalfOpen();
+    void readingState_afterCooldown_changesNothing();
+    void timePassing_movesOnlyAnOpenBreakerPastItsCooldown_data();
+    void timePassing_movesOnlyAnOpenBreakerPastItsCooldown();
+    void cooldownTimer_movesToHalfOpenWithoutTraffic();
     void halfOpen_admitsExactlyOneTrial();
     void trialSuccess_closes();
     void trialFailure_reopensWithDoubledCooldownCappedAtEight_data();
@@ -146,14 +152,96 @@ void TestCircuitBreaker::cooldownPassing_movesToHalfOpen()
     QSignalSpy spy(&breaker, &CircuitBreaker::stateChanged);
     failTimes(breaker, 1);
     clock.advance(kCooldownMs - 1);
+    breaker.onTimePassed();
     QCOMPARE(breaker.state(), BreakerState::Open);
     clock.advance(1);
+    breaker.onTimePassed();
     QCOMPARE(breaker.state(), BreakerState::HalfOpen);
     QCOMPARE(spy.count(), 2);
     const BreakerTransition halfOpen = transitionAt(spy, 1);
     QCOMPARE(halfOpen.from, BreakerState::Open);
     QCOMPARE(halfOpen.to, BreakerState::HalfOpen);
     QVERIFY2(halfOpen.reason.contains(u"cool-down"_s), qPrintable(halfOpen.reason));
+}
+
+void TestCircuitBreaker::readingState_afterCooldown_changesNothing()
+{
+    // The metrics page, the stats page and the dashboard's snapshot read the state; none may move it.
+    FakeClock clock;
+    CircuitBreaker breaker(u"openai"_s, clock, 1, 60s);
+    failTimes(breaker, 1);
+    QSignalSpy spy(&breaker, &CircuitBreaker::stateChanged);
+    clock.advance(3 * kCooldownMs);
+    const CircuitBreaker &reader = breaker;   // state() is a const read
+    for (int i = 0; i < 5; ++i)
+        QCOMPARE(reader.state(), BreakerState::Open);
+    QCOMPARE(spy.count(), 0);
+    QCOMPARE(breaker.transitions(), 1);
+    QCOMPARE(breaker.consecutiveFailures(), 1);
+    QCOMPARE(breaker.currentCooldownMs(), kCooldownMs);
+    // The first caller after the cool-down moves it, and gets the trial the reads left untouched.
+    QCOMPARE(breaker.admit().verdict, Verdict::Trial);
+    QCOMPARE(breaker.state(), BreakerState::HalfOpen);
+    QCOMPARE(spy.count(), 1);
+}
+
+void TestCircuitBreaker::timePassing_movesOnlyAnOpenBreakerPastItsCooldown_data()
+{
+    QTest::addColumn<BreakerState>("start");
+    QTest::addColumn<qint64>("elapsedMs");
+    QTest::addColumn<BreakerState>("expected");
+    QTest::newRow("closed, long after") << BreakerState::Closed << 10 * kCooldownMs << BreakerState::Closed;
+    QTest::newRow("open, just opened") << BreakerState::Open << qint64(0) << BreakerState::Open;
+    QTest::newRow("open, 1 ms early") << BreakerState::Open << kCooldownMs - 1 << BreakerState::Open;
+    QTest::newRow("open, cool-down over") << BreakerState::Open << kCooldownMs << BreakerState::HalfOpen;
+    QTest::newRow("open, long after") << BreakerState::Open << 10 * kCooldownMs << BreakerState::HalfOpen;
+    QTest::newRow("half-open, trial out") << BreakerState::HalfOpen << 10 * kCooldownMs << BreakerState::HalfOpen;
+}
+
+void TestCircuitBreaker::timePassing_movesOnlyAnOpenBreakerPastItsCooldown()
+{
+    QFETCH(BreakerState, start);
+    QFETCH(qint64, elapsedMs);
+    QFETCH(BreakerState, expected);
+    FakeClock clock;
+    CircuitBreaker breaker(u"openai"_s, clock, 1, 60s);
+    if (start != BreakerState::Closed)
+        failTimes(breaker, 1);
+    if (start == BreakerState::HalfOpen) {
+        clock.advance(kCooldownMs);
+        QCOMPARE(breaker.admit().verdict, Verdict::Trial);
+    }
+    QCOMPARE(breaker.state(), start);
+    QSignalSpy spy(&breaker, &CircuitBreaker::stateChanged);
+    clock.advance(elapsedMs);
+    breaker.onTimePassed();
+    QCOMPARE(breaker.state(), expected);
+    breaker.onTimePassed();   // a second call finds nothing more to do
+    QCOMPARE(spy.count(), start == expected ? 0 : 1);
+    if (start != expected) {
+        const BreakerTransition moved = transitionAt(spy, 0);
+        QCOMPARE(moved.from, start);
+        QCOMPARE(moved.to, expected);
+        QVERIFY2(moved.reason.contains(u"cool-down"_s), qPrintable(moved.reason));
+        QCOMPARE(moved.atMs, clock.wallMs());
+    }
+}
+
+void TestCircuitBreaker::cooldownTimer_movesToHalfOpenWithoutTraffic()
+{
+    // In the app nobody calls onTimePassed() while the provider is quiet: the breaker's own timer
+    // does, so the dashboard shows half-open when the cool-down ends. A short real cool-down lets
+    // the timer fire; the FakeClock, moved at once, says it is over.
+    FakeClock clock;
+    CircuitBreaker breaker(u"openai"_s, clock, 1, 20ms);
+    QSignalSpy spy(&breaker, &CircuitBreaker::stateChanged);
+    failTimes(breaker, 1);
+    QCOMPARE(breaker.state(), BreakerState::Open);
+    clock.advance(20);
+    QTRY_COMPARE(spy.count(), 2);
+    QCOMPARE(breaker.state(), BreakerState::HalfOpen);
+    QVERIFY2(transitionAt(spy, 1).reason.contains(u"cool-down"_s), qPrintable(transitionAt(spy, 1).reason));
+    QCOMPARE(breaker.admit().verdict, Verdict::Trial);
 }
 
 void TestCircuitBreaker::halfOpen_admitsExactlyOneTrial()
@@ -224,6 +312,7 @@ void TestCircuitBreaker::trialFailure_reopensWithDoubledCooldownCappedAtEight()
     QCOMPARE(breaker.state(), BreakerState::Open);
     QCOMPARE(breaker.admit().retryAfterSeconds, 1);
     clock.advance(1);
+    breaker.onTimePassed();
     QCOMPARE(breaker.state(), BreakerState::HalfOpen);
 }
 
@@ -246,6 +335,7 @@ void TestCircuitBreaker::close_resetsTheCooldown()
     failTimes(breaker, 1);
     QCOMPARE(breaker.state(), BreakerState::Open);
     clock.advance(kCooldownMs);
+    breaker.onTimePassed();
     QCOMPARE(breaker.state(), BreakerState::HalfOpen);
 }
 
@@ -297,6 +387,7 @@ void TestCircuitBreaker::lateFailuresWhileOpen_doNotExtendTheCooldown()
     QCOMPARE(spy.count(), 1);
     QCOMPARE(breaker.currentCooldownMs(), kCooldownMs);
     clock.advance(kCooldownMs - 10'000);
+    breaker.onTimePassed();
     QCOMPARE(breaker.state(), BreakerState::HalfOpen);
 }
 

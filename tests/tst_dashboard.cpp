@@ -58,11 +58,11 @@ BreakerTransition transition(qint64 at, BreakerState from, BreakerState to, cons
     return {u"openai"_s, at, from, to, reason};
 }
 
-ProxySnapshot snapshot(qint64 at, const QByteArray &openaiState, int running, int queued)
+ProxySnapshot snapshot(qint64 at, BreakerState openaiState, int running, int queued)
 {
     ProxySnapshot s;
     s.atMs = at;
-    s.upstreams = {{"openai", openaiState, running, queued, 64}, {"anthropic", "closed", 0, 0, 64}};
+    s.upstreams = {{"openai", openaiState, running, queued, 64}, {"anthropic", BreakerState::Closed, 0, 0, 64}};
     return s;
 }
 
@@ -98,7 +98,7 @@ Recording recording()
 
 void feed(DashboardModel &model, const Recording &rec)
 {
-    model.setSnapshot(snapshot(T, "closed", 0, 0));
+    model.setSnapshot(snapshot(T, BreakerState::Closed, 0, 0));
     // Interleave as the proxy would publish them: in order of time.
     qsizetype t = 0;
     for (const CallRecord &r : rec.records) {
@@ -108,7 +108,7 @@ void feed(DashboardModel &model, const Recording &rec)
     }
     while (t < rec.transitions.size())
         model.addTransition(rec.transitions[t++]);
-    model.setSnapshot(snapshot(T + 25000, "closed", 3, 2));
+    model.setSnapshot(snapshot(T + 25000, BreakerState::Closed, 3, 2));
 }
 
 bool containsColour(const QImage &image, const QColor &colour, int tolerance = 8)

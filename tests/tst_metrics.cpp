@@ -5,6 +5,7 @@
 
 #include "accounting/callrecord.h"
 #include "accounting/metrics.h"
+#include "proxysnapshot.h"
 #include "upstream/circuitbreaker.h"
 
 using namespace Qt::StringLiterals;
@@ -33,10 +34,10 @@ CallRecord record(Outcome outcome, qint64 totalMs, const QByteArray &upstream = 
     return r;
 }
 
-Metrics::Gauges gauges()
+ProxySnapshot gauges()
 {
-    Metrics::Gauges g;
-    g.upstreams = {{"openai", 3, 7, "open"}, {"anthropic", 0, 0, "closed"}};
+    ProxySnapshot g;
+    g.upstreams = {{"openai", BreakerState::Open, 3, 7, 64}, {"anthropic", BreakerState::Closed, 0, 0, 64}};
     g.flightsInProgress = 3;
     g.cacheEntries = 12;
     g.cacheBytes = 4096;

@@ -6,15 +6,6 @@ using namespace Qt::StringLiterals;
 
 namespace {
 
-BreakerState parseBreakerState(const QByteArray &name)
-{
-    if (name == "open")
-        return BreakerState::Open;
-    if (name == "half-open")
-        return BreakerState::HalfOpen;
-    return BreakerState::Closed;
-}
-
 int severity(BreakerState state)
 {
     switch (state) {
@@ -130,10 +121,9 @@ void DashboardModel::setSnapshot(const ProxySnapshot &snapshot)
         const QString name = QString::fromLatin1(upstream.name);
         const bool known = m_breakers.contains(name);
         BreakerHistory &history = historyFor(name, snapshot.atMs);
-        const BreakerState state = parseBreakerState(upstream.breakerState);
         if (!known || history.transitions.empty()) {
-            history.initial = state;
-            history.current = state;
+            history.initial = upstream.breakerState;
+            history.current = upstream.breakerState;
         }
     }
     noteTime(snapshot.atMs);

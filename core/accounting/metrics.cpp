@@ -4,6 +4,7 @@
 #include <QLocale>
 
 #include "accounting/callrecord.h"
+#include "proxysnapshot.h"
 #include "upstream/circuitbreaker.h"
 
 using namespace Qt::StringLiterals;
@@ -78,7 +79,8 @@ QJsonObject nested(const QMap<QPair<QByteArray, QByteArray>, quint64> &counts)
     return outer;
 }
 
-const QByteArrayList kBreakerStates{"closed", "open", "half-open"};
+// In the order the breaker_state samples have always been written.
+constexpr std::array kBreakerStates{BreakerState::Closed, BreakerState::Open, BreakerState::HalfOpen};
 
 } // namespace
 
@@ -121,7 +123,7 @@ void Metrics::recordTransition(const BreakerTransition &transition)
     ++m_transitions[{transition.upstream.toUtf8(), breakerStateName(transition.to)}];
 }
 
-QByteArray Metrics::prometheusText(const Gauges &gauges) const
+QByteArray Metrics::prometheusText(const ProxySnapshot &gauges) const
 {
     TextWriter out;
     const auto counterPairs = [&out](const char *name, const char *first, const char *second,
@@ -154,15 +156,16 @@ QByteArray Metrics::prometheusText(const Gauges &gauges) const
     counterPairs("breakwater_breaker_transitions_total", "upstream", "to", m_transitions);
 
     out.family("breakwater_inflight_calls", "gauge", "Upstream calls in progress.");
-    for (const UpstreamGauges &u : gauges.upstreams)
-        out.sample("breakwater_inflight_calls", {{"upstream", u.name}}, QByteArray::number(u.inflight));
+    for (const UpstreamSnapshot &u : gauges.upstreams)
+        out.sample("breakwater_inflight_calls", {{"upstream", u.name}}, QByteArray::number(u.running));
     out.family("breakwater_queued_calls", "gauge", "Calls waiting for a free upstream slot.");
-    for (const UpstreamGauges &u : gauges.upstreams)
+    for (const UpstreamSnapshot &u : gauges.upstreams)
         out.sample("breakwater_queued_calls", {{"upstream", u.name}}, QByteArray::number(u.queued));
     out.family("breakwater_breaker_state", "gauge", "Circuit breaker state: 1 for the current state.");
-    for (const UpstreamGauges &u : gauges.upstreams) {
-        for (const QByteArray &state : kBreakerStates)
-            out.sample("breakwater_breaker_state", {{"upstream", u.name}, {"state", state}}, u.breakerState == state ? "1" : "0");
+    for (const UpstreamSnapshot &u : gauges.upstreams) {
+        for (const BreakerState state : kBreakerStates)
+            out.sample("breakwater_breaker_state", {{"upstream", u.name}, {"state", breakerStateName(state)}},
+                       u.breakerState == state ? "1" : "0");
     }
     out.family("breakwater_flights_in_progress", "gauge", "Distinct requests being answered upstream right now.");
     out.sample("breakwater_flights_in_progress", {}, QByteArray::number(gauges.flightsInProgress));
@@ -206,12 +209,13 @@ QJsonObject Metrics::histogramJson(const Histogram &histogram)
     return {{u"count"_s, qint64(histogram.count)}, {u"sum"_s, histogram.sum}, {u"buckets"_s, buckets}};
 }
 
-QJsonObject Metrics::statsJson(const Gauges &gauges) const
+QJsonObject Metrics::statsJson(const ProxySnapshot &gauges) const
 {
     QJsonArray upstreams;
-    for (const UpstreamGauges &u : gauges.upstreams) {
-        upstreams.append(QJsonObject{{u"name"_s, QString::fromUtf8(u.name)}, {u"inflight"_s, u.inflight},
-                                     {u"queued"_s, u.queued}, {u"breaker"_s, QString::fromUtf8(u.breakerState)}});
+    for (const UpstreamSnapshot &u : gauges.upstreams) {
+        upstreams.append(QJsonObject{{u"name"_s, QString::fromUtf8(u.name)}, {u"inflight"_s, u.running},
+                                     {u"queued"_s, u.queued},
+                                     {u"breaker"_s, QString::fromLatin1(breakerStateName(u.breakerState))}});
     }
     qint64 requests = 0;
     for (quint64 n : m_requests)

@@ -10,39 +10,23 @@
 
 struct BreakerTransition;
 struct CallRecord;
+struct ProxySnapshot;
 
 // The figures behind GET /metrics (Prometheus text format, checked by `promtool check metrics`) and
 // GET /breakwater/stats (the same as JSON). Counters and latency histograms accumulate from the
 // CallRecords the proxy publishes and from breaker transitions; gauges (calls in flight and queued,
 // breaker states, cache, spend) are read from the live objects when a page is rendered and passed
-// in as Gauges, so nothing here can drift from them. Touched only on the proxy thread.
+// in as the proxy's ProxySnapshot (the one the dashboard gets), so nothing here can drift from them.
+// Touched only on the proxy thread.
 class Metrics final
 {
 public:
-    struct UpstreamGauges
-    {
-        QByteArray name;            // openai, anthropic
-        int inflight = 0;           // upstream calls in progress
-        int queued = 0;             // calls waiting for a pool slot
-        QByteArray breakerState;    // closed, open, half-open
-    };
-    struct Gauges
-    {
-        QList<UpstreamGauges> upstreams;
-        int flightsInProgress = 0;
-        int cacheEntries = 0;
-        qint64 cacheBytes = 0;
-        double spentTodayUsd = 0;
-        double reservedUsd = 0;
-        double spendCapUsd = 0;     // 0 = no cap
-    };
-
     // Once per client request, when its response is over.
     void record(const CallRecord &record);
     void recordTransition(const BreakerTransition &transition);
 
-    QByteArray prometheusText(const Gauges &gauges) const;
-    QJsonObject statsJson(const Gauges &gauges) const;
+    QByteArray prometheusText(const ProxySnapshot &gauges) const;
+    QJsonObject statsJson(const ProxySnapshot &gauges) const;
 
     // Upper bounds of the latency histograms, in seconds (+Inf is implied).
     static constexpr std::array<double, 13> kBuckets{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5,

@@ -36,8 +36,7 @@ void BreakerProbe::rememberCredentials(const HeaderList &headers)
 
 void BreakerProbe::onBreakerChanged(const BreakerTransition &transition)
 {
-    // Judged from the transition itself: asking the breaker for its state here could move it on
-    // (open -> half-open) while it is still announcing this change.
+    // Judged from the transition being announced: the probe runs exactly while the breaker is open.
     if (transition.to == BreakerState::Open) {
         if (!m_timer.isActive())
             m_timer.start();

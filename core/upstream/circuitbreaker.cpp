@@ -30,18 +30,37 @@ CircuitBreaker::CircuitBreaker(const QString &upstream, const Clock &clock, int 
       m_baseCooldownMs(cooldown.count()),
       m_cooldownMs(cooldown.count())
 {
+    m_cooldownTimer.setSingleShot(true);
+    m_cooldownTimer.setTimerType(Qt::PreciseTimer);
+    connect(&m_cooldownTimer, &QTimer::timeout, this, [this] {
+        onTimePassed();
+        // Woken before the Clock says the cool-down is over (a coarse wake-up, a test's FakeClock):
+        // sleep again for the rest. A wake-up that finds the breaker closed or half-open does nothing.
+        if (m_state == BreakerState::Open)
+            armCooldownTimer();
+    });
 }
 
-BreakerState CircuitBreaker::state()
+void CircuitBreaker::onTimePassed()
 {
-    if (m_state == BreakerState::Open && m_clock.steadyMs() - m_openedAtMs >= m_cooldownMs)
+    if (m_state == BreakerState::Open && cooldownLeftMs() <= 0)
         moveTo(BreakerState::HalfOpen, u"cool-down of %1 s passed"_s.arg(m_cooldownMs / 1000.0));
-    return m_state;
+}
+
+qint64 CircuitBreaker::cooldownLeftMs() const
+{
+    return m_cooldownMs - (m_clock.steadyMs() - m_openedAtMs);
+}
+
+void CircuitBreaker::armCooldownTimer()
+{
+    m_cooldownTimer.start(std::chrono::milliseconds(qMax<qint64>(cooldownLeftMs(), 1)));
 }
 
 CircuitBreaker::Admission CircuitBreaker::admit()
 {
-    switch (state()) {
+    onTimePassed();
+    switch (m_state) {
     case BreakerState::Closed:
         return {Admission::Verdict::Allow, 0};
     case BreakerState::HalfOpen:
@@ -51,8 +70,7 @@ CircuitBreaker::Admission CircuitBreaker::admit()
         }
         return {Admission::Verdict::Refuse, 1};   // the trial decides within one timeout
     case BreakerState::Open: {
-        const qint64 remainingMs = m_cooldownMs - (m_clock.steadyMs() - m_openedAtMs);
-        const int seconds = int(std::ceil(double(remainingMs) / 1000.0));
+        const int seconds = int(std::ceil(double(cooldownLeftMs()) / 1000.0));
         return {Admission::Verdict::Refuse, qBound(1, seconds, defaults::kMaxRetryAfterSeconds)};
     }
     }
@@ -98,6 +116,7 @@ void CircuitBreaker::open(const QString &reason)
 {
     m_openedAtMs = m_clock.steadyMs();
     moveTo(BreakerState::Open, reason);
+    armCooldownTimer();
 }
 
 void CircuitBreaker::moveTo(BreakerState to, const QString &reason)

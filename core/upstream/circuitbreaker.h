@@ -3,6 +3,7 @@
 #include <QMetaType>
 #include <QObject>
 #include <QString>
+#include <QTimer>
 
 #include <chrono>
 
@@ -15,6 +16,15 @@ class Clock;
 //
 // Failures are upstream faults only (5xx, unreachable, our own timeout, a cut stream, a garbage
 // answer); 4xx caused by the request and clients hanging up are not. Touched only on the proxy thread.
+//
+// Where transitions happen: the reports (recordSuccess, recordFailure, probeSucceeded) move the
+// breaker at once; the one move time alone causes (open -> half-open when the cool-down has passed)
+// happens only in onTimePassed(). The breaker runs that itself, from admit() (the only moment the
+// cool-down decides anything for a caller) and from its own cool-down timer, so the dashboard, the
+// tray and the probe see half-open at the end of the cool-down without waiting for traffic. Reading
+// (state(), /metrics, the snapshots) never moves it. The timer is only a wake-up: whether the
+// cool-down has passed is always asked of the Clock, so with a FakeClock a test calls
+// onTimePassed() where the timer would have fired.
 enum class BreakerState : quint8 { Closed, Open, HalfOpen };
 QByteArray breakerStateName(BreakerState state);   // closed, open, half-open
 
@@ -51,7 +61,10 @@ public:
     // A cheap health probe saw the provider answer: move to half-open without waiting.
     void probeSucceeded();
 
-    BreakerState state();        // may move Open -> HalfOpen when the cool-down has passed
+    // The clock moved on: makes the time-driven move (open -> half-open once the cool-down is over).
+    void onTimePassed();
+
+    BreakerState state() const { return m_state; }   // a pure read: see onTimePassed()
     QString upstream() const { return m_upstream; }
     int consecutiveFailures() const { return m_consecutiveFailures; }
     qint64 currentCooldownMs() const { return m_cooldownMs; }
@@ -65,6 +78,8 @@ Q_SIGNALS:
 private:
     void moveTo(BreakerState to, const QString &reason);
     void open(const QString &reason);
+    qint64 cooldownLeftMs() const;
+    void armCooldownTimer();
 
     QString m_upstream;
     const Clock &m_clock;
@@ -76,4 +91,5 @@ private:
     qint64 m_openedAtMs = 0;
     bool m_trialInFlight = false;
     int m_transitions = 0;
+    QTimer m_cooldownTimer;      // single shot, armed on opening
 };
