@@ -491,7 +491,9 @@ void TestDashboard::tray_gatedOnAvailability()
     QVERIFY(texts.contains(u"Quit Breakwater"_s));
     QVERIFY(!texts.contains(u"Demo scenarios"_s));   // only with --demo
     QCOMPARE(tray->environmentLines(), u"export OPENAI_BASE_URL=http://127.0.0.1:8080/v1\n"
-                                       "export ANTHROPIC_BASE_URL=http://127.0.0.1:8080\n"_s);
+                                       "export ANTHROPIC_BASE_URL=http://127.0.0.1:8080\n"
+                                       "# export OPENAI_API_KEY=...     (your own keys: Breakwater passes them through)\n"
+                                       "# export ANTHROPIC_API_KEY=...\n"_s);
     feed(model, recording());
     model.addTransition(transition(T + 40000, BreakerState::Closed, BreakerState::Open, u"5 consecutive failures"_s));
     QCOMPARE(tray->shownState(), BreakerState::Open);

@@ -3,7 +3,6 @@
 #include <QApplication>
 #include <QMessageBox>
 #include <QSettings>
-#include <QSystemTrayIcon>
 
 #include "accounting/calllog.h"
 #include "accounting/callrecord.h"
@@ -16,6 +15,7 @@
 #include "proxysnapshot.h"
 #include "settingsdialog.h"
 #include "traycontroller.h"
+#include "traywatcher.h"
 #include "upstream/circuitbreaker.h"
 
 using namespace Qt::StringLiterals;
@@ -130,12 +130,13 @@ int runDesktop(ProxyServer *proxy, MockProvider *mock, const ProxyConfig &config
         QMessageBox::information(&window, u"Settings"_s, message);
     });
 
-    std::unique_ptr<TrayController> tray(TrayController::install(
-        {&model, &window, openaiBase, anthropicBase, demo.get()}, QSystemTrayIcon::isSystemTrayAvailable()));
+    // In demo mode the mock stands in for the providers: the tray keeps their names.
+    TrayWatcher tray({&model, &window, openaiBase, anthropicBase, demo.get(),
+                      mock ? QUrl() : config.openaiUpstream, mock ? QUrl() : config.anthropicUpstream});
 
     if (!minimized)
         window.show();
-    else if (!tray)   // nowhere to hide: start minimised rather than invisible
+    else if (!tray.tray())   // nowhere to hide (yet): start minimised rather than invisible
         window.showMinimized();
     const int status = QCoreApplication::exec();
     // The proxy outlives us: stop its events from reaching the model before the model goes.

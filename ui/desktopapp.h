@@ -31,8 +31,9 @@ ProxyConfig withSavedDesktopSettings(const ProxyConfig &config, const QStringLis
 // wait for the GUI.
 void connectProxyToModel(ProxyServer *proxy, DashboardModel *model);
 
-// Builds the dashboard, the tray (where one exists) and, with a mock, the demo scenarios; wires the
-// proxy's events to them (queued: the proxy lives on its own thread) and runs the event loop.
+// Builds the dashboard, the tray (where one exists, or once it appears) and, with a mock, the demo
+// scenarios; wires the proxy's events to them (queued: the proxy lives on its own thread) and runs
+// the event loop.
 // The request table starts with the call log's latest rows when there is one (may be null).
 // `given`: the options the command line or configuration file set, which saved settings cannot
 // change this run. `minimized`: start in the tray (or minimised, without one).

@@ -10,11 +10,14 @@
 #include "dashboardmodel.h"
 #include "dashboardstyle.h"
 #include "democontroller.h"
+#include "desktopnotification.h"
+#include "proxyconfig.h"
 
 using namespace Qt::StringLiterals;
 
 namespace {
 constexpr int kRefreshMs = 1000;
+constexpr int kMessageMs = 8000;
 constexpr qint64 kSpendNoticeGapMs = 60'000;   // one spend-limit notice a minute, not one per refusal
 } // namespace
 
@@ -69,8 +72,39 @@ TrayController::~TrayController()
 
 QString TrayController::environmentLines() const
 {
-    return u"export OPENAI_BASE_URL=%1\nexport ANTHROPIC_BASE_URL=%2\n"_s.arg(m_wiring.openaiBaseUrl,
-                                                                          m_wiring.anthropicBaseUrl);
+    // The SDKs refuse to start without a key: the demo's mock takes any (the README's block), real
+    // providers need the user's own, which Breakwater passes through.
+    if (m_wiring.demo) {
+        return u"export OPENAI_BASE_URL=%1 OPENAI_API_KEY=sk-demo\n"
+               "export ANTHROPIC_BASE_URL=%2 ANTHROPIC_API_KEY=sk-ant-demo\n"_s.arg(m_wiring.openaiBaseUrl,
+                                                                                 m_wiring.anthropicBaseUrl);
+    }
+    return u"export OPENAI_BASE_URL=%1\nexport ANTHROPIC_BASE_URL=%2\n"
+           "# export OPENAI_API_KEY=...     (your own keys: Breakwater passes them through)\n"
+           "# export ANTHROPIC_API_KEY=...\n"_s.arg(m_wiring.openaiBaseUrl, m_wiring.anthropicBaseUrl);
+}
+
+QString TrayController::title() const
+{
+    return u"Breakwater :%1"_s.arg(QUrl(m_wiring.openaiBaseUrl).port());
+}
+
+QString TrayController::upstreamName(const QString &upstream) const
+{
+    const ProxyConfig defaults;
+    QUrl url;
+    QUrl provider;
+    if (upstream == u"openai"_s) {
+        url = m_wiring.openaiUpstream;
+        provider = defaults.openaiUpstream;
+    } else if (upstream == u"anthropic"_s) {
+        url = m_wiring.anthropicUpstream;
+        provider = defaults.anthropicUpstream;
+    }
+    if (url.isEmpty() || url.host().isEmpty() || url == provider)
+        return upstream;
+    const QString host = url.host().contains(u':') ? u'[' + url.host() + u']' : url.host();   // IPv6
+    return u"%1:%2"_s.arg(host).arg(url.port(url.scheme() == u"https"_s ? 443 : 80));
 }
 
 QString TrayController::toolTip() const
@@ -79,10 +113,11 @@ QString TrayController::toolTip() const
     const DashboardModel::Totals &totals = model.totals();
     QStringList breakers;
     for (const QString &upstream : model.upstreams())
-        breakers << upstream + u' ' + dashboardstyle::breakerLabel(model.breakerState(upstream));
-    return u"Breakwater on %1\n%2 requests, %3 upstream calls, %4 joined, %5 cache hits\n"
-           "in flight %6, queued %7\nbreakers: %8"_s
-        .arg(m_wiring.openaiBaseUrl)
+        breakers << upstreamName(upstream) + u' ' + dashboardstyle::breakerLabel(model.breakerState(upstream));
+    // The first line is the title: on D-Bus hosts Qt sends the whole text as the tooltip's title.
+    return u"%1%2\n%3\n%4 requests, %5 upstream calls, %6 joined, %7 cache hits\n"
+           "in flight %8, queued %9\nbreakers: %10"_s
+        .arg(title(), m_wiring.demo ? u" (demo)"_s : QString(), m_wiring.openaiBaseUrl)
         .arg(totals.requests)
         .arg(totals.upstreamCalls())
         .arg(totals.count(DashboardModel::Category::Joined))
@@ -94,7 +129,12 @@ QString TrayController::toolTip() const
 
 void TrayController::refresh()
 {
-    m_icon->setToolTip(toolTip());
+    const QString text = toolTip();
+    if (text != m_shownToolTip) {
+        m_shownToolTip = text;
+        ++m_toolTipUpdates;
+        m_icon->setToolTip(text);
+    }
     const BreakerState worst = m_wiring.model->worstBreakerState();
     if (worst != m_shownState) {
         m_shownState = worst;
@@ -104,14 +144,13 @@ void TrayController::refresh()
 
 void TrayController::onTransition(const BreakerTransition &transition)
 {
+    refresh();   // the icon's colour should not lag a second behind the notice, which shows it too
+    const QString name = upstreamName(transition.upstream);
     if (transition.to == BreakerState::Open) {
-        notify(u"%1 breaker open"_s.arg(transition.upstream),
-               u"Breakwater stopped calling %1: %2"_s.arg(transition.upstream, transition.reason), true);
+        notify(u"%1 breaker open"_s.arg(name), u"%1 stopped calling %2: %3"_s.arg(title(), name, transition.reason));
     } else if (transition.to == BreakerState::Closed && transition.from != BreakerState::Closed) {
-        notify(u"%1 breaker closed"_s.arg(transition.upstream),
-               u"%1 answers again: %2"_s.arg(transition.upstream, transition.reason), false);
+        notify(u"%1 breaker closed"_s.arg(name), u"%1 calls %2 again: %3"_s.arg(title(), name, transition.reason));
     }
-    refresh();   // the icon's colour should not lag a second behind the notice
 }
 
 void TrayController::onSpendRefused(const CallRecord &)
@@ -120,18 +159,30 @@ void TrayController::onSpendRefused(const CallRecord &)
     if (now - m_lastSpendNoticeMs < kSpendNoticeGapMs)
         return;
     m_lastSpendNoticeMs = now;
-    notify(u"Spend limit reached"_s, u"Breakwater is refusing calls that would pass today's spend limit."_s, true);
+    notify(u"Spend limit reached"_s, u"%1 is refusing calls that would pass today's spend limit."_s.arg(title()));
 }
 
-void TrayController::notify(const QString &title, const QString &message, bool warning)
+void TrayController::notify(const QString &title, const QString &message)
 {
     ++m_notifications;
-    m_icon->showMessage(title, message, warning ? QSystemTrayIcon::Warning : QSystemTrayIcon::Information, 8000);
+    m_lastNotification = title + u'\n' + message;
+    // With the state's icon, not a generic warning or information one, which a StatusNotifier host
+    // would show in the tray for as long as the message lasts, hiding the colour (desktopnotification.h).
+    m_lastNotificationIcon = dashboardstyle::trayIcon(m_shownState);
+    if (!m_statusNotifierItem)
+        m_statusNotifierItem = desktopnotification::trayIsStatusNotifierItem();
+    if (m_statusNotifierItem)
+        desktopnotification::send(title, message, m_lastNotificationIcon, kMessageMs);
+    else
+        m_icon->showMessage(title, message, m_lastNotificationIcon, kMessageMs);   // XEmbed: Qt's balloon
 }
 
 void TrayController::showWindow()
 {
-    m_wiring.window->show();
-    m_wiring.window->raise();
-    m_wiring.window->activateWindow();
+    // show() leaves a minimised window iconified: the state has to be cleared (keeping maximised).
+    QWidget *window = m_wiring.window;
+    window->setWindowState((window->windowState() & ~Qt::WindowMinimized) | Qt::WindowActive);
+    window->show();
+    window->raise();
+    window->activateWindow();
 }

@@ -1,7 +1,9 @@
 #pragma once
 
+#include <QIcon>
 #include <QObject>
 #include <QTimer>
+#include <QUrl>
 
 #include "upstream/circuitbreaker.h"
 
@@ -18,7 +20,12 @@ struct CallRecord;
 // a call. (Pausing the proxy is not offered: the proxy has no pause yet.)
 //
 // Only exists where a system tray does: install() checks, and only then lets the app outlive its
-// window (setQuitOnLastWindowClosed(false)); without a tray the window is the app.
+// window (setQuitOnLastWindowClosed(false)); without a tray the window is the app. A tray that
+// appears after the app started is TrayWatcher's business (traywatcher.h).
+//
+// Its words: "Breakwater :PORT" (two instances must not look alike), and an upstream the user pointed
+// elsewhere is called by its host:port, not by core's provider name ("openai"), which stays in the
+// records and metrics.
 class TrayController final : public QObject
 {
     Q_OBJECT
@@ -30,7 +37,10 @@ public:
         QWidget *window = nullptr;
         QString openaiBaseUrl;        // http://HOST:PORT/v1
         QString anthropicBaseUrl;     // http://HOST:PORT
-        DemoController *demo = nullptr;
+        DemoController *demo = nullptr;   // demo mode: the copied lines carry the demo keys
+        // Where the upstreams are, for their names; empty (as in demo mode) keeps core's names.
+        QUrl openaiUpstream = {};
+        QUrl anthropicUpstream = {};
     };
 
     // A tray controller when `trayAvailable`, else nullptr and the app quits with its window.
@@ -40,23 +50,36 @@ public:
     ~TrayController() override;
 
     QMenu *menu() const { return m_menu; }
+    QString title() const;                                 // "Breakwater :8080"
+    QString upstreamName(const QString &upstream) const;   // "openai", or "127.0.0.1:1" for a custom one
     QString toolTip() const;
     BreakerState shownState() const { return m_shownState; }
     QString environmentLines() const;
     int notificationsShown() const { return m_notifications; }
+    QString lastNotification() const { return m_lastNotification; }   // "title\nmessage"
+    QIcon lastNotificationIcon() const { return m_lastNotificationIcon; }
+    int toolTipUpdates() const { return m_toolTipUpdates; }
+
+    // What the 1 s timer does: the tooltip and icon, each only when it changed (on D-Bus every change
+    // is a signal to the tray host).
+    void refresh();
 
 private:
-    void refresh();
     void onTransition(const BreakerTransition &transition);
     void onSpendRefused(const CallRecord &record);
     void showWindow();
-    void notify(const QString &title, const QString &message, bool warning);
+    void notify(const QString &title, const QString &message);
 
     Wiring m_wiring;
     QSystemTrayIcon *m_icon = nullptr;
     QMenu *m_menu = nullptr;
     QTimer m_refresh;   // tooltip and icon, once a second
     BreakerState m_shownState = BreakerState::Closed;
+    QString m_shownToolTip;
+    int m_toolTipUpdates = 0;
     qint64 m_lastSpendNoticeMs = 0;
     int m_notifications = 0;
+    QString m_lastNotification;
+    QIcon m_lastNotificationIcon;
+    bool m_statusNotifierItem = false;   // found once, kept: Qt picks the kind of tray icon for good
 };
