@@ -237,10 +237,10 @@ constexpr RoutePattern kRoutes[] = {
     {"GET", u"/v1/messages/batches/*", Route::MessageBatchGet},
 };
 
-bool matches(QStringView pattern, QStringView path)
+// `have` is the request path split at '/'.
+bool matches(QStringView pattern, const QList<QStringView> &have)
 {
     const QList<QStringView> want = pattern.split(u'/');
-    const QList<QStringView> have = path.split(u'/');
     if (want.size() != have.size())
         return false;
     for (qsizetype i = 0; i < want.size(); ++i) {
@@ -268,8 +268,9 @@ bool takesJson(Route route)
 
 Route routeFor(const QByteArray &method, const QString &path, const HeaderList &headers)
 {
+    const QList<QStringView> segments = QStringView(path).split(u'/');
     for (const RoutePattern &pattern : kRoutes) {
-        if (pattern.method != method || !matches(pattern.path, path))
+        if (pattern.method != method || !matches(pattern.path, segments))
             continue;
         // Anthropic's SDK lists models on the same path as OpenAI's; its headers tell them apart.
         if (!headerValue(headers, "anthropic-version").isEmpty()) {

@@ -233,13 +233,14 @@ bool MockProvider::handleRequest(const QHttpServerRequest &request, QTcpSocket *
 {
     // Copy what we need now: in Qt 6.4 the request belongs to the connection and is reused.
     const QString path = request.url().path();
-    const Route route = mockanswers::routeFor(methodName(request.method()), path, request.headers());
+    const HeaderList headers = request.headers();
+    const Route route = mockanswers::routeFor(methodName(request.method()), path, headers);
     const Mode mode = modeForArrival();
     {
         // Recorded before the counters move, so a test that saw the count also sees the request.
         QMutexLocker lock(&m_mutex);
         ++m_callsPerPath[path];
-        m_lastHeaders = request.headers();
+        m_lastHeaders = headers;
         m_lastBody = request.body();
     }
     m_calls.fetch_add(1);
@@ -251,7 +252,7 @@ bool MockProvider::handleRequest(const QHttpServerRequest &request, QTcpSocket *
     auto *exchange = new Exchange(socket, this);
     exchange->call.route = route;
     exchange->call.path = path;
-    exchange->call.headers = request.headers();
+    exchange->call.headers = headers;
     exchange->call.body = request.body();
     exchange->mode = mode;
     m_exchanges.append(exchange);

@@ -4,14 +4,14 @@
 // headers (two Set-Cookie lines), and model text that quotes SSE framing. Asserted on the bytes.
 
 #include <algorithm>
-#include <memory>
 
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QTest>
 
-#include "proxyharness.h"   // chatBody(), messagesBody(), the mock, the raw client, ServiceThread
+#include "mocktest.h"
+#include "proxyharness.h"   // chatBody(), messagesBody()
 #include "wireevents.h"
 
 using namespace std::chrono_literals;
@@ -23,7 +23,6 @@ namespace {
 constexpr auto kResponses = "/v1/responses";
 constexpr auto kChat = "/v1/chat/completions";
 constexpr auto kMessages = "/v1/messages";
-const HeaderList kJson{{"Content-Type", "application/json"}};
 
 QJsonObject objectOf(const QByteArray &bytes)
 {
@@ -37,14 +36,11 @@ QByteArray jsonOf(const QJsonObject &object)
 
 } // namespace
 
-class tst_MockFaults final : public QObject
+class tst_MockFaults final : public MockTest
 {
     Q_OBJECT
 
 private slots:
-    void init();
-    void cleanup();
-
     void overloaded529_answersInRouteShape_data();
     void overloaded529_answersInRouteShape();
     void rateLimitedMs429_carriesRetryAfterMsAndLimits_data();
@@ -66,32 +62,7 @@ private slots:
     void extraHeaders_offByDefault();
     void quotedFraming_staysEscapedInsideOneDelta_data();
     void quotedFraming_staysEscapedInsideOneDelta();
-
-private:
-    MockProvider *mock() const { return m_mock->service(); }
-    quint16 port() const { return mock()->port(); }
-    TestResponse post(const QByteArray &path, const QByteArray &body, const HeaderList &headers = kJson) const
-    {
-        return fetch(port(), "POST", path, headers, body);
-    }
-    TestResponse get(const QByteArray &path, const HeaderList &headers = {}) const
-    {
-        return fetch(port(), "GET", path, headers);
-    }
-
-    std::unique_ptr<ServiceThread<MockProvider>> m_mock;
 };
-
-void tst_MockFaults::init()
-{
-    m_mock = std::make_unique<ServiceThread<MockProvider>>(u"mock"_s, [] { return new MockProvider; });
-    QVERIFY(mock()->isListening());
-}
-
-void tst_MockFaults::cleanup()
-{
-    m_mock.reset();
-}
 
 void tst_MockFaults::overloaded529_answersInRouteShape_data()
 {
@@ -116,14 +87,10 @@ void tst_MockFaults::overloaded529_answersInRouteShape()
     QCOMPARE(response.status, 529);
     QVERIFY(response.complete && !response.chunked);
     QCOMPARE(response.header("Content-Type"), "application/json");
-    const QJsonObject error = objectOf(response.body);
-    if (anthropic) {
-        QCOMPARE(error[u"type"_s].toString(), u"error"_s);
-        QCOMPARE(error[u"error"_s][u"type"_s].toString(), u"overloaded_error"_s);
-    } else {
-        QCOMPARE(error[u"error"_s][u"type"_s].toString(), u"server_error"_s);
-        QVERIFY(error[u"error"_s].toObject().contains(u"code"_s));
-    }
+    if (anthropic)
+        QCOMPARE(errorTypeOf(response.body, ApiStyle::Anthropic), u"overloaded_error"_s);
+    else
+        QCOMPARE(errorTypeOf(response.body, ApiStyle::OpenAI), u"server_error"_s);
 }
 
 void tst_MockFaults::rateLimitedMs429_carriesRetryAfterMsAndLimits_data()
@@ -161,10 +128,8 @@ void tst_MockFaults::errorEventInStream_anthropic_errorEventAfterMessageStart()
     const QList<QByteArray> expected{"message_start", "content_block_start", "ping", "content_block_delta", "error"};
     QCOMPARE(eventNames(events), expected);
     QCOMPARE(response.chunks.constLast().left(20), "event: error\ndata: {");
-    const QJsonObject error = events.constLast().json;
-    QCOMPARE(error[u"type"_s].toString(), u"error"_s);
-    QCOMPARE(error[u"error"_s][u"type"_s].toString(), u"overloaded_error"_s);
-    QVERIFY(!error[u"error"_s][u"message"_s].toString().isEmpty());
+    QCOMPARE(errorTypeOf(events.constLast().data, ApiStyle::Anthropic), u"overloaded_error"_s);
+    QVERIFY(!events.constLast().json[u"error"_s][u"message"_s].toString().isEmpty());
     QVERIFY(!response.body.contains("message_stop"));
 }
 
@@ -191,9 +156,7 @@ void tst_MockFaults::errorEventInStream_openai_errorChunkWithoutDone()
     for (const SseEvent &event : events)
         QVERIFY(event.name.isEmpty());   // data-only, as OpenAI streams are
     QVERIFY(!events.first().json.contains(u"error"_s));
-    const QJsonObject error = events.constLast().json[u"error"_s].toObject();
-    QCOMPARE(error[u"type"_s].toString(), u"server_error"_s);
-    QVERIFY(error.contains(u"message"_s) && error.contains(u"param"_s) && error.contains(u"code"_s));
+    QCOMPARE(errorTypeOf(events.constLast().data, ApiStyle::OpenAI), u"server_error"_s);
 }
 
 void tst_MockFaults::errorEventInStream_responses_endsWithResponseFailed()
@@ -235,7 +198,7 @@ void tst_MockFaults::responsesErrorEvent_endsWithBareErrorEvent()
     // Elsewhere it is the plain in-stream error.
     const QList<SseEvent> anthropic = sseEvents(post(kMessages, messagesBody(u"x"_s, true)));
     QCOMPARE(anthropic.constLast().name, "error");
-    QCOMPARE(anthropic.constLast().json[u"error"_s][u"type"_s].toString(), u"overloaded_error"_s);
+    QCOMPARE(errorTypeOf(anthropic.constLast().data, ApiStyle::Anthropic), u"overloaded_error"_s);
 }
 
 void tst_MockFaults::responsesIncomplete_stopsAtMaxOutputTokens()

@@ -4,7 +4,6 @@
 // raw client saw, so the proxy's tests can build on these cases knowing what the far end sends.
 
 #include <algorithm>
-#include <memory>
 
 #include <QCryptographicHash>
 #include <QJsonArray>
@@ -12,7 +11,8 @@
 #include <QJsonObject>
 #include <QTest>
 
-#include "proxyharness.h"   // chatBody(), messagesBody(), the mock, the raw client, ServiceThread
+#include "mocktest.h"
+#include "proxyharness.h"   // chatBody(), messagesBody()
 #include "wireevents.h"
 
 using namespace std::chrono_literals;
@@ -24,7 +24,6 @@ namespace {
 constexpr auto kResponses = "/v1/responses";
 constexpr auto kChat = "/v1/chat/completions";
 constexpr auto kMessages = "/v1/messages";
-const HeaderList kJson{{"Content-Type", "application/json"}};
 const HeaderList kAnthropic{{"Content-Type", "application/json"}, {"anthropic-version", "2023-06-01"}};
 
 QJsonObject objectOf(const QByteArray &bytes)
@@ -65,14 +64,11 @@ QByteArray binaryContent()
 
 } // namespace
 
-class tst_MockWire final : public QObject
+class tst_MockWire final : public MockTest
 {
     Q_OBJECT
 
 private slots:
-    void init();
-    void cleanup();
-
     void responses_json_isAResponseObjectWithUsage();
     void responses_input_echoesLastUserText_data();
     void responses_input_echoesLastUserText();
@@ -95,32 +91,7 @@ private slots:
     void simpleRoutes_answerPlausibleJson();
     void unknownRoutes_stay404_data();
     void unknownRoutes_stay404();
-
-private:
-    MockProvider *mock() const { return m_mock->service(); }
-    quint16 port() const { return mock()->port(); }
-    TestResponse post(const QByteArray &path, const QByteArray &body, const HeaderList &headers = kJson) const
-    {
-        return fetch(port(), "POST", path, headers, body);
-    }
-    TestResponse get(const QByteArray &path, const HeaderList &headers = {}) const
-    {
-        return fetch(port(), "GET", path, headers);
-    }
-
-    std::unique_ptr<ServiceThread<MockProvider>> m_mock;
 };
-
-void tst_MockWire::init()
-{
-    m_mock = std::make_unique<ServiceThread<MockProvider>>(u"mock"_s, [] { return new MockProvider; });
-    QVERIFY(mock()->isListening());
-}
-
-void tst_MockWire::cleanup()
-{
-    m_mock.reset();
-}
 
 void tst_MockWire::responses_json_isAResponseObjectWithUsage()
 {
@@ -256,7 +227,7 @@ void tst_MockWire::responses_cancel_onlyForBackgroundResponses()
     const QByteArray plain = objectOf(post(kResponses, responsesBody(u"x"_s)).body)[u"id"_s].toString().toLatin1();
     const TestResponse refused = post("/v1/responses/" + plain + "/cancel", {});
     QCOMPARE(refused.status, 400);
-    QCOMPARE(objectOf(refused.body)[u"error"_s][u"type"_s].toString(), u"invalid_request_error"_s);
+    QCOMPARE(errorTypeOf(refused.body, ApiStyle::OpenAI), u"invalid_request_error"_s);
 
     const QJsonObject background{{u"background"_s, true}};
     const QJsonObject made = objectOf(post(kResponses, responsesBody(u"x"_s, false, background)).body);
@@ -290,10 +261,8 @@ void tst_MockWire::responses_unknownOrUnstoredId_is404InOpenAIShape()
     }
     const TestResponse response = fetch(port(), method, "/v1/responses/" + id + suffix);
     QCOMPARE(response.status, 404);
-    const QJsonObject error = objectOf(response.body)[u"error"_s].toObject();
-    QCOMPARE(error[u"type"_s].toString(), u"invalid_request_error"_s);
-    QVERIFY(error[u"message"_s].toString().contains(QString::fromLatin1(id)));
-    QVERIFY(error.contains(u"param"_s) && error.contains(u"code"_s));
+    QCOMPARE(errorTypeOf(response.body, ApiStyle::OpenAI), u"invalid_request_error"_s);
+    QVERIFY(objectOf(response.body)[u"error"_s][u"message"_s].toString().contains(QString::fromLatin1(id)));
 }
 
 void tst_MockWire::responses_codexStyleStream_parsesAsCodexExpects()
@@ -357,8 +326,7 @@ void tst_MockWire::countTokens_isDeterministicAndMatchesMessagesUsage()
 
     const TestResponse bad = post("/v1/messages/count_tokens", "{oops", kAnthropic);
     QCOMPARE(bad.status, 400);
-    QCOMPARE(objectOf(bad.body)[u"type"_s].toString(), u"error"_s);
-    QCOMPARE(objectOf(bad.body)[u"error"_s][u"type"_s].toString(), u"invalid_request_error"_s);
+    QCOMPARE(errorTypeOf(bad.body, ApiStyle::Anthropic), u"invalid_request_error"_s);
 }
 
 void tst_MockWire::models_answerInTheShapeOfTheCallersApi_data()
@@ -511,7 +479,7 @@ void tst_MockWire::simpleRoutes_answerPlausibleJson()
     QFETCH(QByteArray, body);
     QFETCH(QString, field);
     QFETCH(QJsonValue, value);
-    const TestResponse response = fetch(port(), method, path, kJson, body);
+    const TestResponse response = fetch(port(), method, path, kJsonContentType, body);
     QCOMPARE(response.status, 200);
     QCOMPARE(response.header("Content-Type"), "application/json");
     const QJsonObject answer = objectOf(response.body);
@@ -539,9 +507,9 @@ void tst_MockWire::unknownRoutes_stay404()
 {
     QFETCH(QByteArray, method);
     QFETCH(QByteArray, path);
-    const TestResponse response = fetch(port(), method, path, kJson, "{}");
+    const TestResponse response = fetch(port(), method, path, kJsonContentType, "{}");
     QCOMPARE(response.status, 404);
-    QVERIFY(objectOf(response.body)[u"error"_s].toObject().contains(u"message"_s));
+    QCOMPARE(errorTypeOf(response.body, ApiStyle::OpenAI), u"invalid_request_error"_s);
 }
 
 QTEST_GUILESS_MAIN(tst_MockWire)

@@ -66,6 +66,17 @@ QByteArray rawHead(quint16 port, const QByteArray &request)
     return received.left(received.indexOf("\r\n\r\n") + 4);
 }
 
+QString errorTypeOf(const QByteArray &body, ApiStyle style)
+{
+    const QJsonObject object = QJsonDocument::fromJson(body).object();
+    const QJsonObject error = object[u"error"_s].toObject();
+    if (style == ApiStyle::Anthropic)
+        return object[u"type"_s].toString() == u"error" ? error[u"type"_s].toString() : QString();
+    const bool complete = error.contains(u"message"_s) && error.contains(u"type"_s)
+                          && error.contains(u"param"_s) && error.contains(u"code"_s);
+    return complete ? error[u"type"_s].toString() : QString();
+}
+
 QByteArray responsesBody(const QJsonValue &input, bool stream, QJsonObject body)
 {
     body[u"model"_s] = u"gpt-test"_s;

@@ -38,5 +38,10 @@ QByteArray rawRequest(const QByteArray &method, const QByteArray &path, const QB
 // another (as the mock and the proxy do in the tests).
 QByteArray rawHead(quint16 port, const QByteArray &request);
 
+// The error type of an error body in the API's own shape: Anthropic's `error.type` when the body
+// is {"type":"error","error":{...}}, OpenAI's `error.type` when its error has all four keys
+// (message, type, param, code); empty otherwise.
+QString errorTypeOf(const QByteArray &body, ApiStyle style);
+
 // POST /v1/responses: `input` a string or a list of items; `body` adds fields.
 QByteArray responsesBody(const QJsonValue &input, bool stream = false, QJsonObject body = {});
