@@ -1,110 +1,19 @@
 #include "mockanswers.h"
 
-#include <algorithm>
-
 #include <QCryptographicHash>
 #include <QDateTime>
 #include <QJsonArray>
-#include <QJsonDocument>
 #include <QJsonObject>
+
+#include "mockextras.h"
+#include "mockrequest.h"
+#include "mockresponses.h"
+#include "mockstreams.h"
 
 using namespace Qt::StringLiterals;
 
 namespace mockanswers {
 namespace {
-
-struct Request
-{
-    QJsonObject json;
-    QString model;
-    QString reply;
-    int promptTokens = 1;
-    bool stream = false;
-    bool includeUsage = false;
-};
-
-QByteArray compact(const QJsonObject &object)
-{
-    return QJsonDocument(object).toJson(QJsonDocument::Compact);
-}
-
-// A rough token count (words), never 0 so usage always looks real.
-int tokenCount(const QString &text)
-{
-    return qMax<qsizetype>(1, text.simplified().split(QChar(u' '), Qt::SkipEmptyParts).size());
-}
-
-// Message content is a string, or (both APIs) an array of parts of which the text parts count.
-QString textOf(const QJsonValue &content)
-{
-    if (content.isString())
-        return content.toString();
-    QStringList parts;
-    const QJsonArray array = content.toArray();
-    for (const QJsonValue &part : array) {
-        if (part.isString())
-            parts += part.toString();
-        else if (part[u"type"_s].toString() == u"text")
-            parts += part[u"text"_s].toString();
-    }
-    return parts.join(u' ');
-}
-
-QString allText(const QJsonObject &json)
-{
-    QStringList texts{textOf(json[u"system"_s]), textOf(json[u"prompt"_s]), textOf(json[u"input"_s])};
-    const QJsonArray messages = json[u"messages"_s].toArray();
-    for (const QJsonValue &message : messages)
-        texts += textOf(message[u"content"_s]);
-    return texts.join(u' ');
-}
-
-QString promptOf(Route route, const QJsonObject &json)
-{
-    if (route == Route::Completions)
-        return textOf(json[u"prompt"_s]);
-    const QJsonArray messages = json[u"messages"_s].toArray();
-    for (qsizetype i = messages.size() - 1; i >= 0; --i) {
-        if (messages[i][u"role"_s].toString() == u"user")
-            return textOf(messages[i][u"content"_s]);
-    }
-    return {};
-}
-
-// Parses the body; false when it is not a JSON object.
-bool parse(Route route, const QByteArray &body, Request *request)
-{
-    QJsonParseError error;
-    const QJsonDocument document = QJsonDocument::fromJson(body, &error);
-    if (error.error != QJsonParseError::NoError || !document.isObject())
-        return false;
-    request->json = document.object();
-    const QString fallbackModel = route == Route::Messages ? u"mock-claude"_s : u"mock-gpt"_s;
-    request->model = request->json[u"model"_s].toString(fallbackModel);
-    request->reply = u"echo: "_s + promptOf(route, request->json);
-    request->promptTokens = tokenCount(allText(request->json));
-    request->stream = request->json[u"stream"_s].toBool();
-    request->includeUsage = request->json[u"stream_options"_s][u"include_usage"_s].toBool();
-    return true;
-}
-
-HeaderList jsonHeaders()
-{
-    return {{"Content-Type", "application/json"}};
-}
-
-HeaderList streamHeaders()
-{
-    return {{"Content-Type", "text/event-stream"}, {"Cache-Control", "no-cache"}};
-}
-
-Answer errorOf(Route route, const ApiError &error)
-{
-    HeaderList headers = jsonHeaders();
-    if (error.retryAfterSeconds >= 0)
-        headers.append({"retry-after", QByteArray::number(error.retryAfterSeconds)});
-    return {error.status, headers, errorBody(styleFor(route), error), {}};
-}
 
 QJsonObject openaiUsage(int prompt, int completion)
 {
@@ -112,46 +21,14 @@ QJsonObject openaiUsage(int prompt, int completion)
             {u"total_tokens"_s, prompt + completion}};
 }
 
-QByteArray dataEvent(const QJsonObject &object)
+// The variants that cut a stream short with an error event after its first piece of text.
+bool failsMidStream(Variant variant)
 {
-    return "data: " + compact(object) + "\n\n";
-}
-
-QByteArray namedEvent(const QByteArray &name, const QJsonObject &object)
-{
-    return "event: " + name + "\ndata: " + compact(object) + "\n\n";
-}
-
-// Splits a reply into at least three non-empty pieces at word starts; joined they give the reply.
-QList<QString> streamPieces(const QString &reply)
-{
-    // Cut before each word that follows a space: "echo: a b" -> "echo:", " a", " b".
-    QList<QString> pieces;
-    qsizetype start = 0;
-    for (qsizetype i = 1; i < reply.size(); ++i) {
-        if (reply[i - 1].isSpace() && !reply[i].isSpace()) {
-            pieces += reply.mid(start, i - start);
-            start = i;
-        }
-    }
-    if (start < reply.size())
-        pieces += reply.mid(start);
-    // Short replies are cut further, so every stream has at least three content events.
-    while (pieces.size() < 3) {
-        const auto longest = std::max_element(pieces.begin(), pieces.end(),
-            [](const QString &a, const QString &b) { return a.size() < b.size(); });
-        if (longest == pieces.end() || longest->size() < 2)
-            break;
-        const QString whole = *longest;
-        const qsizetype half = whole.size() / 2;
-        *longest = whole.left(half);
-        pieces.insert(longest - pieces.begin() + 1, whole.mid(half));
-    }
-    return pieces;
+    return variant == Variant::ErrorEvent || variant == Variant::BareErrorEvent;
 }
 
 // OpenAI chat and legacy completions share the stream's shape; only the choice differs.
-Answer openaiAnswer(Route route, const Request &request, quint64 sequence)
+Answer openaiAnswer(Route route, const Request &request, quint64 sequence, Variant variant)
 {
     const bool chat = route == Route::ChatCompletions;
     const QString id = (chat ? u"chatcmpl-mock%1"_s : u"cmpl-mock%1"_s).arg(sequence, 6, 10, QChar(u'0'));
@@ -194,8 +71,14 @@ Answer openaiAnswer(Route route, const Request &request, quint64 sequence)
         answer.events += dataEvent(chunk({choice(role, {}, false)}));
     }
     const QList<QString> pieces = streamPieces(request.reply);
-    for (const QString &piece : pieces)
+    for (const QString &piece : pieces) {
         answer.events += dataEvent(chunk({choice({{u"content"_s, piece}}, piece, false)}));
+        if (failsMidStream(variant)) {
+            // OpenAI's failure inside a 200 stream: an `error` chunk, then the end without [DONE].
+            answer.events += errorEvent(ApiStyle::OpenAI, overloadedError());
+            return answer;
+        }
+    }
     answer.events += dataEvent(chunk({choice({}, {}, true)}));
     if (request.includeUsage) {
         QJsonObject last = chunk({});
@@ -206,7 +89,7 @@ Answer openaiAnswer(Route route, const Request &request, quint64 sequence)
     return answer;
 }
 
-Answer anthropicAnswer(const Request &request, quint64 sequence)
+Answer anthropicAnswer(const Request &request, quint64 sequence, Variant variant)
 {
     const QString id = u"msg_mock%1"_s.arg(sequence, 6, 10, QChar(u'0'));
     const int outputTokens = tokenCount(request.reply);
@@ -231,12 +114,17 @@ Answer anthropicAnswer(const Request &request, quint64 sequence)
     answer.events += namedEvent("content_block_start", {
         {u"type"_s, u"content_block_start"_s}, {u"index"_s, 0},
         {u"content_block"_s, QJsonObject{{u"type"_s, u"text"_s}, {u"text"_s, u""_s}}}});
-    answer.events += namedEvent("ping", {{u"type"_s, u"ping"_s}});
+    answer.events += pingEvent();
     const QList<QString> pieces = streamPieces(request.reply);
     for (const QString &piece : pieces) {
         answer.events += namedEvent("content_block_delta", {
             {u"type"_s, u"content_block_delta"_s}, {u"index"_s, 0},
             {u"delta"_s, QJsonObject{{u"type"_s, u"text_delta"_s}, {u"text"_s, piece}}}});
+        if (failsMidStream(variant)) {
+            // The streaming form of a 529: `event: error` (overloaded_error), then the end.
+            answer.events += errorEvent(ApiStyle::Anthropic, overloadedError());
+            return answer;
+        }
     }
     answer.events += namedEvent("content_block_stop", {{u"type"_s, u"content_block_stop"_s}, {u"index"_s, 0}});
     answer.events += namedEvent("message_delta", {
@@ -244,6 +132,8 @@ Answer anthropicAnswer(const Request &request, quint64 sequence)
         {u"delta"_s, QJsonObject{{u"stop_reason"_s, u"end_turn"_s}, {u"stop_sequence"_s, QJsonValue::Null}}},
         {u"usage"_s, QJsonObject{{u"output_tokens"_s, outputTokens}}}});
     answer.events += namedEvent("message_stop", {{u"type"_s, u"message_stop"_s}});
+    if (variant == Variant::Pings)
+        answer.events = withPings(answer.events);
     return answer;
 }
 
@@ -289,49 +179,154 @@ Answer modelsAnswer()
     return {200, jsonHeaders(), compact({{u"object"_s, u"list"_s}, {u"data"_s, data}}), {}};
 }
 
+QJsonObject anthropicModel(const QString &id)
+{
+    return {{u"type"_s, u"model"_s}, {u"id"_s, id}, {u"display_name"_s, id},
+            {u"created_at"_s, u"2025-01-01T00:00:00Z"_s}};
+}
+
+Answer anthropicModelsAnswer()
+{
+    const QStringList ids{u"mock-claude"_s, u"mock-claude-mini"_s};
+    QJsonArray data;
+    for (const QString &id : ids)
+        data.append(anthropicModel(id));
+    return jsonAnswer({{u"data"_s, data}, {u"has_more"_s, false},
+                       {u"first_id"_s, ids.constFirst()}, {u"last_id"_s, ids.constLast()}});
+}
+
+// The mock takes any model name in a request, so every model id exists.
+Answer modelAnswer(Route route, const QString &id)
+{
+    if (route == Route::AnthropicModel)
+        return jsonAnswer(anthropicModel(id));
+    return jsonAnswer({{u"id"_s, id}, {u"object"_s, u"model"_s}, {u"created"_s, 1700000000},
+                       {u"owned_by"_s, u"breakwater-mock"_s}});
+}
+
+struct RoutePattern
+{
+    QByteArrayView method;
+    QStringView path;   // `*` stands for one non-empty segment (an id)
+    Route route;
+};
+
+constexpr RoutePattern kRoutes[] = {
+    {"POST", u"/v1/chat/completions", Route::ChatCompletions},
+    {"POST", u"/v1/completions", Route::Completions},
+    {"POST", u"/v1/embeddings", Route::Embeddings},
+    {"GET", u"/v1/models", Route::Models},
+    {"GET", u"/v1/models/*", Route::Model},
+    {"POST", u"/v1/responses", Route::Responses},
+    {"GET", u"/v1/responses/*", Route::ResponseGet},
+    {"DELETE", u"/v1/responses/*", Route::ResponseDelete},
+    {"GET", u"/v1/responses/*/input_items", Route::ResponseInputItems},
+    {"POST", u"/v1/responses/*/cancel", Route::ResponseCancel},
+    {"POST", u"/v1/files", Route::Files},
+    {"POST", u"/v1/images/edits", Route::ImageEdits},
+    {"POST", u"/v1/audio/transcriptions", Route::AudioTranscriptions},
+    {"POST", u"/v1/moderations", Route::Moderations},
+    {"POST", u"/v1/images/generations", Route::ImageGenerations},
+    {"POST", u"/v1/batches", Route::BatchCreate},
+    {"GET", u"/v1/batches", Route::BatchList},
+    {"GET", u"/v1/batches/*", Route::BatchGet},
+    {"POST", u"/v1/messages", Route::Messages},
+    {"POST", u"/v1/messages/count_tokens", Route::CountTokens},
+    {"POST", u"/v1/messages/batches", Route::MessageBatchCreate},
+    {"GET", u"/v1/messages/batches", Route::MessageBatchList},
+    {"GET", u"/v1/messages/batches/*", Route::MessageBatchGet},
+};
+
+// `have` is the request path split at '/'.
+bool matches(QStringView pattern, const QList<QStringView> &have)
+{
+    const QList<QStringView> want = pattern.split(u'/');
+    if (want.size() != have.size())
+        return false;
+    for (qsizetype i = 0; i < want.size(); ++i) {
+        if (want[i] == u"*" ? have[i].isEmpty() : want[i] != have[i])
+            return false;
+    }
+    return true;
+}
+
+// Routes whose body is a JSON object (400 otherwise).
+bool takesJson(Route route)
+{
+    switch (route) {
+    case Route::ChatCompletions: case Route::Completions: case Route::Embeddings:
+    case Route::Responses: case Route::Moderations: case Route::ImageGenerations:
+    case Route::BatchCreate: case Route::Messages: case Route::CountTokens:
+    case Route::MessageBatchCreate:
+        return true;
+    default:
+        return false;
+    }
+}
+
 } // namespace
 
-Route routeFor(const QByteArray &method, const QString &path)
+Route routeFor(const QByteArray &method, const QString &path, const HeaderList &headers)
 {
-    if (method == "GET")
-        return path == u"/v1/models" ? Route::Models : Route::Unknown;
-    if (method != "POST")
-        return Route::Unknown;
-    if (path == u"/v1/chat/completions")
-        return Route::ChatCompletions;
-    if (path == u"/v1/completions")
-        return Route::Completions;
-    if (path == u"/v1/embeddings")
-        return Route::Embeddings;
-    if (path == u"/v1/messages")
-        return Route::Messages;
+    const QList<QStringView> segments = QStringView(path).split(u'/');
+    for (const RoutePattern &pattern : kRoutes) {
+        if (pattern.method != method || !matches(pattern.path, segments))
+            continue;
+        // Anthropic's SDK lists models on the same path as OpenAI's; its headers tell them apart.
+        if (!headerValue(headers, "anthropic-version").isEmpty()) {
+            if (pattern.route == Route::Models)
+                return Route::AnthropicModels;
+            if (pattern.route == Route::Model)
+                return Route::AnthropicModel;
+        }
+        return pattern.route;
+    }
     return Route::Unknown;
 }
 
 ApiStyle styleFor(Route route)
 {
-    return route == Route::Messages ? ApiStyle::Anthropic : ApiStyle::OpenAI;
+    switch (route) {
+    case Route::Messages: case Route::CountTokens: case Route::AnthropicModels: case Route::AnthropicModel:
+    case Route::MessageBatchCreate: case Route::MessageBatchList: case Route::MessageBatchGet:
+        return ApiStyle::Anthropic;
+    default:
+        return ApiStyle::OpenAI;
+    }
 }
 
-Answer normalAnswer(Route route, const QByteArray &body, quint64 sequence)
+Answer normalAnswer(const Call &call, ResponseStore *store, Variant variant)
 {
-    if (route == Route::Unknown)
-        return errorOf(route, ApiError::notFound(u"The mock provider has no route for this URL."_s));
-    if (route == Route::Models)
-        return modelsAnswer();
+    const Route route = call.route;
     Request request;
-    if (!parse(route, body, &request))
+    if (takesJson(route) && !parse(route, call.body, &request))
         return errorOf(route, ApiError::badRequest(u"The request body is not a JSON object."_s));
     switch (route) {
     case Route::ChatCompletions:
     case Route::Completions:
-        return openaiAnswer(route, request, sequence);
+        return openaiAnswer(route, request, call.sequence, variant);
     case Route::Messages:
-        return anthropicAnswer(request, sequence);
+        return anthropicAnswer(request, call.sequence, variant);
     case Route::Embeddings:
         return embeddingsAnswer(request);
-    default:
+    case Route::Models:
         return modelsAnswer();
+    case Route::AnthropicModels:
+        return anthropicModelsAnswer();
+    case Route::Model:
+    case Route::AnthropicModel:
+        return modelAnswer(route, call.path.section(u'/', 3));
+    case Route::Responses:
+        return responsesAnswer(request, call.sequence, variant, store);
+    case Route::ResponseGet:
+    case Route::ResponseDelete:
+    case Route::ResponseInputItems:
+    case Route::ResponseCancel:
+        return storedResponseAnswer(call, store);
+    case Route::Unknown:
+        return errorOf(route, ApiError::notFound(u"The mock provider has no route for this URL."_s));
+    default:
+        return extraAnswer(call, request);
     }
 }
 
@@ -342,7 +337,24 @@ Answer errorAnswer(Route route, int status)
                        u"Rate limit reached for the mock provider; try again in 1s."_s, 1};
         return errorOf(route, error);
     }
-    return errorOf(route, {status, "server_error", {}, u"The mock provider is overloaded."_s});
+    return errorOf(route, overloadedError(status));
+}
+
+Answer rateLimitedMsAnswer(Route route)
+{
+    const ApiError error{429, "requests", "rate_limit_exceeded",
+                         u"Rate limit reached for the mock provider; try again in 1.5s."_s, 2};
+    Answer answer = errorOf(route, error);
+    answer.headers += HeaderList{{"retry-after-ms", "1500"}};
+    if (styleFor(route) == ApiStyle::Anthropic) {
+        answer.headers += HeaderList{{"anthropic-ratelimit-requests-limit", "60"},
+                                     {"anthropic-ratelimit-requests-remaining", "0"}};
+    } else {
+        answer.headers += HeaderList{{"x-ratelimit-limit-requests", "60"},
+                                     {"x-ratelimit-remaining-requests", "0"},
+                                     {"x-ratelimit-reset-requests", "1.5s"}};
+    }
+    return answer;
 }
 
 Answer garbageAnswer()

@@ -22,6 +22,7 @@ Q_LOGGING_CATEGORY(lcMock, "breakwater.mock", QtInfoMsg)
 using namespace Qt::StringLiterals;
 using mockanswers::Answer;
 using mockanswers::Route;
+using mockanswers::Variant;
 
 namespace {
 // 200 concurrent test connections would overflow Qt's default listen backlog of 50, and every
@@ -41,6 +42,18 @@ QByteArray methodName(QHttpServerRequest::Method method)
     default: return "OTHER";
     }
 }
+
+// The modes that answer 200 and go wrong inside the body.
+Variant variantFor(MockProvider::Mode mode)
+{
+    switch (mode) {
+    case MockProvider::Mode::ErrorEventInStream: return Variant::ErrorEvent;
+    case MockProvider::Mode::ResponsesErrorEvent: return Variant::BareErrorEvent;
+    case MockProvider::Mode::ResponsesIncomplete: return Variant::Incomplete;
+    case MockProvider::Mode::Pings: return Variant::Pings;
+    default: return Variant::Normal;
+    }
+}
 } // namespace
 
 // One request from its arrival to its last byte (or its client's hang-up). A child of the mock,
@@ -53,8 +66,7 @@ public:
     Exchange(QTcpSocket *socket, QObject *parent) : QObject(parent), writer(socket) { }
 
     ResponseWriter writer;   // guards every write against a client that went away
-    Route route = Route::Unknown;
-    QByteArray body;
+    mockanswers::Call call;
     Mode mode = Mode::Ok;
     Answer answer;
     qsizetype nextEvent = 0;
@@ -113,6 +125,26 @@ void MockProvider::setSlowGap(std::chrono::milliseconds gap)
 {
     QMutexLocker lock(&m_mutex);
     m_slowGap = gap;
+}
+
+void MockProvider::setExtraHeaders(const HeaderList &headers)
+{
+    QMutexLocker lock(&m_mutex);
+    m_extraHeaders = headers;
+}
+
+HeaderList MockProvider::realProviderHeaders()
+{
+    return {{"Set-Cookie", "__cf_bm=mock0cf0bm0aBcDeF.0123456789-1700000000-1.0.1.1-mockmockmock; path=/; "
+                           "expires=Tue, 14-Nov-23 22:43:20 GMT; domain=.api.openai.com; HttpOnly; Secure; "
+                           "SameSite=None"},
+            {"Set-Cookie", "_cfuvid=mock0cfuvid0aBcDeF.0123456789-1700000000000-0.0.1.1-604800000; path=/; "
+                           "domain=.api.openai.com; HttpOnly; Secure; SameSite=None"},
+            {"x-ratelimit-limit-requests", "10000"},
+            {"x-ratelimit-remaining-requests", "9999"},
+            {"x-ratelimit-reset-requests", "6ms"},
+            {"openai-processing-ms", "42"},
+            {"x-request-id", "req_mock0123456789abcdef"}};
 }
 
 void MockProvider::setMode(Mode mode)
@@ -201,13 +233,14 @@ bool MockProvider::handleRequest(const QHttpServerRequest &request, QTcpSocket *
 {
     // Copy what we need now: in Qt 6.4 the request belongs to the connection and is reused.
     const QString path = request.url().path();
-    const Route route = mockanswers::routeFor(methodName(request.method()), path);
+    const HeaderList headers = request.headers();
+    const Route route = mockanswers::routeFor(methodName(request.method()), path, headers);
     const Mode mode = modeForArrival();
     {
         // Recorded before the counters move, so a test that saw the count also sees the request.
         QMutexLocker lock(&m_mutex);
         ++m_callsPerPath[path];
-        m_lastHeaders = request.headers();
+        m_lastHeaders = headers;
         m_lastBody = request.body();
     }
     m_calls.fetch_add(1);
@@ -217,8 +250,10 @@ bool MockProvider::handleRequest(const QHttpServerRequest &request, QTcpSocket *
     qCDebug(lcMock) << methodName(request.method()) << path << mode;
 
     auto *exchange = new Exchange(socket, this);
-    exchange->route = route;
-    exchange->body = request.body();
+    exchange->call.route = route;
+    exchange->call.path = path;
+    exchange->call.headers = headers;
+    exchange->call.body = request.body();
     exchange->mode = mode;
     m_exchanges.append(exchange);
 
@@ -243,7 +278,7 @@ bool MockProvider::handleRequest(const QHttpServerRequest &request, QTcpSocket *
 void MockProvider::missingHandler(const QHttpServerRequest &, QTcpSocket *socket)
 {
     // Not reached (handleRequest takes everything), but every path must answer.
-    const Answer answer = mockanswers::normalAnswer(Route::Unknown, {}, 0);
+    const Answer answer = mockanswers::normalAnswer({});
     ResponseWriter(socket).writeComplete(answer.status, answer.headers, answer.body);
 }
 
@@ -267,6 +302,7 @@ void MockProvider::answer(Exchange *exchange)
     if (exchange->done)
         return;
     ResponseWriter &writer = exchange->writer;
+    const Route route = exchange->call.route;
     Answer answer;
     switch (exchange->mode) {
     case Mode::Reset:
@@ -279,17 +315,28 @@ void MockProvider::answer(Exchange *exchange)
         finish(exchange);
         return;
     case Mode::Error503:
-        answer = mockanswers::errorAnswer(exchange->route, 503);
+        answer = mockanswers::errorAnswer(route, 503);
         break;
     case Mode::RateLimited429:
-        answer = mockanswers::errorAnswer(exchange->route, 429);
+        answer = mockanswers::errorAnswer(route, 429);
+        break;
+    case Mode::Overloaded529:
+        answer = mockanswers::errorAnswer(route, 529);
+        break;
+    case Mode::RateLimitedMs429:
+        answer = mockanswers::rateLimitedMsAnswer(route);
         break;
     case Mode::Garbage:
         answer = mockanswers::garbageAnswer();
         break;
     default:
-        answer = mockanswers::normalAnswer(exchange->route, exchange->body, ++m_sequence);
+        exchange->call.sequence = ++m_sequence;
+        answer = mockanswers::normalAnswer(exchange->call, &m_responses, variantFor(exchange->mode));
         break;
+    }
+    {
+        QMutexLocker lock(&m_mutex);
+        answer.headers += m_extraHeaders;
     }
 
     if (!answer.isStream()) {

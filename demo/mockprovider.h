@@ -11,15 +11,23 @@
 #include <QUrl>
 
 #include "http/apierror.h"
+#include "mockresponses.h"
 
 class QTcpSocket;
 
 // An in-process fake LLM provider on a loopback port, for tests, benchmarks and `breakwater --demo`.
-// It speaks OpenAI (chat, completions, embeddings, models) and Anthropic (messages), JSON and SSE
-// streams, with deterministic answers ("echo: <last user message>"), and it can misbehave on demand
-// (errors, hangs, resets, garbage, cut or slow streams) on a fixed mode or a timed schedule. A gate
-// holds answers until released, so tests can force overlap without sleeping, and counters say how
-// many calls really reached "upstream".
+// It speaks what real apps call: OpenAI chat, completions, embeddings, models and the Responses API
+// (`POST /v1/responses` JSON and streamed, with GET/DELETE `/v1/responses/{id}`, `/input_items`
+// and `/cancel` finding the ids it made), so Codex CLI and `responses.create` work against it;
+// Anthropic messages, count_tokens, models (told from OpenAI's by `anthropic-version`) and message
+// batches; and the pass-through targets (files, image edits and audio transcriptions, which
+// describe the exact bytes they received, moderations, image generations, batches). Unknown routes
+// are 404. Answers are deterministic ("echo: <last user message>"), JSON or SSE streams.
+// It misbehaves on demand the ways real providers do (errors, 529, rate limits with
+// retry-after-ms, hangs, resets, garbage, cut or slow streams, errors inside a 200 stream, pings)
+// on a fixed mode or a timed schedule, and can add real providers' headers (two Set-Cookie lines,
+// rate-limit headers) to every answer. A gate holds answers until released, so tests can force
+// overlap without sleeping, and counters say how many calls really reached "upstream".
 //
 // Threads: the object lives on the thread that built it (normally its own ServiceThread) and all
 // socket work happens there. Every public function is safe to call from any thread: settings and
@@ -34,7 +42,22 @@ public:
     // Garbage: 200 "application/json" that is not JSON. CutStream: half the stream events, or half
     // the promised Content-Length, then the connection drops. SlowStream: events setSlowGap() apart
     // (non-stream requests are answered normally).
-    enum class Mode { Ok, Error503, RateLimited429, Hang, Reset, Garbage, CutStream, SlowStream };
+    // Overloaded529: 529 in the route's shape (Anthropic overloaded_error, OpenAI server_error).
+    // RateLimitedMs429: 429 with retry-after-ms: 1500, retry-after: 2 and the API's rate-limit
+    // headers at 0 remaining.
+    // The in-stream modes answer 200 and go wrong inside the stream; JSON requests, and streams
+    // the mode does not apply to, are answered normally. ErrorEventInStream: the stream begins
+    // (through its first piece of text) and then carries an error: Anthropic `event: error`
+    // (overloaded_error), an OpenAI `data: {"error":...}` chunk without [DONE], a Responses
+    // `response.failed`; then the stream ends cleanly. ResponsesErrorEvent: the same, but a
+    // Responses stream ends in a bare `event: error` with code server_is_overloaded.
+    // ResponsesIncomplete: a Responses answer stops at half its text with status "incomplete"
+    // (max_output_tokens): `response.incomplete` in a stream, a 200 JSON body otherwise.
+    // Pings: Anthropic streams carry an `event: ping` between every two events.
+    enum class Mode {
+        Ok, Error503, RateLimited429, Hang, Reset, Garbage, CutStream, SlowStream,
+        Overloaded529, RateLimitedMs429, ErrorEventInStream, ResponsesErrorEvent, ResponsesIncomplete, Pings
+    };
     Q_ENUM(Mode)
 
     struct Phase
@@ -63,6 +86,14 @@ public:
     void setMode(Mode mode);
     void setSchedule(const QList<Phase> &phases);
     Mode currentMode() const;
+
+    // Headers added to every answer the mock writes, in this order, each pair its own header line
+    // (a repeated name goes out as repeated lines, as real providers send it). Empty by default.
+    void setExtraHeaders(const HeaderList &headers);
+    // What api.openai.com behind Cloudflare adds: two Set-Cookie lines (__cf_bm and _cfuvid, the
+    // first with an expiry date that holds a comma), x-ratelimit-*, openai-processing-ms and
+    // x-request-id.
+    static HeaderList realProviderHeaders();
 
     // The gate: while on, requests are counted and then held unanswered. releaseHeld() answers those
     // held now (in arrival order, each per its mode); turning the gate off releases them too.
@@ -107,6 +138,7 @@ private:
     QHash<QString, int> m_callsPerPath;
     HeaderList m_lastHeaders;
     QByteArray m_lastBody;
+    HeaderList m_extraHeaders;
 
     std::atomic<bool> m_hold = false;
     std::atomic<int> m_held = 0;
@@ -114,6 +146,7 @@ private:
     std::atomic<int> m_inFlight = 0;
     std::atomic<int> m_maxInFlight = 0;
     quint64 m_sequence = 0;   // mock thread only: makes response ids unique
+    mockanswers::ResponseStore m_responses;   // mock thread only: the Responses API's ids
 
     QList<Exchange *> m_heldExchanges;   // mock thread only, arrival order
     QList<Exchange *> m_exchanges;       // mock thread only: every open exchange (owned)
