@@ -15,26 +15,7 @@ using namespace Qt::StringLiterals;
 
 namespace {
 
-// Reads one value with a connection of the test's own, as another process would.
-QVariant scalar(const QString &path, const QString &sql)
-{
-    QVariant value;
-    {
-        QSqlDatabase db = QSqlDatabase::addDatabase(u"QSQLITE"_s, u"test-reader"_s);
-        db.setDatabaseName(path);
-        if (db.open()) {
-            QSqlQuery query(db);
-            if (!query.exec(sql))
-                qWarning() << sql << query.lastError().text();
-            else if (query.next())
-                value = query.value(0);
-        }
-    }
-    QSqlDatabase::removeDatabase(u"test-reader"_s);
-    return value;
-}
-
-// The first column of every row, with a connection of the test's own.
+// The first column of every row, read with a connection of the test's own, as another process would.
 QVariantList column(const QString &path, const QString &sql)
 {
     QVariantList values;
@@ -51,6 +32,12 @@ QVariantList column(const QString &path, const QString &sql)
     }
     QSqlDatabase::removeDatabase(u"test-reader"_s);
     return values;
+}
+
+// Reads one value.
+QVariant scalar(const QString &path, const QString &sql)
+{
+    return column(path, sql).value(0);
 }
 
 // Schema 1 exactly as the first release created it: the table and indexes users' databases hold.
