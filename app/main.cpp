@@ -15,6 +15,7 @@
 
 #include <cstdio>
 #include <memory>
+#include <utility>
 
 using namespace Qt::StringLiterals;
 
@@ -23,15 +24,15 @@ namespace {
 int printReport(const CommandLine &options)
 {
     const QString path = options.logDb.isEmpty() ? CallLog::defaultPath() : options.logDb;
-    const DuplicateReport report = DuplicateReport::compute(path);
+    const Expected<DuplicateReport> report = DuplicateReport::compute(path);
     if (!report.ok()) {
-        std::fprintf(stderr, "breakwater: %s\n", qPrintable(report.errorString()));
+        std::fprintf(stderr, "breakwater: %s\n", qPrintable(report.error()));
         return 1;
     }
     if (options.reportJson)
-        std::fputs(QJsonDocument(report.json()).toJson(QJsonDocument::Indented).constData(), stdout);
+        std::fputs(QJsonDocument(report->json()).toJson(QJsonDocument::Indented).constData(), stdout);
     else
-        std::fputs(qPrintable(report.table()), stdout);
+        std::fputs(qPrintable(report->table()), stdout);
     return 0;
 }
 } // namespace
@@ -42,11 +43,12 @@ int main(int argc, char *argv[])
     QStringList arguments;
     for (int i = 0; i < argc; ++i)
         arguments.append(QString::fromLocal8Bit(argv[i]));
-    CommandLine options = parseCommandLine(arguments, defaultConfigFile());
-    if (!options.error.isEmpty()) {
-        std::fprintf(stderr, "breakwater: %s\n", qPrintable(options.error));
+    Expected<CommandLine> parsed = parseCommandLine(arguments, defaultConfigFile());
+    if (!parsed.ok()) {
+        std::fprintf(stderr, "breakwater: %s\n", qPrintable(parsed.error()));
         return 2;
     }
+    CommandLine options = std::move(parsed).value();
     if (options.showHelp) {
         std::fputs(qPrintable(helpText()), stdout);
         return 0;
@@ -92,20 +94,20 @@ int main(int argc, char *argv[])
     // never the proxy. It is read once here so a restart keeps the day's spend.
     CallLog callLog;
     const QString logPath = options.logDb.isEmpty() ? CallLog::defaultPath() : options.logDb;
-    QString logError;
-    if (callLog.open(logPath, &logError)) {
+    if (const Result opened = callLog.open(logPath); opened.ok()) {
         callLog.setStoreBodies(options.logBodies);
         options.config.recordBodies = options.logBodies;
         options.config.spentTodayAtStartUsd = callLog.spentOnDay(QDate::currentDate());
     } else {
-        std::fprintf(stderr, "breakwater: call log off: %s\n", qPrintable(logError));
+        std::fprintf(stderr, "breakwater: call log off: %s\n", qPrintable(opened.error()));
     }
 
     SystemClock clock;
-    QString listenError;
+    Result listening;
     ServiceThread<ProxyServer> proxy(u"proxy"_s, [&] {
         auto *server = new ProxyServer(options.config, clock);
-        if (!server->listen(&listenError)) {
+        listening = server->listen();
+        if (!listening.ok()) {
             delete server;
             return static_cast<ProxyServer *>(nullptr);
         }
@@ -114,7 +116,7 @@ int main(int argc, char *argv[])
     if (!proxy.service()) {
         std::fprintf(stderr, "breakwater: cannot listen on %s:%u: %s\n",
                      qPrintable(options.config.listenAddress.toString()), options.config.listenPort,
-                     qPrintable(listenError));
+                     qPrintable(listening.error()));
         return 1;
     }
     if (callLog.isOpen()) {

@@ -87,14 +87,13 @@ bool parseUrl(const QString &text, QUrl *out)
     return true;
 }
 
-// Applies one option (name without dashes) with its value; returns an error message, empty on
-// success. `label` names the option in messages: "--timeout" on the command line, "key 'timeout'"
-// in the configuration file.
-QString apply(CommandLine &result, const QString &name, const QString &value, const QString &label)
+// Applies one option (name without dashes) with its value. `label` names the option in messages:
+// "--timeout" on the command line, "key 'timeout'" in the configuration file.
+Result apply(CommandLine &result, const QString &name, const QString &value, const QString &label)
 {
     ProxyConfig &config = result.config;
     const auto invalid = [&](const QString &expected) {
-        return u"invalid value '%1' for %2: expected %3"_s.arg(value, label, expected);
+        return Failure{u"invalid value '%1' for %2: expected %3"_s.arg(value, label, expected)};
     };
     if (name == u"headless"_s) {
         result.headless = true;
@@ -112,8 +111,8 @@ QString apply(CommandLine &result, const QString &name, const QString &value, co
         // Anyone who can reach the port spends the keys passed through it: loopback only, until
         // binding elsewhere comes with a local access token.
         if (!config.listenAddress.isLoopback())
-            return u"refusing to listen on %1: Breakwater listens on loopback addresses only "
-                   "(127.0.0.0/8 or ::1)"_s.arg(value);
+            return Failure{u"refusing to listen on %1: Breakwater listens on loopback addresses only "
+                           "(127.0.0.0/8 or ::1)"_s.arg(value)};
     } else if (name == u"upstream"_s) {
         if (!parseUrl(value, &config.openaiUpstream))
             return invalid(u"an http(s) URL such as https://api.openai.com/v1"_s);
@@ -152,7 +151,7 @@ QString apply(CommandLine &result, const QString &name, const QString &value, co
         result.logBodies = true;
     } else if (name == u"json"_s) {
         if (!result.report)
-            return u"--json goes with `breakwater report`"_s;
+            return Failure{u"--json goes with `breakwater report`"_s};
         result.reportJson = true;
     } else if (name == u"dedup-window"_s) {
         if (!parseSeconds(value, &config.dedupWindow, true))
@@ -174,30 +173,30 @@ QString apply(CommandLine &result, const QString &name, const QString &value, co
 }
 
 // The configuration file's layer: every key it holds that the command line did not give.
-QString applyConfigFile(CommandLine &result, const QString &path, const QStringList &givenOnCommandLine)
+Result applyConfigFile(CommandLine &result, const QString &path, const QStringList &givenOnCommandLine)
 {
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly))
-        return u"cannot read config file %1: %2"_s.arg(path, file.errorString());
+        return Failure{u"cannot read config file %1: %2"_s.arg(path, file.errorString())};
     QJsonParseError error;
     const QJsonDocument document = QJsonDocument::fromJson(file.readAll(), &error);
     if (!document.isObject())
-        return u"config file %1 is not a JSON object: %2"_s.arg(
-            path, error.error == QJsonParseError::NoError ? u"it holds another JSON value"_s : error.errorString());
+        return Failure{u"config file %1 is not a JSON object: %2"_s.arg(
+            path, error.error == QJsonParseError::NoError ? u"it holds another JSON value"_s : error.errorString())};
     const QJsonObject object = document.object();
     for (auto it = object.begin(); it != object.end(); ++it) {
         const Option *option = findOption(it.key());
         const QString label = u"key '%1'"_s.arg(it.key());
         if (!option || !option->inConfigFile)
-            return u"config file %1: unknown key '%2' (keys are option names without the dashes, "
-                   "e.g. \"timeout\"; see --help)"_s.arg(path, it.key());
+            return Failure{u"config file %1: unknown key '%2' (keys are option names without the dashes, "
+                           "e.g. \"timeout\"; see --help)"_s.arg(path, it.key())};
         const QString name = u"--"_s + option->name;
         if (givenOnCommandLine.contains(name))
             continue;   // the command line wins
         QString value;
         if (option->valueName.isEmpty()) {
             if (!it.value().isBool())
-                return u"config file %1: %2 takes true or false"_s.arg(path, label);
+                return Failure{u"config file %1: %2 takes true or false"_s.arg(path, label)};
             if (!it.value().toBool())
                 continue;
         } else if (it.value().isDouble()) {
@@ -205,10 +204,10 @@ QString applyConfigFile(CommandLine &result, const QString &path, const QStringL
         } else if (it.value().isString()) {
             value = it.value().toString();
         } else {
-            return u"config file %1: %2 takes %3 as a number or a string"_s.arg(path, label, option->valueName);
+            return Failure{u"config file %1: %2 takes %3 as a number or a string"_s.arg(path, label, option->valueName)};
         }
-        if (QString message = apply(result, option->name, value, label); !message.isEmpty())
-            return u"config file %1: %2"_s.arg(path, message);
+        if (const Result applied = apply(result, option->name, value, label); !applied.ok())
+            return Failure{u"config file %1: %2"_s.arg(path, applied.error())};
         result.given.append(name);
     }
     return {};
@@ -241,7 +240,7 @@ QString defaultConfigFile()
     return QStandardPaths::writableLocation(QStandardPaths::GenericConfigLocation) + u"/breakwater/config.json"_s;
 }
 
-CommandLine parseCommandLine(const QStringList &arguments, const QString &defaultConfigFile)
+Expected<CommandLine> parseCommandLine(const QStringList &arguments, const QString &defaultConfigFile)
 {
     CommandLine result;
     QCommandLineParser parser;
@@ -250,18 +249,15 @@ CommandLine parseCommandLine(const QStringList &arguments, const QString &defaul
         parser.addOption(QCommandLineOption(option.name, option.help, option.valueName));
     if (!parser.parse(arguments)) {
         const QStringList unknown = parser.unknownOptionNames();
-        result.error = unknown.isEmpty()
+        return Failure{unknown.isEmpty()
             ? parser.errorText().replace(0, 1, parser.errorText().left(1).toLower()) + u" (see --help)"_s
-            : u"unknown option '--%1' (see --help)"_s.arg(unknown.first());
-        return result;
+            : u"unknown option '--%1' (see --help)"_s.arg(unknown.first())};
     }
     const QStringList positional = parser.positionalArguments();
     if (positional.value(0) == u"report"_s)
         result.report = true;
-    if (positional.size() > (result.report ? 1 : 0)) {
-        result.error = u"unexpected argument '%1' (see --help)"_s.arg(positional.value(result.report ? 1 : 0));
-        return result;
-    }
+    if (positional.size() > (result.report ? 1 : 0))
+        return Failure{u"unexpected argument '%1' (see --help)"_s.arg(positional.value(result.report ? 1 : 0))};
     // In the order given; a repeated option takes its last value, as QCommandLineParser::value does.
     for (const QString &name : parser.optionNames()) {
         const QString dashed = u"--"_s + name;
@@ -270,17 +266,17 @@ CommandLine parseCommandLine(const QStringList &arguments, const QString &defaul
         result.given.append(dashed);
         if (name == u"config"_s)
             continue;
-        if (QString message = apply(result, name, parser.value(name), dashed); !message.isEmpty()) {
-            result.error = message;
-            return result;
-        }
+        if (const Result applied = apply(result, name, parser.value(name), dashed); !applied.ok())
+            return Failure{applied.error()};
     }
     if (parser.isSet(u"config"_s))
         result.configFile = parser.value(u"config"_s);
     else if (!defaultConfigFile.isEmpty() && QFile::exists(defaultConfigFile))
         result.configFile = defaultConfigFile;
-    if (!result.configFile.isEmpty())
-        result.error = applyConfigFile(result, result.configFile, result.given);
+    if (!result.configFile.isEmpty()) {
+        if (const Result applied = applyConfigFile(result, result.configFile, result.given); !applied.ok())
+            return Failure{applied.error()};
+    }
     return result;
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "proxyconfig.h"
+#include "result.h"
 
 #include <QHostAddress>
 #include <QString>
@@ -25,11 +26,11 @@ struct CommandLine
     bool reportJson = false;
     QString configFile;       // the configuration file that was read, if any
     QStringList given;        // options set by the command line or the configuration file ("--timeout")
-    QString error;            // non-empty: print it and exit 2
 };
 
 // `defaultConfigFile` is read when --config is not given and the file exists; empty for none.
-CommandLine parseCommandLine(const QStringList &arguments, const QString &defaultConfigFile = {});
+// A failure (an unknown option, an invalid value, a bad configuration file) is printed, exit 2.
+Expected<CommandLine> parseCommandLine(const QStringList &arguments, const QString &defaultConfigFile = {});
 
 // $XDG_CONFIG_HOME/breakwater/config.json (~/.config/breakwater/config.json).
 QString defaultConfigFile();

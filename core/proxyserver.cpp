@@ -121,19 +121,18 @@ ProxyServer::Upstream &ProxyServer::upstreamFor(const Route &route)
     return route.style == ApiStyle::Anthropic ? m_anthropic : m_openai;
 }
 
-bool ProxyServer::listen(QString *error)
+Result ProxyServer::listen()
 {
-    if (!m_config.priceFile.isEmpty() && !m_prices.load(m_config.priceFile, error))
-        return false;
+    if (!m_config.priceFile.isEmpty()) {
+        if (const Result prices = m_prices.load(m_config.priceFile); !prices.ok())
+            return prices;
+    }
     m_frontDoor = new FrontDoor({m_config.maxBodyBytes, m_config.maxHeaderBytes,
                                  m_config.requestReadTimeout, m_config.idleTimeout}, this);
-    if (!m_frontDoor->listen(m_config.listenAddress, m_config.listenPort)) {
-        if (error)
-            *error = m_frontDoor->errorString();
-        return false;
-    }
+    if (!m_frontDoor->listen(m_config.listenAddress, m_config.listenPort))
+        return Failure{m_frontDoor->errorString()};
     bind(m_frontDoor);
-    return true;
+    return {};
 }
 
 quint16 ProxyServer::port() const

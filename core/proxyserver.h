@@ -8,6 +8,7 @@
 #include "http/incomingrequest.h"
 #include "proxyconfig.h"
 #include "proxysnapshot.h"
+#include "result.h"
 #include "sharing/answercache.h"
 #include "sharing/flighttable.h"
 #include "upstream/circuitbreaker.h"
@@ -37,8 +38,8 @@ public:
     explicit ProxyServer(const ProxyConfig &config, const Clock &clock, QObject *parent = nullptr);
     ~ProxyServer() override;
 
-    // Loads the user's price file (if any) and binds the front door; on failure returns false and says why.
-    bool listen(QString *error);
+    // Loads the user's price file (if any) and binds the front door; a failure says why.
+    Result listen();
     quint16 port() const;
     QString baseUrl() const;   // http://HOST:PORT/v1
 

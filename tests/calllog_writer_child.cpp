@@ -21,9 +21,8 @@ int main(int argc, char **argv)
         return 2;
     }
     CallLog log;
-    QString error;
-    if (!log.open(app.arguments().at(1), &error)) {
-        std::fprintf(stderr, "%s\n", qPrintable(error));
+    if (const Result opened = log.open(app.arguments().at(1)); !opened.ok()) {
+        std::fprintf(stderr, "%s\n", qPrintable(opened.error()));
         return 1;
     }
 

@@ -46,8 +46,8 @@ void TestAccounting::mixedRun_everyRequestIsOneRowWithItsOutcome()
 {
     QTemporaryDir dir;
     CallLog log;
-    QString error;
-    QVERIFY2(log.open(dir.filePath(u"calls.sqlite"_s), &error), qPrintable(error));
+    const Result opened = log.open(dir.filePath(u"calls.sqlite"_s));
+    QVERIFY2(opened.ok(), qPrintable(opened.error()));
     ProxyHarness harness([](ProxyConfig &c) { c.breakerFailures = 1; c.breakerCooldown = 60s;
                                               c.breakerProbeInterval = 60s; });
     connect(harness.proxy(), &ProxyServer::callCompleted, &log,

@@ -118,13 +118,13 @@ void TestAppSettings::settings_commandLineWinsOverSaved()
     fromCommandLine.concurrency = 2;
     fromCommandLine.upstreamTimeout = std::chrono::milliseconds(3000);
     const QStringList arguments{u"breakwater"_s, u"--concurrency=2"_s, u"--config"_s, configFile.fileName()};
-    const CommandLine line = parseCommandLine(arguments);
-    QVERIFY2(line.error.isEmpty(), qPrintable(line.error));
-    QCOMPARE(line.given, QStringList({u"--concurrency"_s, u"--config"_s, u"--timeout"_s}));
-    ProxyConfig merged = withSavedSettings(fromCommandLine, line.given, settings);
+    const Expected<CommandLine> line = parseCommandLine(arguments);
+    QVERIFY2(line.ok(), qPrintable(line.error()));
+    QCOMPARE(line->given, QStringList({u"--concurrency"_s, u"--config"_s, u"--timeout"_s}));
+    ProxyConfig merged = withSavedSettings(fromCommandLine, line->given, settings);
     QCOMPARE(merged.concurrency, 2);                                     // command line
     QCOMPARE(merged.upstreamTimeout, std::chrono::milliseconds(3000));   // --config file
-    merged = withSavedSettings(ProxyConfig{}, parseCommandLine({u"breakwater"_s}).given, settings);
+    merged = withSavedSettings(ProxyConfig{}, parseCommandLine({u"breakwater"_s})->given, settings);
     QCOMPARE(merged.concurrency, 8);                                     // saved
     QCOMPARE(merged.upstreamTimeout, std::chrono::milliseconds(7000));
 
@@ -196,10 +196,11 @@ void TestAppSettings::precedence_eachLayerOverridesTheOneBelow()
     if (explicitConfig && !configFile.isEmpty())
         arguments << u"--config"_s << configPath;
     // The default location is read only when --config is not given, and only when it exists.
-    const CommandLine line = parseCommandLine(arguments, explicitConfig ? dir.filePath(u"absent.json"_s) : configPath);
-    QVERIFY2(line.error.isEmpty(), qPrintable(line.error));
-    QCOMPARE(line.configFile, configFile.isEmpty() ? QString() : configPath);
-    const ProxyConfig merged = withSavedSettings(line.config, line.given, settings);
+    const Expected<CommandLine> line =
+        parseCommandLine(arguments, explicitConfig ? dir.filePath(u"absent.json"_s) : configPath);
+    QVERIFY2(line.ok(), qPrintable(line.error()));
+    QCOMPARE(line->configFile, configFile.isEmpty() ? QString() : configPath);
+    const ProxyConfig merged = withSavedSettings(line->config, line->given, settings);
     QCOMPARE(merged.concurrency, expected);
     QCOMPARE(merged.upstreamTimeout, std::chrono::milliseconds(configFile.isEmpty() ? 60000 : 9000));
 }
@@ -213,8 +214,8 @@ void TestAppSettings::loginAutostart_writesAndRemovesTheEntry()
     QCOMPARE(LoginAutostart::entryPath(), home.filePath(u"autostart/io.github.breakwater.Breakwater.desktop"_s));
     QVERIFY(!LoginAutostart::isEnabled());
 
-    QString error;
-    QVERIFY2(LoginAutostart::setEnabled(true, u"/opt/My Tools/breakwater"_s, &error), qPrintable(error));
+    const Result enabled = LoginAutostart::setEnabled(true, u"/opt/My Tools/breakwater"_s);
+    QVERIFY2(enabled.ok(), qPrintable(enabled.error()));
     QVERIFY(LoginAutostart::isEnabled());
     QFile entry(LoginAutostart::entryPath());
     QVERIFY(entry.open(QIODevice::ReadOnly));
@@ -230,9 +231,9 @@ void TestAppSettings::loginAutostart_writesAndRemovesTheEntry()
     entry.close();
     QVERIFY(!LoginAutostart::isEnabled());
 
-    QVERIFY(LoginAutostart::setEnabled(false, {}, &error));
+    QVERIFY(LoginAutostart::setEnabled(false, {}).ok());
     QVERIFY(!QFile::exists(LoginAutostart::entryPath()));
-    QVERIFY(LoginAutostart::setEnabled(false, {}, &error));   // removing what is not there is fine
+    QVERIFY(LoginAutostart::setEnabled(false, {}).ok());   // removing what is not there is fine
 }
 
 QTEST_MAIN(TestAppSettings)

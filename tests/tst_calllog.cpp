@@ -15,10 +15,10 @@ using namespace Qt::StringLiterals;
 
 namespace {
 
-// Reads one value with a connection of the test's own, as another process would.
-QVariant scalar(const QString &path, const QString &sql)
+// The first column of every row, read with a connection of the test's own, as another process would.
+QVariantList column(const QString &path, const QString &sql)
 {
-    QVariant value;
+    QVariantList values;
     {
         QSqlDatabase db = QSqlDatabase::addDatabase(u"QSQLITE"_s, u"test-reader"_s);
         db.setDatabaseName(path);
@@ -26,12 +26,41 @@ QVariant scalar(const QString &path, const QString &sql)
             QSqlQuery query(db);
             if (!query.exec(sql))
                 qWarning() << sql << query.lastError().text();
-            else if (query.next())
-                value = query.value(0);
+            while (query.next())
+                values.append(query.value(0));
         }
     }
     QSqlDatabase::removeDatabase(u"test-reader"_s);
-    return value;
+    return values;
+}
+
+// Reads one value.
+QVariant scalar(const QString &path, const QString &sql)
+{
+    return column(path, sql).value(0);
+}
+
+// Schema 1 exactly as the first release created it: the table and indexes users' databases hold.
+// Never edit these to match the code; the code has to match them.
+const QStringList kReleasedSchema1{
+    u"CREATE TABLE calls (id INTEGER PRIMARY KEY, request_id TEXT, received_at_ms INTEGER NOT NULL,"
+    " upstream_start_at_ms INTEGER, first_byte_at_ms INTEGER, end_at_ms INTEGER,"
+    " route TEXT, upstream TEXT, model TEXT, stream INTEGER, key_fp TEXT, credential_fp TEXT,"
+    " client_address TEXT, outcome TEXT NOT NULL, status INTEGER, error_kind TEXT,"
+    " breaker_state TEXT, queue_wait_ms INTEGER, upstream_ms INTEGER, ttfb_ms INTEGER,"
+    " total_ms INTEGER, input_tokens INTEGER, output_tokens INTEGER, cached_tokens INTEGER,"
+    " cost_usd REAL, cost_saved_usd REAL, request_body BLOB, response_body BLOB)"_s,
+    u"CREATE INDEX calls_received ON calls(received_at_ms)"_s,
+    u"CREATE INDEX calls_key ON calls(key_fp)"_s,
+};
+
+// Every field of a record, to compare two records in one go.
+QVariantList fields(const CallRecord &r)
+{
+    return {r.requestId, r.route, r.upstream, r.model, r.stream, r.keyFingerprint, r.credentialFingerprint,
+            r.clientAddress, int(r.outcome), r.status, r.errorKind, r.breakerState, r.receivedAtMs,
+            r.upstreamStartAtMs, r.firstByteAtMs, r.endAtMs, r.queueWaitMs, r.inputTokens, r.outputTokens,
+            r.cachedTokens, r.costUsd, r.costSavedUsd, r.requestBody, r.responseBody};
 }
 
 CallRecord call(Outcome outcome, qint64 atMs, const QByteArray &key = "0123456789ab")
@@ -63,6 +92,8 @@ class TestCallLog : public QObject
 private slots:
     void init();
     void open_createsVersionedSchemaInWalMode();
+    void open_createsTheReleasedSchemaByteForByte();
+    void releasedDatabase_readsBackAndIsWrittenAsBefore();
     void mixedRun_everyFieldRoundTrips();
     void bodies_storedOnlyWhenAskedAndRedacted();
     void append_writesInBatchesNotPerRow();
@@ -90,12 +121,96 @@ void TestCallLog::init()
 void TestCallLog::open_createsVersionedSchemaInWalMode()
 {
     CallLog log;
-    QString error;
-    QVERIFY2(log.open(m_path, &error), qPrintable(error));
+    const Result opened = log.open(m_path);
+    QVERIFY2(opened.ok(), qPrintable(opened.error()));
     QVERIFY(log.isOpen());
     QCOMPARE(scalar(m_path, u"PRAGMA user_version"_s).toInt(), CallLog::kSchemaVersion);
     QCOMPARE(scalar(m_path, u"PRAGMA journal_mode"_s).toString(), u"wal"_s);
     QCOMPARE(scalar(m_path, u"SELECT COUNT(*) FROM calls"_s).toInt(), 0);
+}
+
+void TestCallLog::open_createsTheReleasedSchemaByteForByte()
+{
+    CallLog log;
+    const Result opened = log.open(m_path);
+    QVERIFY2(opened.ok(), qPrintable(opened.error()));
+    QStringList schema;
+    for (const QVariant &sql : column(m_path, u"SELECT sql FROM sqlite_master ORDER BY rowid"_s))
+        schema.append(sql.toString());
+    QCOMPARE(schema, kReleasedSchema1);
+}
+
+// A database the first release wrote: its schema, one row as its writer stored it. The new code
+// opens it, reads the row back field for field, and stores the same record exactly the same way.
+void TestCallLog::releasedDatabase_readsBackAndIsWrittenAsBefore()
+{
+    const qint64 t = QDateTime::currentMSecsSinceEpoch() - 60'000;   // within the retention
+    CallRecord released;
+    released.requestId = "req-released";
+    released.route = "/v1/messages";
+    released.upstream = "anthropic";
+    released.model = u"claude-3-5-haiku-latest"_s;
+    released.stream = true;
+    released.keyFingerprint = "fedcba987654";
+    released.credentialFingerprint = "c0ffee000001";
+    released.clientAddress = u"::1"_s;
+    released.outcome = Outcome::Miss;
+    released.status = 200;
+    released.breakerState = "half-open";
+    released.receivedAtMs = t;
+    released.upstreamStartAtMs = t + 3;
+    released.endAtMs = t + 900;   // no first byte: a stream cut before it began
+    released.queueWaitMs = 3;
+    released.inputTokens = 1200;
+    released.outputTokens = 85;
+    released.costUsd = 0.375;
+    released.requestBody = R"({"model":"claude-3-5-haiku-latest"})";
+    {
+        QSqlDatabase db = QSqlDatabase::addDatabase(u"QSQLITE"_s, u"release-writer"_s);
+        db.setDatabaseName(m_path);
+        QVERIFY(db.open());
+        QSqlQuery query(db);
+        for (const QString &statement : kReleasedSchema1)
+            QVERIFY2(query.exec(statement), qPrintable(query.lastError().text()));
+        QVERIFY(query.exec(u"PRAGMA user_version = 1"_s));
+        // A time that did not happen, empty text, an unknown count and an empty body are NULL; the
+        // durations are derived from the times.
+        QVERIFY2(query.exec(u"INSERT INTO calls (request_id, received_at_ms, upstream_start_at_ms,"
+                            " first_byte_at_ms, end_at_ms, route, upstream, model, stream, key_fp, credential_fp,"
+                            " client_address, outcome, status, error_kind, breaker_state, queue_wait_ms,"
+                            " upstream_ms, ttfb_ms, total_ms, input_tokens, output_tokens, cached_tokens,"
+                            " cost_usd, cost_saved_usd, request_body, response_body)"
+                            " VALUES ('req-released', %1, %2, NULL, %3, '/v1/messages', 'anthropic',"
+                            " 'claude-3-5-haiku-latest', 1, 'fedcba987654', 'c0ffee000001', '::1', 'miss', 200,"
+                            " NULL, 'half-open', 3, 897, NULL, 900, 1200, 85, NULL, 0.375, 0.0,"
+                            " CAST('{\"model\":\"claude-3-5-haiku-latest\"}' AS BLOB), NULL)"_s
+                                .arg(t).arg(t + 3).arg(t + 900)),
+                 qPrintable(query.lastError().text()));
+    }
+    QSqlDatabase::removeDatabase(u"release-writer"_s);
+
+    CallLog log;
+    log.setStoreBodies(true);
+    const Result opened = log.open(m_path);
+    QVERIFY2(opened.ok(), qPrintable(opened.error()));
+    QList<CallRecord> back = log.recent(10);
+    QCOMPARE(back.size(), 1);
+    QCOMPARE(fields(back.first()), fields(released));
+
+    log.append(released);
+    log.flush();
+    back = log.recent(10);
+    QCOMPARE(back.size(), 2);
+    QCOMPARE(fields(back.last()), fields(released));
+    const QVariantList names = column(m_path, u"SELECT name FROM pragma_table_info('calls') WHERE name != 'id'"_s);
+    QCOMPARE(names.size(), 27);
+    for (const QVariant &name : names) {
+        const QVariantList stored = column(m_path, u"SELECT typeof(%1) || ' ' || quote(%1) FROM calls ORDER BY id"_s
+                                                       .arg(name.toString()));
+        QCOMPARE(stored.size(), 2);
+        QVERIFY2(stored[1] == stored[0], qPrintable(u"%1: released %2, now %3"_s.arg(name.toString(),
+                                                        stored[0].toString(), stored[1].toString())));
+    }
 }
 
 void TestCallLog::mixedRun_everyFieldRoundTrips()
@@ -138,8 +253,8 @@ void TestCallLog::mixedRun_everyFieldRoundTrips()
     const QList<CallRecord> records{miss, joined, hit, refused, spend, error, stream};
 
     CallLog log;
-    QString openError;
-    QVERIFY2(log.open(m_path, &openError), qPrintable(openError));
+    const Result opened = log.open(m_path);
+    QVERIFY2(opened.ok(), qPrintable(opened.error()));
     for (const CallRecord &r : records)
         log.append(r);
     const QList<CallRecord> back = log.recent(100);
@@ -187,8 +302,8 @@ void TestCallLog::bodies_storedOnlyWhenAskedAndRedacted()
     r.requestBody = R"({"model":"m","api_key":"sk-proj-abcdefghijklmnop1234","messages":[]})";
     r.responseBody = R"({"note":"use Bearer abcdefghijklmnopqrstuvwxyz please"})";
     CallLog log;
-    QString error;
-    QVERIFY2(log.open(m_path, &error), qPrintable(error));
+    const Result opened = log.open(m_path);
+    QVERIFY2(opened.ok(), qPrintable(opened.error()));
     log.append(r);
     log.flush();   // written without bodies: they are off by default
     log.setStoreBodies(true);
@@ -207,8 +322,8 @@ void TestCallLog::bodies_storedOnlyWhenAskedAndRedacted()
 void TestCallLog::append_writesInBatchesNotPerRow()
 {
     CallLog log;
-    QString error;
-    QVERIFY2(log.open(m_path, &error), qPrintable(error));
+    const Result opened = log.open(m_path);
+    QVERIFY2(opened.ok(), qPrintable(opened.error()));
     const qint64 t = QDateTime::currentMSecsSinceEpoch();
     for (int i = 0; i < 1200; ++i)
         log.append(call(Outcome::Miss, t + i));
@@ -221,8 +336,8 @@ void TestCallLog::append_writesInBatchesNotPerRow()
 void TestCallLog::append_isCommittedWithinTheFlushIntervalWithoutFlush()
 {
     CallLog log;
-    QString error;
-    QVERIFY2(log.open(m_path, &error), qPrintable(error));
+    const Result opened = log.open(m_path);
+    QVERIFY2(opened.ok(), qPrintable(opened.error()));
     log.append(call(Outcome::Miss, QDateTime::currentMSecsSinceEpoch()));
     QTRY_COMPARE(log.rowsWritten(), 1);
     QCOMPARE(scalar(m_path, u"SELECT COUNT(*) FROM calls"_s).toInt(), 1);   // committed, visible to others
@@ -235,8 +350,8 @@ void TestCallLog::closedLog_ignoresAppends()
     log.flush();
     QCOMPARE(log.recent(5).size(), 0);
     QCOMPARE(log.spentOnDay(QDate::currentDate()), 0.0);
-    QString error;
-    QVERIFY2(log.open(m_path, &error), qPrintable(error));
+    const Result opened = log.open(m_path);
+    QVERIFY2(opened.ok(), qPrintable(opened.error()));
     log.close();
     log.append(call(Outcome::Miss, 2));
     QCOMPARE(log.rowsWritten(), 0);
@@ -269,10 +384,11 @@ void TestCallLog::badDatabase_openFailsWithAClearMessage()
         path += u"/sub/calls.sqlite"_s;
     }
     CallLog log;
-    QString error;
     QTest::ignoreMessage(QtWarningMsg, QRegularExpression(u"calls are not logged"_s));
-    QVERIFY(!log.open(path, &error));
+    const Result opened = log.open(path);
+    QVERIFY(!opened.ok());
     QVERIFY(!log.isOpen());
+    const QString &error = opened.error();
     QVERIFY2(error.contains(mention) && error.contains(path.section(u'/', 0, -2)), qPrintable(error));
     log.append(call(Outcome::Miss, 1));   // logging off: the proxy keeps serving
     log.flush();
@@ -284,14 +400,14 @@ void TestCallLog::reopen_keepsRows()
     const qint64 t = QDateTime::currentMSecsSinceEpoch();
     {
         CallLog log;
-        QString error;
-        QVERIFY2(log.open(m_path, &error), qPrintable(error));
+        const Result opened = log.open(m_path);
+        QVERIFY2(opened.ok(), qPrintable(opened.error()));
         for (int i = 0; i < 10; ++i)
             log.append(call(Outcome::Miss, t + i));
     }   // the destructor writes what is queued
     CallLog log;
-    QString error;
-    QVERIFY2(log.open(m_path, &error), qPrintable(error));
+    const Result opened = log.open(m_path);
+    QVERIFY2(opened.ok(), qPrintable(opened.error()));
     QCOMPARE(log.recent(100).size(), 10);
     QCOMPARE(scalar(m_path, u"PRAGMA user_version"_s).toInt(), CallLog::kSchemaVersion);
 }
@@ -303,8 +419,8 @@ void TestCallLog::retention_prunesByAgeAndRowCountOnOpen()
     {
         CallLog log;
         log.setRetention(3650, 0);
-        QString error;
-        QVERIFY2(log.open(m_path, &error), qPrintable(error));
+        const Result opened = log.open(m_path);
+        QVERIFY2(opened.ok(), qPrintable(opened.error()));
         for (int i = 0; i < 5; ++i)
             log.append(call(Outcome::Miss, now - 40 * day + i));   // older than 30 days
         for (int i = 0; i < 20; ++i)
@@ -312,14 +428,14 @@ void TestCallLog::retention_prunesByAgeAndRowCountOnOpen()
     }
     {
         CallLog log;   // default retention: 30 days
-        QString error;
-        QVERIFY2(log.open(m_path, &error), qPrintable(error));
+        const Result opened = log.open(m_path);
+        QVERIFY2(opened.ok(), qPrintable(opened.error()));
         QCOMPARE(scalar(m_path, u"SELECT COUNT(*) FROM calls"_s).toInt(), 20);
     }
     CallLog log;
     log.setRetention(30, 8);
-    QString error;
-    QVERIFY2(log.open(m_path, &error), qPrintable(error));
+    const Result opened = log.open(m_path);
+    QVERIFY2(opened.ok(), qPrintable(opened.error()));
     const QList<CallRecord> kept = log.recent(100);
     QCOMPARE(kept.size(), 8);
     QCOMPARE(kept.first().receivedAtMs, now - day + 12);   // the newest rows stay
@@ -336,8 +452,8 @@ void TestCallLog::spentOnDay_countsOnlyCallsOfThatLocalDay()
         return r;
     };
     CallLog log;
-    QString error;
-    QVERIFY2(log.open(m_path, &error), qPrintable(error));
+    const Result opened = log.open(m_path);
+    QVERIFY2(opened.ok(), qPrintable(opened.error()));
     log.append(costing(Outcome::Miss, start, 0.5));
     log.append(costing(Outcome::Bypass, next - 1, 0.25));
     log.append(costing(Outcome::Error, start + 10, 0.125));     // a call that began and then failed
@@ -401,8 +517,8 @@ void TestCallLog::killedWriter_losesAtMostTheLastSecondAndStaysIntact()
                                                  .arg(stored).arg(mustHave)));
     // And the log opens again as usual.
     CallLog log;
-    QString error;
-    QVERIFY2(log.open(m_path, &error), qPrintable(error));
+    const Result opened = log.open(m_path);
+    QVERIFY2(opened.ok(), qPrintable(opened.error()));
     QCOMPARE(log.recent(1).size(), 1);
 }
 

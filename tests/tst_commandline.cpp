@@ -24,46 +24,46 @@ private slots:
     void positionalArguments_onlyReport();
 };
 
-static CommandLine parse(const QStringList &args)
+static Expected<CommandLine> parse(const QStringList &args)
 {
     return parseCommandLine(QStringList{u"breakwater"_s} + args);
 }
 
 void TestCommandLine::defaults_matchTheDesign()
 {
-    const CommandLine line = parse({});
-    QVERIFY(line.error.isEmpty());
-    QCOMPARE(line.config.listenAddress, QHostAddress(QHostAddress::LocalHost));
-    QCOMPARE(line.config.listenPort, 8080);
-    QCOMPARE(line.config.openaiUpstream, QUrl(u"https://api.openai.com/v1"_s));
-    QCOMPARE(line.config.anthropicUpstream, QUrl(u"https://api.anthropic.com"_s));
-    QCOMPARE(line.config.upstreamTimeout, 60s);
-    QCOMPARE(line.config.concurrency, 64);
-    QCOMPARE(line.config.dedupWindow, 300s);
-    QCOMPARE(line.config.cacheBytes, 64 * 1024 * 1024);
-    QCOMPARE(line.config.breakerFailures, 5);
-    QCOMPARE(line.config.breakerCooldown, 60s);
-    QCOMPARE(line.config.maxBodyBytes, 32 * 1024 * 1024);
-    QVERIFY(!line.headless && !line.demo);
+    const Expected<CommandLine> line = parse({});
+    QVERIFY(line.ok());
+    QCOMPARE(line->config.listenAddress, QHostAddress(QHostAddress::LocalHost));
+    QCOMPARE(line->config.listenPort, 8080);
+    QCOMPARE(line->config.openaiUpstream, QUrl(u"https://api.openai.com/v1"_s));
+    QCOMPARE(line->config.anthropicUpstream, QUrl(u"https://api.anthropic.com"_s));
+    QCOMPARE(line->config.upstreamTimeout, 60s);
+    QCOMPARE(line->config.concurrency, 64);
+    QCOMPARE(line->config.dedupWindow, 300s);
+    QCOMPARE(line->config.cacheBytes, 64 * 1024 * 1024);
+    QCOMPARE(line->config.breakerFailures, 5);
+    QCOMPARE(line->config.breakerCooldown, 60s);
+    QCOMPARE(line->config.maxBodyBytes, 32 * 1024 * 1024);
+    QVERIFY(!line->headless && !line->demo);
 }
 
 void TestCommandLine::validValues_areApplied()
 {
-    const CommandLine line = parse({u"--headless"_s, u"--listen"_s, u"127.0.0.2:0"_s, u"--upstream"_s,
-                                    u"http://127.0.0.1:8000/v1"_s, u"--timeout=2.5"_s, u"--concurrency"_s, u"4"_s,
-                                    u"--dedup-window"_s, u"0"_s, u"--cache-size"_s, u"1.5"_s,
-                                    u"--breaker-failures"_s, u"3"_s, u"--breaker-cooldown"_s, u"0.5"_s, u"--demo"_s});
-    QVERIFY2(line.error.isEmpty(), qPrintable(line.error));
-    QVERIFY(line.headless && line.demo);
-    QCOMPARE(line.config.listenAddress, QHostAddress(u"127.0.0.2"_s));
-    QCOMPARE(line.config.listenPort, 0);
-    QCOMPARE(line.config.openaiUpstream, QUrl(u"http://127.0.0.1:8000/v1"_s));
-    QCOMPARE(line.config.upstreamTimeout, 2500ms);
-    QCOMPARE(line.config.concurrency, 4);
-    QCOMPARE(line.config.dedupWindow, 0ms);
-    QCOMPARE(line.config.cacheBytes, qint64(1.5 * 1024 * 1024));
-    QCOMPARE(line.config.breakerFailures, 3);
-    QCOMPARE(line.config.breakerCooldown, 500ms);
+    const Expected<CommandLine> line = parse({u"--headless"_s, u"--listen"_s, u"127.0.0.2:0"_s, u"--upstream"_s,
+                                              u"http://127.0.0.1:8000/v1"_s, u"--timeout=2.5"_s, u"--concurrency"_s, u"4"_s,
+                                              u"--dedup-window"_s, u"0"_s, u"--cache-size"_s, u"1.5"_s,
+                                              u"--breaker-failures"_s, u"3"_s, u"--breaker-cooldown"_s, u"0.5"_s, u"--demo"_s});
+    QVERIFY2(line.ok(), qPrintable(line.error()));
+    QVERIFY(line->headless && line->demo);
+    QCOMPARE(line->config.listenAddress, QHostAddress(u"127.0.0.2"_s));
+    QCOMPARE(line->config.listenPort, 0);
+    QCOMPARE(line->config.openaiUpstream, QUrl(u"http://127.0.0.1:8000/v1"_s));
+    QCOMPARE(line->config.upstreamTimeout, 2500ms);
+    QCOMPARE(line->config.concurrency, 4);
+    QCOMPARE(line->config.dedupWindow, 0ms);
+    QCOMPARE(line->config.cacheBytes, qint64(1.5 * 1024 * 1024));
+    QCOMPARE(line->config.breakerFailures, 3);
+    QCOMPARE(line->config.breakerCooldown, 500ms);
 }
 
 void TestCommandLine::invalidValues_areRefused_data()
@@ -92,9 +92,9 @@ void TestCommandLine::invalidValues_areRefused()
 {
     QFETCH(QStringList, args);
     QFETCH(QString, mentions);
-    const CommandLine line = parse(args);
-    QVERIFY(!line.error.isEmpty());
-    QVERIFY2(line.error.contains(mentions), qPrintable(line.error));
+    const Expected<CommandLine> line = parse(args);
+    QVERIFY(!line.ok());
+    QVERIFY2(line.error().contains(mentions), qPrintable(line.error()));
 }
 
 void TestCommandLine::configFile_isOverriddenByCommandLine()
@@ -103,17 +103,17 @@ void TestCommandLine::configFile_isOverriddenByCommandLine()
     QVERIFY(file.open());
     file.write(R"({"concurrency": 8, "timeout": 3, "headless": true})");
     file.close();
-    const CommandLine line = parse({u"--config"_s, file.fileName(), u"--concurrency"_s, u"2"_s});
-    QVERIFY2(line.error.isEmpty(), qPrintable(line.error));
-    QCOMPARE(line.config.concurrency, 2);
-    QCOMPARE(line.config.upstreamTimeout, 3s);
-    QVERIFY(line.headless);
+    const Expected<CommandLine> line = parse({u"--config"_s, file.fileName(), u"--concurrency"_s, u"2"_s});
+    QVERIFY2(line.ok(), qPrintable(line.error()));
+    QCOMPARE(line->config.concurrency, 2);
+    QCOMPARE(line->config.upstreamTimeout, 3s);
+    QVERIFY(line->headless);
 
     QTemporaryFile bad;
     QVERIFY(bad.open());
     bad.write(R"({"colour": "blue"})");
     bad.close();
-    QVERIFY(parse({u"--config"_s, bad.fileName()}).error.contains(u"colour"_s));
+    QVERIFY(parse({u"--config"_s, bad.fileName()}).error().contains(u"colour"_s));
 }
 
 void TestCommandLine::help_listsEveryOption()
@@ -157,11 +157,12 @@ void TestCommandLine::configFile_badKeysAndValuesAreNamed()
     file.close();
     for (const QString &path : {file.fileName()}) {
         // Named with --config, and found at the default location: the same messages.
-        for (const CommandLine &line : {parse({u"--config"_s, path}), parseCommandLine({u"breakwater"_s}, path)}) {
-            QVERIFY(!line.error.isEmpty());
-            QVERIFY2(line.error.contains(path), qPrintable(line.error));
+        for (const Expected<CommandLine> &line :
+             {parse({u"--config"_s, path}), parseCommandLine({u"breakwater"_s}, path)}) {
+            QVERIFY(!line.ok());
+            QVERIFY2(line.error().contains(path), qPrintable(line.error()));
             for (const QString &mention : mentions)
-                QVERIFY2(line.error.contains(mention), qPrintable(line.error));
+                QVERIFY2(line.error().contains(mention), qPrintable(line.error()));
         }
     }
 }
@@ -176,33 +177,34 @@ void TestCommandLine::configFile_holdsEveryOption()
         "max-spend": 1.25, "prices": "/tmp/p.json", "log-db": "/tmp/calls.sqlite", "log-bodies": true,
         "demo": false, "minimized": true})");
     file.close();
-    const CommandLine line = parse({u"--config"_s, file.fileName()});
-    QVERIFY2(line.error.isEmpty(), qPrintable(line.error));
-    QVERIFY(line.headless && line.logBodies && line.minimized && !line.demo);
-    QCOMPARE(line.config.listenPort, 9999);
-    QCOMPARE(line.config.openaiUpstream, QUrl(u"http://127.0.0.1:8000/v1"_s));
-    QCOMPARE(line.config.anthropicUpstream, QUrl(u"http://127.0.0.1:8001"_s));
-    QCOMPARE(line.config.upstreamTimeout, 2500ms);
-    QCOMPARE(line.config.concurrency, 8);
-    QCOMPARE(line.config.maxQueued, 1000000);
-    QCOMPARE(line.config.maxBodyBytes, 4 * 1024 * 1024);
-    QCOMPARE(line.config.dedupWindow, 0ms);
-    QCOMPARE(line.config.cacheBytes, 2 * 1024 * 1024);
-    QCOMPARE(line.config.breakerFailures, 3);
-    QCOMPARE(line.config.breakerCooldown, 500ms);
-    QCOMPARE(line.config.maxSpendUsd, 1.25);
-    QCOMPARE(line.config.priceFile, u"/tmp/p.json"_s);
-    QCOMPARE(line.logDb, u"/tmp/calls.sqlite"_s);
-    QVERIFY(line.given.contains(u"--max-queue"_s) && !line.given.contains(u"--demo"_s));
+    const Expected<CommandLine> line = parse({u"--config"_s, file.fileName()});
+    QVERIFY2(line.ok(), qPrintable(line.error()));
+    QVERIFY(line->headless && line->logBodies && line->minimized && !line->demo);
+    QCOMPARE(line->config.listenPort, 9999);
+    QCOMPARE(line->config.openaiUpstream, QUrl(u"http://127.0.0.1:8000/v1"_s));
+    QCOMPARE(line->config.anthropicUpstream, QUrl(u"http://127.0.0.1:8001"_s));
+    QCOMPARE(line->config.upstreamTimeout, 2500ms);
+    QCOMPARE(line->config.concurrency, 8);
+    QCOMPARE(line->config.maxQueued, 1000000);
+    QCOMPARE(line->config.maxBodyBytes, 4 * 1024 * 1024);
+    QCOMPARE(line->config.dedupWindow, 0ms);
+    QCOMPARE(line->config.cacheBytes, 2 * 1024 * 1024);
+    QCOMPARE(line->config.breakerFailures, 3);
+    QCOMPARE(line->config.breakerCooldown, 500ms);
+    QCOMPARE(line->config.maxSpendUsd, 1.25);
+    QCOMPARE(line->config.priceFile, u"/tmp/p.json"_s);
+    QCOMPARE(line->logDb, u"/tmp/calls.sqlite"_s);
+    QVERIFY(line->given.contains(u"--max-queue"_s) && !line->given.contains(u"--demo"_s));
 }
 
 void TestCommandLine::positionalArguments_onlyReport()
 {
-    QVERIFY(parse({u"report"_s, u"--json"_s}).reportJson);
-    QVERIFY(parse({u"report"_s}).error.isEmpty());
-    QVERIFY(parse({u"reprot"_s}).error.contains(u"unexpected argument 'reprot'"_s));
-    QVERIFY(parse({u"report"_s, u"extra"_s}).error.contains(u"'extra'"_s));
-    QVERIFY(parse({u"--json"_s}).error.contains(u"breakwater report"_s));
+    const Expected<CommandLine> json = parse({u"report"_s, u"--json"_s});
+    QVERIFY2(json.ok() && json->reportJson, qPrintable(json.error()));
+    QVERIFY(parse({u"report"_s}).ok());
+    QVERIFY(parse({u"reprot"_s}).error().contains(u"unexpected argument 'reprot'"_s));
+    QVERIFY(parse({u"report"_s, u"extra"_s}).error().contains(u"'extra'"_s));
+    QVERIFY(parse({u"--json"_s}).error().contains(u"breakwater report"_s));
 }
 
 QTEST_GUILESS_MAIN(TestCommandLine)

@@ -50,8 +50,8 @@ void TestDuplicateReport::initTestCase()
     const qint64 minute = 60'000;
     CallLog log;
     log.setRetention(0, 0);
-    QString error;
-    QVERIFY2(log.open(m_path, &error), qPrintable(error));
+    const Result opened = log.open(m_path);
+    QVERIFY2(opened.ok(), qPrintable(opened.error()));
     const auto add = [&](qint64 atMs, const QByteArray &key, const QString &client, Outcome outcome,
                          const QString &model = u"gpt-4o-mini"_s, double saved = 0) {
         CallRecord r;
@@ -81,8 +81,9 @@ void TestDuplicateReport::initTestCase()
     add(4 * minute, "", u"c1"_s, Outcome::Error);
     log.close();
 
-    m_report = DuplicateReport::compute(m_path);
-    QVERIFY2(m_report.ok(), qPrintable(m_report.errorString()));
+    Expected<DuplicateReport> report = DuplicateReport::compute(m_path);
+    QVERIFY2(report.ok(), qPrintable(report.error()));
+    m_report = std::move(report).value();
 }
 
 void TestDuplicateReport::rates_matchTheHandCount()
@@ -149,9 +150,9 @@ void TestDuplicateReport::table_andJson_sayTheSame()
 void TestDuplicateReport::missingOrForeignFile_isAnError()
 {
     const QString missing = m_dir.filePath(u"nothing.sqlite"_s);
-    const DuplicateReport none = DuplicateReport::compute(missing);
+    const Expected<DuplicateReport> none = DuplicateReport::compute(missing);
     QVERIFY(!none.ok());
-    QVERIFY2(none.errorString().contains(missing), qPrintable(none.errorString()));
+    QVERIFY2(none.error().contains(missing), qPrintable(none.error()));
     QVERIFY(!QFile::exists(missing));   // never creates one
 
     const QString foreign = m_dir.filePath(u"notes.txt"_s);
@@ -159,10 +160,9 @@ void TestDuplicateReport::missingOrForeignFile_isAnError()
     QVERIFY(file.open(QIODevice::WriteOnly));
     file.write("just some notes, not a database at all........................................");
     file.close();
-    const DuplicateReport bad = DuplicateReport::compute(foreign);
+    const Expected<DuplicateReport> bad = DuplicateReport::compute(foreign);
     QVERIFY(!bad.ok());
-    QVERIFY2(bad.errorString().contains(foreign), qPrintable(bad.errorString()));
-    QVERIFY(bad.json().contains(u"error"_s));
+    QVERIFY2(bad.error().contains(foreign), qPrintable(bad.error()));
 }
 
 QTEST_GUILESS_MAIN(TestDuplicateReport)

@@ -112,8 +112,8 @@ void TestPriceTable::userFile_overridesAndExtends()
 
     PriceTable table;
     const qsizetype before = table.size();
-    QString error;
-    QVERIFY2(table.load(path, &error), qPrintable(error));
+    const Result loaded = table.load(path);
+    QVERIFY2(loaded.ok(), qPrintable(loaded.error()));
     QCOMPARE(table.size(), before + 1);
     QCOMPARE(table.find(u"gpt-4o-2024-11-20"_s)->output, 2.0);
     QCOMPARE(table.find(u"gpt-4o"_s)->cachedInput, 0.25);
@@ -138,13 +138,14 @@ void TestPriceTable::badUserFile_changesNothingAndSaysWhy()
     QFETCH(QString, mention);
     PriceTable table;
     const qsizetype before = table.size();
-    QString error;
-    QVERIFY(!table.loadJson(content, u"user.json"_s, &error));
-    QVERIFY2(error.contains(mention) && error.contains(u"user.json"_s), qPrintable(error));
+    const Result bad = table.loadJson(content, u"user.json"_s);
+    QVERIFY(!bad.ok());
+    QVERIFY2(bad.error().contains(mention) && bad.error().contains(u"user.json"_s), qPrintable(bad.error()));
     QCOMPARE(table.size(), before);
     QCOMPARE(table.find(u"gpt-4o"_s)->input, 2.5);
-    QVERIFY(!table.load(u"/nonexistent/prices.json"_s, &error));
-    QVERIFY2(error.contains(u"/nonexistent/prices.json"_s), qPrintable(error));
+    const Result missing = table.load(u"/nonexistent/prices.json"_s);
+    QVERIFY(!missing.ok());
+    QVERIFY2(missing.error().contains(u"/nonexistent/prices.json"_s), qPrintable(missing.error()));
 }
 
 QTEST_GUILESS_MAIN(TestPriceTable)

@@ -188,8 +188,8 @@ void TestSpendGuard::restart_keepsTheDaysSpendFromTheCallLog()
     };
     {
         CallLog log;
-        QString error;
-        QVERIFY2(log.open(path, &error), qPrintable(error));
+        const Result opened = log.open(path);
+        QVERIFY2(opened.ok(), qPrintable(opened.error()));
         SpendGuard guard(clock, 1);
         for (double cost : {0.25, 0.125, 0.0625}) {
             const auto id = guard.reserve(0.3);
@@ -207,8 +207,8 @@ void TestSpendGuard::restart_keepsTheDaysSpendFromTheCallLog()
     }   // the proxy stops; the log is written out
 
     CallLog log;
-    QString error;
-    QVERIFY2(log.open(path, &error), qPrintable(error));
+    const Result opened = log.open(path);
+    QVERIFY2(opened.ok(), qPrintable(opened.error()));
     SpendGuard restarted(clock, 1);
     restarted.setSpentToday(log.spentOnDay(restarted.today()));
     QCOMPARE(restarted.spentToday(), 0.5);

@@ -106,9 +106,8 @@ quint16 DemoController::ensureSideProxy(int concurrency)
     config.concurrency = concurrency;
     auto side = std::make_unique<ServiceThread<ProxyServer>>(u"proxy-c%1"_s.arg(concurrency), [this, config] {
         auto *server = new ProxyServer(config, m_clock);
-        QString error;
-        if (!server->listen(&error)) {
-            qCWarning(lcDemoUi) << "cannot start the second proxy:" << error;
+        if (const Result listening = server->listen(); !listening.ok()) {
+            qCWarning(lcDemoUi) << "cannot start the second proxy:" << listening.error();
             delete server;
             return static_cast<ProxyServer *>(nullptr);
         }

@@ -120,12 +120,12 @@ int runDesktop(ProxyServer *proxy, MockProvider *mock, const ProxyConfig &config
         dialog.values().save(*settings);
         QString message = SettingsDialog::restartMessage(dialog.values(), running, overridden);
         if (dialog.startAtLogin() != LoginAutostart::isEnabled()) {
-            QString error;
-            if (LoginAutostart::setEnabled(dialog.startAtLogin(), QCoreApplication::applicationFilePath(), &error))
+            const Result changed = LoginAutostart::setEnabled(dialog.startAtLogin(), QCoreApplication::applicationFilePath());
+            if (changed.ok())
                 message += dialog.startAtLogin() ? u"\nBreakwater will start in the tray when you log in."_s
                                                  : u"\nBreakwater will no longer start when you log in."_s;
             else
-                message += u"\nStarting at login could not be changed: %1."_s.arg(error);
+                message += u"\nStarting at login could not be changed: %1."_s.arg(changed.error());
         }
         QMessageBox::information(&window, u"Settings"_s, message);
     });

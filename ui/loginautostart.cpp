@@ -63,23 +63,18 @@ QByteArray LoginAutostart::entryText(const QString &executable)
            "X-GNOME-Autostart-enabled=true\n";
 }
 
-bool LoginAutostart::setEnabled(bool enabled, const QString &executable, QString *error)
+Result LoginAutostart::setEnabled(bool enabled, const QString &executable)
 {
     const QString path = entryPath();
     if (!enabled) {
         if (!QFile::exists(path) || QFile::remove(path))
-            return true;
-        *error = u"cannot remove %1"_s.arg(path);
-        return false;
+            return {};
+        return Failure{u"cannot remove %1"_s.arg(path)};
     }
-    if (!QDir().mkpath(QFileInfo(path).absolutePath())) {
-        *error = u"cannot create the folder of %1"_s.arg(path);
-        return false;
-    }
+    if (!QDir().mkpath(QFileInfo(path).absolutePath()))
+        return Failure{u"cannot create the folder of %1"_s.arg(path)};
     QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly) || file.write(entryText(executable)) < 0 || !file.commit()) {
-        *error = u"cannot write %1: %2"_s.arg(path, file.errorString());
-        return false;
-    }
-    return true;
+    if (!file.open(QIODevice::WriteOnly) || file.write(entryText(executable)) < 0 || !file.commit())
+        return Failure{u"cannot write %1: %2"_s.arg(path, file.errorString())};
+    return {};
 }

@@ -14,55 +14,30 @@
 #include <QStandardPaths>
 #include <QThread>
 
+#include "accounting/callcolumns.h"
+
 Q_LOGGING_CATEGORY(lcCallLog, "breakwater.calllog", QtInfoMsg)
 
 using namespace Qt::StringLiterals;
 
 namespace {
 
-// Each entry moves the schema one version up; entry i produces version i + 1. Never edit a
-// shipped entry: append a new one (ALTER TABLE ...) and bump CallLog::kSchemaVersion.
-const QList<QStringList> kMigrations = {
-    {u"CREATE TABLE calls ("
-     "id INTEGER PRIMARY KEY, request_id TEXT, received_at_ms INTEGER NOT NULL,"
-     " upstream_start_at_ms INTEGER, first_byte_at_ms INTEGER, end_at_ms INTEGER,"
-     " route TEXT, upstream TEXT, model TEXT, stream INTEGER, key_fp TEXT, credential_fp TEXT,"
-     " client_address TEXT, outcome TEXT NOT NULL, status INTEGER, error_kind TEXT,"
-     " breaker_state TEXT, queue_wait_ms INTEGER, upstream_ms INTEGER, ttfb_ms INTEGER,"
-     " total_ms INTEGER, input_tokens INTEGER, output_tokens INTEGER, cached_tokens INTEGER,"
-     " cost_usd REAL, cost_saved_usd REAL, request_body BLOB, response_body BLOB)"_s,
-     u"CREATE INDEX calls_received ON calls(received_at_ms)"_s,
-     u"CREATE INDEX calls_key ON calls(key_fp)"_s},
-};
-
-// Column order shared by INSERT and SELECT (the SELECT adds nothing before these).
-const QString kColumns =
-    u"request_id, received_at_ms, upstream_start_at_ms, first_byte_at_ms, end_at_ms, route, upstream,"
-    " model, stream, key_fp, credential_fp, client_address, outcome, status, error_kind, breaker_state,"
-    " queue_wait_ms, upstream_ms, ttfb_ms, total_ms, input_tokens, output_tokens, cached_tokens,"
-    " cost_usd, cost_saved_usd, request_body, response_body"_s;
-constexpr int kColumnCount = 27;
-
-QVariant nullInt() { return QVariant(QMetaType::fromType<qint64>()); }
-// Times and counts: 0 (times) or -1 (counts) mean "did not happen" / "unknown" and are stored as NULL.
-QVariant timeOrNull(qint64 ms) { return ms > 0 ? QVariant(ms) : nullInt(); }
-QVariant countOrNull(qint64 n) { return n >= 0 ? QVariant(n) : nullInt(); }
-QVariant spanOrNull(qint64 from, qint64 to) { return from > 0 && to > 0 ? QVariant(to - from) : nullInt(); }
-QVariant text(const QByteArray &latin1) { return QString::fromUtf8(latin1); }  // TEXT, not BLOB
-
-Outcome outcomeFromName(const QByteArray &name)
+// Each entry moves the schema one version up; entry i produces version i + 1. Never change what a
+// shipped entry produces: a new column is appended to CallColumns, a new entry adds it (ALTER TABLE
+// calls ADD COLUMN ...), and CallLog::kSchemaVersion goes up.
+const QList<QStringList> &migrations()
 {
-    for (Outcome o : {Outcome::Miss, Outcome::Joined, Outcome::Hit, Outcome::Bypass,
-                      Outcome::BreakerRefused, Outcome::SpendRefused, Outcome::Error}) {
-        if (outcomeName(o) == name)
-            return o;
-    }
-    return Outcome::Error;
+    static const QList<QStringList> list = {
+        {CallColumns::createTable(CallColumns::kSchema1Columns),
+         u"CREATE INDEX calls_received ON calls(received_at_ms)"_s,
+         u"CREATE INDEX calls_key ON calls(key_fp)"_s},
+    };
+    return list;
 }
 
-QString sqlError(const QString &what, const QSqlError &error)
+Failure sqlError(const QString &what, const QSqlError &error)
 {
-    return u"%1: %2"_s.arg(what, error.text());
+    return {u"%1: %2"_s.arg(what, error.text())};
 }
 
 } // namespace
@@ -92,7 +67,7 @@ void CallLog::setRetention(int days, qint64 rows)
     m_retentionRows = qMax<qint64>(0, rows);
 }
 
-bool CallLog::open(const QString &path, QString *error)
+Result CallLog::open(const QString &path)
 {
     close();
     m_path = path;
@@ -101,7 +76,7 @@ bool CallLog::open(const QString &path, QString *error)
         m_stopping = false;
         m_openDone = false;
         m_writerGone = false;
-        m_openError.clear();
+        m_opening = {};
     }
     m_thread = QThread::create([this] { writerMain(); });
     m_thread->setObjectName(u"breakwater-calllog"_s);
@@ -110,19 +85,17 @@ bool CallLog::open(const QString &path, QString *error)
     QMutexLocker lock(&m_mutex);
     while (!m_openDone)   // opening happens on the writer thread, which owns the connection
         m_opened.wait(&m_mutex);
-    const QString openError = m_openError;
+    const Result opening = m_opening;
     lock.unlock();
-    if (!openError.isEmpty()) {
+    if (!opening.ok()) {
         m_thread->wait();
         delete std::exchange(m_thread, nullptr);
-        qCWarning(lcCallLog).noquote() << openError << "- calls are not logged";
-        if (error)
-            *error = openError;
-        return false;
+        qCWarning(lcCallLog).noquote() << opening.error() << "- calls are not logged";
+        return opening;
     }
     m_enabled.store(true);
     qCInfo(lcCallLog).noquote() << "logging calls to" << path;
-    return true;
+    return {};
 }
 
 void CallLog::close()
@@ -197,7 +170,7 @@ double CallLog::spentOnDay(QDate day)
         if (query.exec() && query.next())
             spent = query.value(0).toDouble();
         else
-            qCWarning(lcCallLog).noquote() << sqlError(u"reading the day's spend"_s, query.lastError());
+            qCWarning(lcCallLog).noquote() << sqlError(u"reading the day's spend"_s, query.lastError()).message;
     });
     return spent;
 }
@@ -208,43 +181,14 @@ QList<CallRecord> CallLog::recent(int limit)
     runOnWriter([&](QSqlDatabase &db) {
         QSqlQuery query(db);
         query.setForwardOnly(true);
-        query.prepare(u"SELECT %1 FROM calls ORDER BY id DESC LIMIT ?"_s.arg(kColumns));
+        query.prepare(CallColumns::selectStatement(u"ORDER BY id DESC LIMIT ?"_s));
         query.addBindValue(limit);
         if (!query.exec()) {
-            qCWarning(lcCallLog).noquote() << sqlError(u"reading recent calls"_s, query.lastError());
+            qCWarning(lcCallLog).noquote() << sqlError(u"reading recent calls"_s, query.lastError()).message;
             return;
         }
-        while (query.next()) {
-            const auto v = [&query](int i) { return query.value(i); };
-            const auto count = [&v](int i) { return v(i).isNull() ? qint64(-1) : v(i).toLongLong(); };
-            CallRecord r;
-            r.requestId = v(0).toString().toUtf8();
-            r.receivedAtMs = v(1).toLongLong();
-            r.upstreamStartAtMs = v(2).toLongLong();
-            r.firstByteAtMs = v(3).toLongLong();
-            r.endAtMs = v(4).toLongLong();
-            r.route = v(5).toString().toUtf8();
-            r.upstream = v(6).toString().toUtf8();
-            r.model = v(7).toString();
-            r.stream = v(8).toBool();
-            r.keyFingerprint = v(9).toString().toUtf8();
-            r.credentialFingerprint = v(10).toString().toUtf8();
-            r.clientAddress = v(11).toString();
-            r.outcome = outcomeFromName(v(12).toString().toUtf8());
-            r.status = v(13).toInt();
-            r.errorKind = v(14).toString().toUtf8();
-            r.breakerState = v(15).toString().toUtf8();
-            r.queueWaitMs = v(16).toLongLong();
-            // 17-19 (upstream, ttfb, total) are derived from the times above.
-            r.inputTokens = count(20);
-            r.outputTokens = count(21);
-            r.cachedTokens = count(22);
-            r.costUsd = v(23).isNull() ? -1 : v(23).toDouble();
-            r.costSavedUsd = v(24).toDouble();
-            r.requestBody = v(25).toByteArray();
-            r.responseBody = v(26).toByteArray();
-            records.prepend(r);
-        }
+        while (query.next())
+            records.prepend(CallColumns::read(query));
     });
     return records;
 }
@@ -260,11 +204,11 @@ QByteArray CallLog::redactCredentials(const QByteArray &body)
     return text.toUtf8();
 }
 
-QString CallLog::openDatabase(QSqlDatabase &db)
+Result CallLog::openDatabase(QSqlDatabase &db)
 {
     const QFileInfo info(m_path);
     if (!QDir().mkpath(info.absolutePath()))
-        return u"call log %1: cannot create the folder %2"_s.arg(m_path, info.absolutePath());
+        return Failure{u"call log %1: cannot create the folder %2"_s.arg(m_path, info.absolutePath())};
     db = QSqlDatabase::addDatabase(u"QSQLITE"_s, m_connectionName);
     db.setDatabaseName(m_path);
     if (!db.open())
@@ -276,8 +220,8 @@ QString CallLog::openDatabase(QSqlDatabase &db)
         return sqlError(u"call log %1 is corrupt or not a database"_s.arg(m_path), query.lastError());
     const int version = query.value(0).toInt();
     if (version > kSchemaVersion) {
-        return u"call log %1 was written by a newer Breakwater (schema %2; this one knows up to %3)"_s
-            .arg(m_path).arg(version).arg(kSchemaVersion);
+        return Failure{u"call log %1 was written by a newer Breakwater (schema %2; this one knows up to %3)"_s
+                           .arg(m_path).arg(version).arg(kSchemaVersion)};
     }
     if (!query.exec(u"PRAGMA journal_mode=WAL"_s) || !query.next())
         return sqlError(u"call log %1: cannot switch to WAL"_s.arg(m_path), query.lastError());
@@ -288,12 +232,12 @@ QString CallLog::openDatabase(QSqlDatabase &db)
     if (version < kSchemaVersion) {
         db.transaction();
         for (int v = version; v < kSchemaVersion; ++v) {
-            for (const QString &statement : kMigrations.at(v)) {
+            for (const QString &statement : migrations().at(v)) {
                 if (!query.exec(statement)) {
-                    const QString message = sqlError(u"call log %1: migrating to schema %2"_s.arg(m_path).arg(v + 1),
-                                                      query.lastError());
+                    const Failure failure = sqlError(u"call log %1: migrating to schema %2"_s.arg(m_path).arg(v + 1),
+                                                     query.lastError());
                     db.rollback();
-                    return message;
+                    return failure;
                 }
             }
         }
@@ -302,13 +246,12 @@ QString CallLog::openDatabase(QSqlDatabase &db)
             return sqlError(u"call log %1: cannot write"_s.arg(m_path), db.lastError());
         qCInfo(lcCallLog) << "call log schema" << version << "->" << kSchemaVersion;
     }
-    QString error;
-    if (!prune(db, &error))   // a DELETE also proves the file is writable
-        return u"call log %1 is not writable (%2)"_s.arg(m_path, error);
+    if (const Result pruned = prune(db); !pruned.ok())   // a DELETE also proves the file is writable
+        return Failure{u"call log %1 is not writable (%2)"_s.arg(m_path, pruned.error())};
     return {};
 }
 
-bool CallLog::prune(QSqlDatabase &db, QString *error)
+Result CallLog::prune(QSqlDatabase &db)
 {
     int days = 0;
     qint64 rows = 0;
@@ -329,62 +272,46 @@ bool CallLog::prune(QSqlDatabase &db, QString *error)
         ok = query.exec();
         removed += ok ? query.numRowsAffected() : 0;
     }
-    if (!ok) {
-        *error = sqlError(u"cannot prune old rows"_s, query.lastError());
-        return false;
-    }
+    if (!ok)
+        return sqlError(u"cannot prune old rows"_s, query.lastError());
     if (removed > 0)
         qCInfo(lcCallLog) << "pruned" << removed << "rows (keeping" << days << "days," << rows << "rows)";
-    return true;
+    return {};
 }
 
-bool CallLog::writeBatch(QSqlDatabase &db, const QList<CallRecord> &batch, QString *error)
+Result CallLog::writeBatch(QSqlDatabase &db, const QList<CallRecord> &batch)
 {
     const bool bodies = m_storeBodies.load();
     QSqlQuery insert(db);
-    insert.prepare(u"INSERT INTO calls (%1) VALUES (?%2)"_s.arg(kColumns, u", ?"_s.repeated(kColumnCount - 1)));
-    if (!db.transaction()) {
-        *error = sqlError(u"cannot begin a batch"_s, db.lastError());
-        return false;
-    }
+    insert.prepare(CallColumns::insertStatement());
+    if (!db.transaction())
+        return sqlError(u"cannot begin a batch"_s, db.lastError());
     for (const CallRecord &r : batch) {
-        const QVariant values[kColumnCount] = {
-            text(r.requestId), r.receivedAtMs, timeOrNull(r.upstreamStartAtMs), timeOrNull(r.firstByteAtMs),
-            timeOrNull(r.endAtMs), text(r.route), text(r.upstream), r.model, int(r.stream),
-            text(r.keyFingerprint), text(r.credentialFingerprint), r.clientAddress, text(outcomeName(r.outcome)),
-            r.status, text(r.errorKind), text(r.breakerState), r.queueWaitMs,
-            spanOrNull(r.upstreamStartAtMs, r.endAtMs), spanOrNull(r.receivedAtMs, r.firstByteAtMs),
-            spanOrNull(r.receivedAtMs, r.endAtMs), countOrNull(r.inputTokens), countOrNull(r.outputTokens),
-            countOrNull(r.cachedTokens), r.costUsd >= 0 ? QVariant(r.costUsd) : QVariant(QMetaType::fromType<double>()),
-            r.costSavedUsd,
-            bodies && !r.requestBody.isEmpty() ? QVariant(redactCredentials(r.requestBody)) : QVariant(QMetaType::fromType<QByteArray>()),
-            bodies && !r.responseBody.isEmpty() ? QVariant(redactCredentials(r.responseBody)) : QVariant(QMetaType::fromType<QByteArray>())};
-        for (int i = 0; i < kColumnCount; ++i)
-            insert.bindValue(i, values[i]);
+        CallColumns::bind(insert, r, bodies);
         if (!insert.exec()) {
-            *error = sqlError(u"cannot write a row"_s, insert.lastError());
+            const Failure failure = sqlError(u"cannot write a row"_s, insert.lastError());
             db.rollback();
-            return false;
+            return failure;
         }
     }
     if (!db.commit()) {
-        *error = sqlError(u"cannot commit a batch"_s, db.lastError());
+        const Failure failure = sqlError(u"cannot commit a batch"_s, db.lastError());
         db.rollback();
-        return false;
+        return failure;
     }
     m_rowsWritten.fetch_add(batch.size());
     m_batchesWritten.fetch_add(1);
-    return true;
+    return {};
 }
 
 void CallLog::writerMain()
 {
     {
         QSqlDatabase db;
-        const QString openError = openDatabase(db);
+        const Result opening = openDatabase(db);
         {
             QMutexLocker lock(&m_mutex);
-            m_openError = openError;
+            m_opening = opening;
             m_openDone = true;
             m_opened.wakeAll();
         }
@@ -392,7 +319,7 @@ void CallLog::writerMain()
         QDeadlineTimer nextPrune(kPruneInterval);
 
         QMutexLocker lock(&m_mutex);
-        while (openError.isEmpty()) {
+        while (opening.ok()) {
             // Sleep until a batch is full, the oldest row is due, a job or stop arrives, or pruning is due.
             while (!m_stopping && m_jobs.isEmpty() && m_pending.size() < kBatchRows) {
                 const QDeadlineTimer due = m_pending.isEmpty() ? nextPrune : qMin(nextPrune, m_pendingDue);
@@ -406,21 +333,20 @@ void CallLog::writerMain()
             const bool stopping = m_stopping;
             lock.unlock();
 
-            QString error;
             if (!healthy) {
                 m_rowsDropped.fetch_add(batch.size());
-            } else if (!batch.isEmpty() && !writeBatch(db, batch, &error)) {
+            } else if (const Result written = batch.isEmpty() ? Result() : writeBatch(db, batch); !written.ok()) {
                 healthy = false;
                 m_enabled.store(false);
                 m_rowsDropped.fetch_add(batch.size());
-                qCWarning(lcCallLog).noquote() << u"call log %1: %2 - logging is off"_s.arg(m_path, error);
-                Q_EMIT failed(u"call log %1: %2"_s.arg(m_path, error));
+                qCWarning(lcCallLog).noquote() << u"call log %1: %2 - logging is off"_s.arg(m_path, written.error());
+                Q_EMIT failed(u"call log %1: %2"_s.arg(m_path, written.error()));
             }
             for (const Job &job : jobs)
                 job(db);
             if (nextPrune.hasExpired()) {
-                if (!prune(db, &error))
-                    qCWarning(lcCallLog).noquote() << error;
+                if (const Result pruned = prune(db); !pruned.ok())
+                    qCWarning(lcCallLog).noquote() << pruned.error();
                 nextPrune = QDeadlineTimer(kPruneInterval);
             }
 

@@ -12,6 +12,7 @@
 #include <QWaitCondition>
 
 #include "accounting/callrecord.h"
+#include "result.h"
 
 class QSqlDatabase;
 class QThread;
@@ -23,9 +24,10 @@ class QThread;
 // kBatchRows rows, and a process killed with SIGKILL loses only what was not yet committed (well
 // under a second) while the database stays intact.
 //
-// The schema is versioned (PRAGMA user_version) and migrated on open. A corrupt, newer or unwritable
-// database makes open() fail with a message saying which; a write failure later emits failed() and
-// turns logging off. Either way the proxy keeps serving. Old rows are pruned on open and hourly
+// The schema is versioned (PRAGMA user_version) and migrated on open; its columns, and how a
+// CallRecord maps onto them, are listed once in accounting/callcolumns.h. A corrupt, newer or
+// unwritable database makes open() fail with a message saying which; a write failure later emits
+// failed() and turns logging off. Either way the proxy keeps serving. Old rows are pruned on open and hourly
 // (setRetention). The SQL connection is created, used and closed only on the writer thread; reads
 // (spentOnDay, recent) run there too and block their caller.
 class CallLog final : public QObject
@@ -36,7 +38,7 @@ public:
     explicit CallLog(QObject *parent = nullptr);
     ~CallLog() override;   // writes what is queued, then stops the writer
 
-    bool open(const QString &path, QString *error);
+    Result open(const QString &path);
     void close();
     bool isOpen() const { return m_enabled.load(); }
     QString path() const { return m_path; }
@@ -79,9 +81,9 @@ Q_SIGNALS:
 private:
     using Job = std::function<void(QSqlDatabase &)>;
     void writerMain();
-    QString openDatabase(QSqlDatabase &db);
-    bool writeBatch(QSqlDatabase &db, const QList<CallRecord> &batch, QString *error);
-    bool prune(QSqlDatabase &db, QString *error);
+    Result openDatabase(QSqlDatabase &db);
+    Result writeBatch(QSqlDatabase &db, const QList<CallRecord> &batch);
+    Result prune(QSqlDatabase &db);
     void runOnWriter(const Job &job);
 
     QString m_path;
@@ -105,5 +107,5 @@ private:
     bool m_stopping = false;
     bool m_openDone = false;
     bool m_writerGone = false;
-    QString m_openError;
+    Result m_opening;             // what the writer found opening the database
 };

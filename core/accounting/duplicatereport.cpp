@@ -29,33 +29,32 @@ QString percent(double share)
 
 } // namespace
 
-DuplicateReport DuplicateReport::compute(const QString &dbPath)
+Expected<DuplicateReport> DuplicateReport::compute(const QString &dbPath)
 {
     DuplicateReport report;
     report.m_path = dbPath;
     report.m_windows = {{u"5 min"_s, 5 * 60}, {u"1 h"_s, 60 * 60}, {u"24 h"_s, 24 * 60 * 60}, {u"all time"_s, -1}};
-    if (!QFileInfo(dbPath).isFile()) {   // SQLite would quietly create an empty file
-        report.m_error = u"no call log at %1"_s.arg(dbPath);
-        return report;
-    }
+    if (!QFileInfo(dbPath).isFile())   // SQLite would quietly create an empty file
+        return Failure{u"no call log at %1"_s.arg(dbPath)};
 
     static std::atomic<int> connections{0};
     const QString connection = u"breakwater-report-%1"_s.arg(++connections);
     QHash<QByteArray, KeySeen> seen;
+    Result reading;
     {
         QSqlDatabase db = QSqlDatabase::addDatabase(u"QSQLITE"_s, connection);
         db.setDatabaseName(dbPath);
         if (!db.open())
-            report.m_error = u"cannot open %1: %2"_s.arg(dbPath, db.lastError().text());
+            reading = Failure{u"cannot open %1: %2"_s.arg(dbPath, db.lastError().text())};
         QSqlQuery query(db);
         query.setForwardOnly(true);
-        if (report.ok() && !query.exec(u"SELECT key_fp, client_address, model, received_at_ms, cost_saved_usd FROM calls"
+        if (reading.ok() && !query.exec(u"SELECT key_fp, client_address, model, received_at_ms, cost_saved_usd FROM calls"
                                " WHERE key_fp IS NOT NULL AND key_fp != ''"
                                " AND outcome NOT IN ('breaker_refused', 'spend_refused')"
                                " ORDER BY received_at_ms, id"_s)) {
-            report.m_error = u"%1 is not a Breakwater call log: %2"_s.arg(dbPath, query.lastError().text());
+            reading = Failure{u"%1 is not a Breakwater call log: %2"_s.arg(dbPath, query.lastError().text())};
         }
-        while (report.ok() && query.next()) {
+        while (reading.ok() && query.next()) {
             const QByteArray key = query.value(0).toString().toUtf8();
             const QString client = query.value(1).toString();
             const qint64 atMs = query.value(3).toLongLong();
@@ -90,8 +89,8 @@ DuplicateReport DuplicateReport::compute(const QString &dbPath)
         }
     }
     QSqlDatabase::removeDatabase(connection);
-    if (!report.ok())
-        return report;
+    if (!reading.ok())
+        return Failure{reading.error()};
 
     for (const KeySeen &entry : std::as_const(seen)) {
         if (entry.summary.count > 1)
@@ -111,8 +110,6 @@ DuplicateReport DuplicateReport::compute(const QString &dbPath)
 
 QString DuplicateReport::table() const
 {
-    if (!ok())
-        return m_error + u'\n';
     const double days = (m_lastMs - m_firstMs) / 86'400'000.0;
     const auto date = [](qint64 ms) { return QDateTime::fromMSecsSinceEpoch(ms).toString(u"yyyy-MM-dd HH:mm"_s); };
     QString out = u"Breakwater duplicate report: %1\n"_s.arg(m_path);
@@ -138,8 +135,6 @@ QString DuplicateReport::table() const
 
 QJsonObject DuplicateReport::json() const
 {
-    if (!ok())
-        return {{u"error"_s, m_error}};
     QJsonArray windows;
     for (const Window &w : m_windows) {
         windows.append(QJsonObject{{u"window"_s, w.name},

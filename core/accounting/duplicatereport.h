@@ -5,6 +5,8 @@
 #include <QList>
 #include <QString>
 
+#include "result.h"
+
 // `breakwater report`: how much of the user's own traffic repeats exactly, the analysis of section 2
 // of the field results run on the call log. A request is a duplicate within a window when a request
 // with the same key (same route, upstream, credential, headers that matter and body) arrived no
@@ -32,10 +34,9 @@ public:
         double costSavedUsd = 0;
     };
 
-    static DuplicateReport compute(const QString &dbPath);
+    // Fails on a missing file or one that is not a Breakwater call log.
+    static Expected<DuplicateReport> compute(const QString &dbPath);
 
-    bool ok() const { return m_error.isEmpty(); }
-    QString errorString() const { return m_error; }
     qint64 requests() const { return m_requests; }
     const QList<Window> &windows() const { return m_windows; }
     const QList<RepeatedKey> &topKeys() const { return m_topKeys; }   // most repeated first
@@ -48,7 +49,6 @@ public:
 
 private:
     QString m_path;
-    QString m_error;
     qint64 m_requests = 0;
     qint64 m_firstMs = 0;
     qint64 m_lastMs = 0;

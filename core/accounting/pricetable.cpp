@@ -17,29 +17,21 @@ const QString kBuiltIn = u":/breakwater/prices.json"_s;
 
 PriceTable::PriceTable()
 {
-    QString error;
-    if (!load(kBuiltIn, &error))   // a broken build, not a user error: say so loudly
-        qCCritical(lcPrices).noquote() << "built-in price table:" << error;
+    if (const Result loaded = load(kBuiltIn); !loaded.ok())   // a broken build, not a user error: say so loudly
+        qCCritical(lcPrices).noquote() << "built-in price table:" << loaded.error();
 }
 
-bool PriceTable::load(const QString &userFile, QString *error)
+Result PriceTable::load(const QString &userFile)
 {
     QFile file(userFile);
-    if (!file.open(QIODevice::ReadOnly)) {
-        if (error)
-            *error = u"cannot read price file %1: %2"_s.arg(userFile, file.errorString());
-        return false;
-    }
-    return loadJson(file.readAll(), userFile, error);
+    if (!file.open(QIODevice::ReadOnly))
+        return Failure{u"cannot read price file %1: %2"_s.arg(userFile, file.errorString())};
+    return loadJson(file.readAll(), userFile);
 }
 
-bool PriceTable::loadJson(const QByteArray &json, const QString &origin, QString *error)
+Result PriceTable::loadJson(const QByteArray &json, const QString &origin)
 {
-    const auto fail = [&](const QString &why) {
-        if (error)
-            *error = u"price file %1: %2"_s.arg(origin, why);
-        return false;
-    };
+    const auto fail = [&](const QString &why) { return Failure{u"price file %1: %2"_s.arg(origin, why)}; };
     QJsonParseError parseError;
     const QJsonDocument document = QJsonDocument::fromJson(json, &parseError);
     if (parseError.error != QJsonParseError::NoError)
@@ -65,7 +57,7 @@ bool PriceTable::loadJson(const QByteArray &json, const QString &origin, QString
     }
     m_prices.insert(parsed);
     qCDebug(lcPrices) << "loaded" << parsed.size() << "prices from" << origin;
-    return true;
+    return {};
 }
 
 std::optional<PriceTable::Price> PriceTable::find(const QString &model) const

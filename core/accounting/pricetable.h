@@ -5,6 +5,8 @@
 #include <QHash>
 #include <QString>
 
+#include "result.h"
+
 struct Usage;
 
 // What a call costs. Prices are USD per million tokens: input, cached input (prompt tokens read from
@@ -29,10 +31,10 @@ public:
     PriceTable();
 
     // Adds or overrides prices from a JSON file ({"models": {"name": {"input": .., "output": ..,
-    // "cached_input": ..}}}). On a missing or malformed file nothing changes and `error` says why.
-    bool load(const QString &userFile, QString *error);
+    // "cached_input": ..}}}). On a missing or malformed file nothing changes and the failure says why.
+    Result load(const QString &userFile);
     // The same, from bytes; `origin` names them in errors.
-    bool loadJson(const QByteArray &json, const QString &origin, QString *error);
+    Result loadJson(const QByteArray &json, const QString &origin);
 
     void setPrice(const QString &model, const Price &price) { m_prices.insert(model, price); }
     std::optional<Price> find(const QString &model) const;

@@ -20,9 +20,8 @@ ProxyHarness::ProxyHarness(const std::function<void(ProxyConfig &)> &configure, 
     const Clock &useClock = clock ? *clock : m_systemClock;
     m_proxy = std::make_unique<ServiceThread<ProxyServer>>(u"proxy"_s, [this, &useClock] {
         auto *server = new ProxyServer(m_config, useClock);
-        QString error;
-        if (!server->listen(&error))
-            qFatal("proxy cannot listen: %s", qPrintable(error));
+        if (const Result listening = server->listen(); !listening.ok())
+            qFatal("proxy cannot listen: %s", qPrintable(listening.error()));
         return server;
     });
     m_port = proxy()->port();

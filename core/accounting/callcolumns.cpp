@@ -1,0 +1,206 @@
+#include "accounting/callcolumns.h"
+
+#include <iterator>
+#include <span>
+#include <type_traits>
+#include <utility>
+
+#include <QSqlQuery>
+#include <QStringList>
+#include <QVariant>
+
+#include "accounting/calllog.h"
+
+using namespace Qt::StringLiterals;
+
+namespace {
+
+// Writes a record's field as the value bound to the column; `storeBodies` is --log-bodies.
+using Writer = QVariant (*)(const CallRecord &record, bool storeBodies);
+// Sets the record's field from the column's value.
+using Reader = void (*)(CallRecord &record, const QVariant &value);
+
+struct Column
+{
+    QStringView name;
+    QStringView type;       // as in the shipped CREATE TABLE
+    Writer write = nullptr;
+    Reader read = nullptr;  // null: derived, not read back
+};
+
+template <auto Field>
+using FieldType = std::remove_cvref_t<decltype(std::declval<CallRecord>().*Field)>;
+
+// Text, from a QString or from UTF-8 bytes. Stored as TEXT either way: a BLOB would never equal
+// 'miss' in a query.
+template <auto Field>
+constexpr Column text(QStringView name, QStringView type)
+{
+    constexpr bool bytes = std::is_same_v<FieldType<Field>, QByteArray>;
+    return {name, type,
+            [](const CallRecord &r, bool) -> QVariant {
+                if constexpr (bytes)
+                    return QString::fromUtf8(r.*Field);
+                else
+                    return r.*Field;
+            },
+            [](CallRecord &r, const QVariant &v) {
+                if constexpr (bytes)
+                    r.*Field = v.toString().toUtf8();
+                else
+                    r.*Field = v.toString();
+            }};
+}
+
+// A number stored as it is; a bool as 0 or 1 (SQLite has no boolean).
+template <auto Field>
+constexpr Column number(QStringView name, QStringView type)
+{
+    using T = FieldType<Field>;
+    return {name, type,
+            [](const CallRecord &r, bool) -> QVariant {
+                if constexpr (std::is_same_v<T, bool>)
+                    return int(r.*Field);
+                else
+                    return r.*Field;
+            },
+            [](CallRecord &r, const QVariant &v) { r.*Field = v.value<T>(); }};
+}
+
+// A wall-clock time: 0 means it did not happen and is stored as NULL, which reads back as 0.
+template <auto Field>
+constexpr Column timestamp(QStringView name, QStringView type)
+{
+    return {name, type,
+            [](const CallRecord &r, bool) {
+                return r.*Field > 0 ? QVariant(r.*Field) : QVariant(QMetaType::fromType<qint64>());
+            },
+            [](CallRecord &r, const QVariant &v) { r.*Field = v.toLongLong(); }};
+}
+
+// A count or cost that may be unknown (negative in the record): stored as NULL, read back as -1.
+template <auto Field>
+constexpr Column orUnknown(QStringView name, QStringView type)
+{
+    using T = FieldType<Field>;
+    return {name, type,
+            [](const CallRecord &r, bool) {
+                return r.*Field >= 0 ? QVariant(r.*Field) : QVariant(QMetaType::fromType<T>());
+            },
+            [](CallRecord &r, const QVariant &v) { r.*Field = v.isNull() ? T(-1) : v.value<T>(); }};
+}
+
+// The milliseconds from one time to another, NULL unless both happened. Derived: not read back.
+template <auto From, auto To>
+constexpr Column span(QStringView name, QStringView type)
+{
+    return {name, type,
+            [](const CallRecord &r, bool) {
+                return r.*From > 0 && r.*To > 0 ? QVariant(r.*To - r.*From) : QVariant(QMetaType::fromType<qint64>());
+            },
+            nullptr};
+}
+
+// A request or response body: written only with --log-bodies, credentials redacted; NULL otherwise.
+template <auto Field>
+constexpr Column body(QStringView name, QStringView type)
+{
+    return {name, type,
+            [](const CallRecord &r, bool storeBodies) {
+                return storeBodies && !(r.*Field).isEmpty() ? QVariant(CallLog::redactCredentials(r.*Field))
+                                                            : QVariant(QMetaType::fromType<QByteArray>());
+            },
+            [](CallRecord &r, const QVariant &v) { r.*Field = v.toByteArray(); }};
+}
+
+Outcome outcomeFromName(const QByteArray &name)
+{
+    for (Outcome o : {Outcome::Miss, Outcome::Joined, Outcome::Hit, Outcome::Bypass,
+                      Outcome::BreakerRefused, Outcome::SpendRefused, Outcome::Error}) {
+        if (outcomeName(o) == name)
+            return o;
+    }
+    return Outcome::Error;
+}
+
+// The calls table after its id, in on-disk order.
+constexpr Column kColumns[] = {
+    text<&CallRecord::requestId>(u"request_id", u"TEXT"),
+    number<&CallRecord::receivedAtMs>(u"received_at_ms", u"INTEGER NOT NULL"),
+    timestamp<&CallRecord::upstreamStartAtMs>(u"upstream_start_at_ms", u"INTEGER"),
+    timestamp<&CallRecord::firstByteAtMs>(u"first_byte_at_ms", u"INTEGER"),
+    timestamp<&CallRecord::endAtMs>(u"end_at_ms", u"INTEGER"),
+    text<&CallRecord::route>(u"route", u"TEXT"),
+    text<&CallRecord::upstream>(u"upstream", u"TEXT"),
+    text<&CallRecord::model>(u"model", u"TEXT"),
+    number<&CallRecord::stream>(u"stream", u"INTEGER"),
+    text<&CallRecord::keyFingerprint>(u"key_fp", u"TEXT"),
+    text<&CallRecord::credentialFingerprint>(u"credential_fp", u"TEXT"),
+    text<&CallRecord::clientAddress>(u"client_address", u"TEXT"),
+    {u"outcome", u"TEXT NOT NULL",
+     [](const CallRecord &r, bool) -> QVariant { return QString::fromUtf8(outcomeName(r.outcome)); },
+     [](CallRecord &r, const QVariant &v) { r.outcome = outcomeFromName(v.toString().toUtf8()); }},
+    number<&CallRecord::status>(u"status", u"INTEGER"),
+    text<&CallRecord::errorKind>(u"error_kind", u"TEXT"),
+    text<&CallRecord::breakerState>(u"breaker_state", u"TEXT"),
+    number<&CallRecord::queueWaitMs>(u"queue_wait_ms", u"INTEGER"),
+    span<&CallRecord::upstreamStartAtMs, &CallRecord::endAtMs>(u"upstream_ms", u"INTEGER"),
+    span<&CallRecord::receivedAtMs, &CallRecord::firstByteAtMs>(u"ttfb_ms", u"INTEGER"),
+    span<&CallRecord::receivedAtMs, &CallRecord::endAtMs>(u"total_ms", u"INTEGER"),
+    orUnknown<&CallRecord::inputTokens>(u"input_tokens", u"INTEGER"),
+    orUnknown<&CallRecord::outputTokens>(u"output_tokens", u"INTEGER"),
+    orUnknown<&CallRecord::cachedTokens>(u"cached_tokens", u"INTEGER"),
+    orUnknown<&CallRecord::costUsd>(u"cost_usd", u"REAL"),
+    number<&CallRecord::costSavedUsd>(u"cost_saved_usd", u"REAL"),
+    body<&CallRecord::requestBody>(u"request_body", u"BLOB"),
+    body<&CallRecord::responseBody>(u"response_body", u"BLOB"),
+};
+constexpr int kColumnCount = int(std::size(kColumns));
+static_assert(kColumnCount >= CallColumns::kSchema1Columns);
+
+QString names()
+{
+    QStringList names;
+    for (const Column &column : kColumns)
+        names.append(column.name.toString());
+    return names.join(u", ");
+}
+
+} // namespace
+
+QString CallColumns::createTable(qsizetype columns)
+{
+    QStringList definitions{u"id INTEGER PRIMARY KEY"_s};
+    for (const Column &column : std::span(kColumns).first(columns))
+        definitions.append(column.name + u' ' + column.type);
+    return u"CREATE TABLE calls (%1)"_s.arg(definitions.join(u", "));
+}
+
+QString CallColumns::insertStatement()
+{
+    static const QString statement =
+        u"INSERT INTO calls (%1) VALUES (?%2)"_s.arg(names(), u", ?"_s.repeated(kColumnCount - 1));
+    return statement;
+}
+
+void CallColumns::bind(QSqlQuery &insert, const CallRecord &record, bool storeBodies)
+{
+    for (int i = 0; i < kColumnCount; ++i)
+        insert.bindValue(i, kColumns[i].write(record, storeBodies));
+}
+
+QString CallColumns::selectStatement(const QString &clauses)
+{
+    static const QString select = u"SELECT %1 FROM calls "_s.arg(names());
+    return select + clauses;
+}
+
+CallRecord CallColumns::read(const QSqlQuery &query)
+{
+    CallRecord record;
+    for (int i = 0; i < kColumnCount; ++i) {
+        if (kColumns[i].read)
+            kColumns[i].read(record, query.value(i));
+    }
+    return record;
+}

@@ -1,0 +1,34 @@
+#pragma once
+
+#include <QString>
+
+#include "accounting/callrecord.h"
+
+class QSqlQuery;
+
+// The columns of the call log's `calls` table, in one list: each column's name and SQL type as on
+// disk, how a CallRecord field is written to it and how it is read back. The CREATE TABLE, the
+// INSERT and the SELECT that reads rows back are all generated from that list, so they cannot fall
+// out of step. Its order is the order on disk, which users' databases depend on: columns are never
+// renamed, retyped or reordered, only appended (each with a migration in calllog.cpp that adds it).
+namespace CallColumns {
+
+// Schema 1 has the first 27 columns (all there are so far).
+constexpr qsizetype kSchema1Columns = 27;
+
+// CREATE TABLE calls with the id and the first `columns` columns, byte for byte as it was shipped.
+QString createTable(qsizetype columns);
+
+// INSERT INTO calls (every column) VALUES (?, ...), for bind().
+QString insertStatement();
+// Binds one record to a prepared insertStatement(). Bodies are written only when `storeBodies`,
+// with credentials redacted.
+void bind(QSqlQuery &insert, const CallRecord &record, bool storeBodies);
+
+// SELECT every column FROM calls, followed by `clauses` ("ORDER BY id DESC LIMIT ?"), for read().
+QString selectStatement(const QString &clauses);
+// The record in the current row of a selectStatement() query. Columns derived from the times
+// (upstream_ms, ttfb_ms, total_ms) are for people querying the file and are not read back.
+CallRecord read(const QSqlQuery &query);
+
+} // namespace CallColumns
