@@ -56,7 +56,7 @@ ProxySnapshot idleSnapshot(qint64 at)
 {
     ProxySnapshot s;
     s.atMs = at;
-    s.upstreams = {{"openai", "closed", 0, 0, 64}, {"anthropic", "closed", 0, 0, 64}};
+    s.upstreams = {{"openai", BreakerState::Closed, 0, 0, 64}, {"anthropic", BreakerState::Closed, 0, 0, 64}};
     return s;
 }
 
