@@ -14,6 +14,8 @@
 #include <QStandardPaths>
 #include <QThread>
 
+#include "accounting/privatefiles.h"
+
 Q_LOGGING_CATEGORY(lcCallLog, "breakwater.calllog", QtInfoMsg)
 
 using namespace Qt::StringLiterals;
@@ -81,7 +83,7 @@ CallLog::~CallLog()
 QString CallLog::defaultPath()
 {
     const QString folder = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
-    QDir().mkpath(folder);
+    makePrivateFolder(folder, /*tightenExisting=*/true);   // Breakwater's own: 0700
     return folder + u"/calls.sqlite"_s;
 }
 
@@ -96,6 +98,7 @@ bool CallLog::open(const QString &path, QString *error)
 {
     close();
     m_path = path;
+    makePrivateDatabase(path);   // 0700 folder, 0600 files, before SQLite creates any
     {
         QMutexLocker lock(&m_mutex);
         m_stopping = false;
