@@ -2,11 +2,14 @@
 
 #include <QCommandLineParser>
 #include <QFile>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QStandardPaths>
 
 #include <cmath>
+
+#include "http/hostguard.h"
 
 using namespace Qt::StringLiterals;
 
@@ -18,6 +21,7 @@ struct Option
     QString valueName;   // empty: a switch
     QString help;
     bool inConfigFile = true;
+    bool repeatable = false;   // every value counts (comma-separated too; a list in the file), not the last
 };
 
 const QList<Option> &options()
@@ -39,6 +43,7 @@ const QList<Option> &options()
         {u"prices"_s, u"FILE"_s, u"JSON price file that extends or overrides the built-in price table."_s},
         {u"log-db"_s, u"PATH"_s, u"SQLite call log (default: calls.sqlite in the per-user data folder)."_s},
         {u"log-bodies"_s, {}, u"Also store request and response bodies in the call log (credentials redacted)."_s},
+        {u"allow-origin"_s, u"ORIGIN"_s, u"Answer requests from this browser origin, e.g. http://localhost:3000 (repeatable or comma-separated; default: web pages are refused)."_s, true, true},
         {u"json"_s, {}, u"With `breakwater report`: print JSON instead of a table."_s, false},
         {u"demo"_s, {}, u"Use the built-in mock provider as both upstreams."_s},
         {u"minimized"_s, {}, u"Start in the tray without showing the window (used by the login autostart)."_s},
@@ -149,6 +154,17 @@ Result apply(CommandLine &result, const QString &name, const QString &value, con
         result.logDb = value;
     } else if (name == u"log-bodies"_s) {
         result.logBodies = true;
+    } else if (name == u"allow-origin"_s) {
+        for (const QString &item : value.split(u',', Qt::SkipEmptyParts)) {
+            const std::optional<QString> origin = normalizeOrigin(item.trimmed());
+            if (!origin)
+                return invalid(u"origins such as http://localhost:3000 (scheme://host[:port], no path; "
+                               "comma-separated)"_s);
+            if (!config.allowedOrigins.contains(*origin))
+                config.allowedOrigins.append(*origin);
+        }
+        if (config.allowedOrigins.isEmpty())
+            return invalid(u"an origin such as http://localhost:3000"_s);
     } else if (name == u"json"_s) {
         if (!result.report)
             return Failure{u"--json goes with `breakwater report`"_s};
@@ -203,6 +219,12 @@ Result applyConfigFile(CommandLine &result, const QString &path, const QStringLi
             value = QString::number(it.value().toDouble(), 'g', 17);
         } else if (it.value().isString()) {
             value = it.value().toString();
+        } else if (option->repeatable && it.value().isArray()) {
+            for (const QJsonValue &item : it.value().toArray()) {
+                if (!item.isString())
+                    return Failure{u"config file %1: %2 takes a list of strings"_s.arg(path, label)};
+                value += item.toString() + u',';
+            }
         } else {
             return Failure{u"config file %1: %2 takes %3 as a number or a string"_s.arg(path, label, option->valueName)};
         }
@@ -266,7 +288,9 @@ Expected<CommandLine> parseCommandLine(const QStringList &arguments, const QStri
         result.given.append(dashed);
         if (name == u"config"_s)
             continue;
-        if (const Result applied = apply(result, name, parser.value(name), dashed); !applied.ok())
+        const Option *option = findOption(name);
+        const QString value = option && option->repeatable ? parser.values(name).join(u',') : parser.value(name);
+        if (const Result applied = apply(result, name, value, dashed); !applied.ok())
             return Failure{applied.error()};
     }
     if (parser.isSet(u"config"_s))

@@ -2,6 +2,7 @@
 
 #include <QHostAddress>
 #include <QString>
+#include <QStringList>
 #include <QUrl>
 
 #include <chrono>
@@ -49,4 +50,5 @@ struct ProxyConfig
     double spentTodayAtStartUsd = 0;    // read back from the call log, so a restart keeps the day's spend
     QString priceFile;
     bool recordBodies = false;          // --log-bodies: put request and response bodies in the records                  // a user's prices, extending or overriding the built-in table
+    QStringList allowedOrigins;         // --allow-origin: browser origins answered (normalised; http/hostguard.h)
 };

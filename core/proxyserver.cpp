@@ -3,6 +3,7 @@
 #include "accounting/spendguard.h"
 #include "accounting/usage.h"
 #include "http/frontdoor.h"
+#include "http/hostguard.h"
 #include "http/responsewriter.h"
 #include "sharing/flight.h"
 #include "sharing/requestkey.h"
@@ -159,6 +160,9 @@ bool ProxyServer::handleRequest(const QHttpServerRequest &qtRequest, QTcpSocket 
     request.peer = qtRequest.remoteAddress();
     const bool close = request.header("connection").toLower().contains("close");
     ResponseWriter writer(socket, close);
+    // A foreign Host or Origin (DNS rebinding, a web page) is answered by the guard, before any route.
+    if (!admitRequest({port(), m_config.allowedOrigins}, request, writer))
+        return true;
 
     const Route *pathMatch = nullptr;
     for (const Route &route : routes()) {

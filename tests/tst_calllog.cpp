@@ -1,13 +1,17 @@
 #include <QDateTime>
+#include <QDir>
 #include <QFile>
 #include <QProcess>
 #include <QRegularExpression>
+#include <QScopeGuard>
 #include <QSqlDatabase>
 #include <QSqlError>
 #include <QSqlQuery>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <sys/stat.h>
 
 #include "accounting/calllog.h"
 
@@ -105,6 +109,10 @@ private slots:
     void retention_prunesByAgeAndRowCountOnOpen();
     void spentOnDay_countsOnlyCallsOfThatLocalDay();
     void defaultPath_isInAppDataAndFolderExists();
+    void open_createsFolderAndFilesForTheOwnerOnly_data();
+    void open_createsFolderAndFilesForTheOwnerOnly();
+    void open_tightensALooserLogButNotAFolderItDidNotMake();
+    void defaultPath_makesItsFolderOwnerOnly();
     void killedWriter_losesAtMostTheLastSecondAndStaysIntact();
 
 private:
@@ -474,6 +482,102 @@ void TestCallLog::defaultPath_isInAppDataAndFolderExists()
     QVERIFY(path.startsWith(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation)));
     QVERIFY(QFileInfo(path).dir().exists());
     QStandardPaths::setTestModeEnabled(false);
+}
+
+namespace {
+// The permission bits, as ls shows them (-1: missing).
+int modeOf(const QString &path)
+{
+    struct stat info {};
+    return ::stat(QFile::encodeName(path).constData(), &info) == 0 ? int(info.st_mode & 07777) : -1;
+}
+QString octal(int mode) { return u"%1"_s.arg(mode, 4, 8, QChar(u'0')); }
+} // namespace
+
+void TestCallLog::open_createsFolderAndFilesForTheOwnerOnly_data()
+{
+    QTest::addColumn<int>("umask");
+    QTest::newRow("umask 022 (Debian's)") << 022;
+    QTest::newRow("umask 000") << 0;
+    QTest::newRow("umask 277 (takes the owner's write)") << 0277;
+}
+
+void TestCallLog::open_createsFolderAndFilesForTheOwnerOnly()
+{
+    QFETCH(int, umask);
+    const QString folder = m_dir.filePath(u"private-%1/breakwater"_s.arg(m_serial));
+    const QString path = folder + u"/calls.sqlite"_s;
+    {
+        const auto restore = qScopeGuard([before = ::umask(mode_t(umask))] { ::umask(before); });
+        CallLog log;
+        const Result opened = log.open(path);
+        QVERIFY2(opened.ok(), qPrintable(opened.error()));
+        log.append(call(Outcome::Miss, QDateTime::currentMSecsSinceEpoch()));
+        log.flush();
+        // While the log is open SQLite has its -wal and -shm files next to it.
+        QCOMPARE(octal(modeOf(folder)), u"0700"_s);
+        for (const QString &suffix : {u""_s, u"-wal"_s, u"-shm"_s})
+            QVERIFY2(modeOf(path + suffix) == 0600, qPrintable(suffix + u": "_s + octal(modeOf(path + suffix))));
+    }
+    QCOMPARE(octal(modeOf(path)), u"0600"_s);
+}
+
+void TestCallLog::open_tightensALooserLogButNotAFolderItDidNotMake()
+{
+    // A log from before (0644, in a folder the user chose), open in another process as well, so
+    // that its -wal and -shm files exist too.
+    const QString folder = m_dir.filePath(u"shared-%1"_s.arg(m_serial));
+    QVERIFY(QDir().mkpath(folder));
+    QVERIFY(::chmod(QFile::encodeName(folder).constData(), 0755) == 0);
+    {
+        CallLog log;
+        const Result opened = log.open(folder + u"/calls.sqlite"_s);
+        QVERIFY2(opened.ok(), qPrintable(opened.error()));
+    }
+    const QString path = folder + u"/calls.sqlite"_s;
+    {
+        QSqlDatabase other = QSqlDatabase::addDatabase(u"QSQLITE"_s, u"other-process"_s);
+        other.setDatabaseName(path);
+        QVERIFY(other.open());
+        QSqlQuery query(other);
+        QVERIFY(query.exec(u"PRAGMA journal_mode=WAL"_s));
+        QVERIFY(query.exec(u"SELECT COUNT(*) FROM calls"_s));
+        for (const QString &suffix : {u""_s, u"-wal"_s, u"-shm"_s})
+            QVERIFY2(::chmod(QFile::encodeName(path + suffix).constData(), 0644) == 0, qPrintable(suffix));
+
+        for (const QString &suffix : {u""_s, u"-wal"_s, u"-shm"_s}) {   // each is said in the log
+            QTest::ignoreMessage(QtInfoMsg, QRegularExpression(
+                u"only the owner may read it now: file .*calls.sqlite%1: 0644 -> 0600"_s.arg(suffix)));
+        }
+        CallLog log;
+        const Result opened = log.open(path);
+        QVERIFY2(opened.ok(), qPrintable(opened.error()));
+        for (const QString &suffix : {u""_s, u"-wal"_s, u"-shm"_s})
+            QVERIFY2(modeOf(path + suffix) == 0600, qPrintable(suffix + u": "_s + octal(modeOf(path + suffix))));
+        QCOMPARE(octal(modeOf(folder)), u"0755"_s);   // not Breakwater's to change (it could be /tmp)
+    }
+    QSqlDatabase::removeDatabase(u"other-process"_s);
+}
+
+void TestCallLog::defaultPath_makesItsFolderOwnerOnly()
+{
+    // Breakwater's own folder is made 0700 when it is created and when it was looser before.
+    QTemporaryDir home;
+    const QByteArray saved = qgetenv("XDG_DATA_HOME");
+    qputenv("XDG_DATA_HOME", QFile::encodeName(home.path()));
+    const QString created = QFileInfo(CallLog::defaultPath()).absolutePath();
+    QVERIFY2(created.startsWith(home.path()), qPrintable(created));
+    const int createdMode = modeOf(created);
+    QVERIFY(::chmod(QFile::encodeName(created).constData(), 0755) == 0);
+    QTest::ignoreMessage(QtInfoMsg, QRegularExpression(u"folder .*: 0755 -> 0700"_s));
+    CallLog::defaultPath();
+    const int tightenedMode = modeOf(created);
+    if (saved.isNull())
+        qunsetenv("XDG_DATA_HOME");
+    else
+        qputenv("XDG_DATA_HOME", saved);
+    QCOMPARE(octal(createdMode), u"0700"_s);
+    QCOMPARE(octal(tightenedMode), u"0700"_s);
 }
 
 void TestCallLog::killedWriter_losesAtMostTheLastSecondAndStaysIntact()

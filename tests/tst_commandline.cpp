@@ -22,6 +22,7 @@ private slots:
     void configFile_badKeysAndValuesAreNamed();
     void configFile_holdsEveryOption();
     void positionalArguments_onlyReport();
+    void allowOrigin_isRepeatableCommaSeparatedAndNormalised();
 };
 
 static Expected<CommandLine> parse(const QStringList &args)
@@ -44,6 +45,7 @@ void TestCommandLine::defaults_matchTheDesign()
     QCOMPARE(line->config.breakerFailures, 5);
     QCOMPARE(line->config.breakerCooldown, 60s);
     QCOMPARE(line->config.maxBodyBytes, 32 * 1024 * 1024);
+    QVERIFY(line->config.allowedOrigins.isEmpty());   // web pages are refused
     QVERIFY(!line->headless && !line->demo);
 }
 
@@ -85,6 +87,10 @@ void TestCommandLine::invalidValues_areRefused_data()
     QTest::newRow("negative window") << QStringList{u"--dedup-window"_s, u"-3"_s} << u"--dedup-window"_s;
     QTest::newRow("zero breaker failures") << QStringList{u"--breaker-failures"_s, u"0"_s} << u"--breaker-failures"_s;
     QTest::newRow("switch with value") << QStringList{u"--headless=yes"_s} << u"--headless"_s;
+    QTest::newRow("origin with a path") << QStringList{u"--allow-origin"_s, u"http://localhost:3000/app"_s} << u"--allow-origin"_s;
+    QTest::newRow("origin wildcard") << QStringList{u"--allow-origin"_s, u"*"_s} << u"--allow-origin"_s;
+    QTest::newRow("origin without scheme") << QStringList{u"--allow-origin"_s, u"localhost:3000"_s} << u"--allow-origin"_s;
+    QTest::newRow("no origin at all") << QStringList{u"--allow-origin"_s, u","_s} << u"--allow-origin"_s;
     QTest::newRow("missing config file") << QStringList{u"--config"_s, u"/nonexistent/breakwater.json"_s} << u"config"_s;
 }
 
@@ -121,7 +127,7 @@ void TestCommandLine::help_listsEveryOption()
     const QString help = helpText();
     for (const char *option : {"--headless", "--listen", "--upstream", "--anthropic-upstream", "--timeout",
                                "--concurrency", "--dedup-window", "--cache-size", "--breaker-failures",
-                               "--breaker-cooldown", "--demo", "--config"})
+                               "--breaker-cooldown", "--demo", "--config", "--minimized", "--allow-origin"})
         QVERIFY2(help.contains(QLatin1StringView(option)), option);
 }
 
@@ -141,6 +147,8 @@ void TestCommandLine::configFile_badKeysAndValuesAreNamed_data()
                                     << QStringList{u"key 'headless'"_s, u"true or false"_s};
     QTest::newRow("value as a list") << QByteArray(R"({"concurrency": [4]})")
                                      << QStringList{u"key 'concurrency'"_s, u"a number or a string"_s};
+    QTest::newRow("origins as numbers") << QByteArray(R"({"allow-origin": [3000]})")
+                                        << QStringList{u"key 'allow-origin'"_s, u"list of strings"_s};
     QTest::newRow("fractional count") << QByteArray(R"({"concurrency": 2.5})")
                                       << QStringList{u"key 'concurrency'"_s, u"whole number"_s};
     QTest::newRow("not an object") << QByteArray("[1, 2]") << QStringList{u"not a JSON object"_s};
@@ -175,7 +183,7 @@ void TestCommandLine::configFile_holdsEveryOption()
         "anthropic-upstream": "http://127.0.0.1:8001", "timeout": 2.5, "concurrency": 8, "max-queue": 1000000,
         "max-body": 4, "dedup-window": 0, "cache-size": 2, "breaker-failures": 3, "breaker-cooldown": "0.5",
         "max-spend": 1.25, "prices": "/tmp/p.json", "log-db": "/tmp/calls.sqlite", "log-bodies": true,
-        "demo": false, "minimized": true})");
+        "demo": false, "minimized": true, "allow-origin": ["http://localhost:3000", "https://app.example"]})");
     file.close();
     const Expected<CommandLine> line = parse({u"--config"_s, file.fileName()});
     QVERIFY2(line.ok(), qPrintable(line.error()));
@@ -195,6 +203,7 @@ void TestCommandLine::configFile_holdsEveryOption()
     QCOMPARE(line->config.priceFile, u"/tmp/p.json"_s);
     QCOMPARE(line->logDb, u"/tmp/calls.sqlite"_s);
     QVERIFY(line->given.contains(u"--max-queue"_s) && !line->given.contains(u"--demo"_s));
+    QCOMPARE(line->config.allowedOrigins, QStringList({u"http://localhost:3000"_s, u"https://app.example"_s}));
 }
 
 void TestCommandLine::positionalArguments_onlyReport()
@@ -205,6 +214,25 @@ void TestCommandLine::positionalArguments_onlyReport()
     QVERIFY(parse({u"reprot"_s}).error().contains(u"unexpected argument 'reprot'"_s));
     QVERIFY(parse({u"report"_s, u"extra"_s}).error().contains(u"'extra'"_s));
     QVERIFY(parse({u"--json"_s}).error().contains(u"breakwater report"_s));
+}
+
+void TestCommandLine::allowOrigin_isRepeatableCommaSeparatedAndNormalised()
+{
+    const Expected<CommandLine> line = parse({u"--allow-origin"_s, u"http://localhost:3000"_s, u"--allow-origin"_s,
+                                    u"HTTPS://App.Example:443/, http://[::1]:5173,http://localhost:3000"_s});
+    QVERIFY2(line.ok(), qPrintable(line.error()));
+    QCOMPARE(line->config.allowedOrigins,
+             QStringList({u"http://localhost:3000"_s, u"https://app.example"_s, u"http://[::1]:5173"_s}));
+
+    // A string in the configuration file, which the command line overrides as a whole.
+    QTemporaryFile file;
+    QVERIFY(file.open());
+    file.write(R"({"allow-origin": "http://localhost:8000, http://localhost:8001"})");
+    file.close();
+    QCOMPARE(parse({u"--config"_s, file.fileName()})->config.allowedOrigins,
+             QStringList({u"http://localhost:8000"_s, u"http://localhost:8001"_s}));
+    QCOMPARE(parse({u"--config"_s, file.fileName(), u"--allow-origin"_s, u"null"_s})->config.allowedOrigins,
+             QStringList({u"null"_s}));
 }
 
 QTEST_GUILESS_MAIN(TestCommandLine)

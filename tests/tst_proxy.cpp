@@ -442,7 +442,7 @@ void TestProxy::expectContinue_isAnswered()
     socket.connectToHost(QHostAddress::LocalHost, harness.port());
     QVERIFY(socket.waitForConnected(5000));
     const QByteArray body = chatBody(u"continue"_s);
-    socket.write("POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+    socket.write("POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                  "Expect: 100-continue\r\nContent-Length: " + QByteArray::number(body.size()) + "\r\n\r\n");
     QByteArray received;
     QTRY_VERIFY_WITH_TIMEOUT((received += socket.readAll()).contains("\r\n\r\n"), 5000);

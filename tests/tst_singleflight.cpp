@@ -143,7 +143,7 @@ void TestSingleFlight::herdArrivingWhileProxyIsBusy_isQueuedNotDropped()
     // And every one of them is then served.
     std::vector<QByteArray> received(sockets.size());
     for (const auto &socket : sockets)
-        socket->write("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n");
+        socket->write("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
     const auto answered = [&] {
         int count = 0;
         for (size_t i = 0; i < sockets.size(); ++i) {

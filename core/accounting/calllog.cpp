@@ -15,6 +15,7 @@
 #include <QThread>
 
 #include "accounting/callcolumns.h"
+#include "accounting/privatefiles.h"
 
 Q_LOGGING_CATEGORY(lcCallLog, "breakwater.calllog", QtInfoMsg)
 
@@ -56,7 +57,7 @@ CallLog::~CallLog()
 QString CallLog::defaultPath()
 {
     const QString folder = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
-    QDir().mkpath(folder);
+    makePrivateFolder(folder, /*tightenExisting=*/true);   // Breakwater's own: 0700
     return folder + u"/calls.sqlite"_s;
 }
 
@@ -71,6 +72,7 @@ Result CallLog::open(const QString &path)
 {
     close();
     m_path = path;
+    makePrivateDatabase(path);   // 0700 folder, 0600 files, before SQLite creates any
     {
         QMutexLocker lock(&m_mutex);
         m_stopping = false;

@@ -63,7 +63,7 @@ public:
     qint64 rowsDropped() const { return m_rowsDropped.load(); }
     int batchesWritten() const { return m_batchesWritten.load(); }
 
-    static QString defaultPath();   // creates the folder
+    static QString defaultPath();   // creates the folder (0700)
     static QByteArray redactCredentials(const QByteArray &body);
 
     static constexpr int kSchemaVersion = 1;

@@ -5,6 +5,8 @@
 #include <QLoggingCategory>
 #include <QTcpSocket>
 
+#include <sys/socket.h>
+
 Q_LOGGING_CATEGORY(lcFrontDoor, "breakwater.frontdoor", QtInfoMsg)
 
 RequestMeter *RequestMeter::attach(QTcpSocket *socket, const Limits &limits)
@@ -37,6 +39,15 @@ void RequestMeter::noteActivity()
 void RequestMeter::onWatchdog()
 {
     const qint64 now = m_clock.elapsed();
+    if (m_phase == Phase::Refused) {
+        const bool over = now - m_lingerStartedMs >= m_limits.lingerTime.count()
+                          || now - m_lastActivityMs >= m_limits.lingerTimeout.count();
+        if (over || m_socket->state() != QAbstractSocket::ConnectedState) {
+            m_watchdog.stop();
+            m_socket->abort();
+        }
+        return;
+    }
     if (m_requestStartedMs >= 0 && now - m_requestStartedMs >= m_limits.requestReadTimeout.count()) {
         refuse(408);
         return;
@@ -58,7 +69,7 @@ void RequestMeter::responseFinished()
 void RequestMeter::onReadyRead()
 {
     if (m_phase == Phase::Refused) {
-        m_socket->readAll();  // drain: the parser must never see a refused request
+        discardInput();  // the parser must never see a refused request
         return;
     }
     // Qt's parser drains the socket after this slot, so what is available now is exactly the
@@ -72,7 +83,7 @@ void RequestMeter::onReadyRead()
             pos = consumeBody(data, pos);
     }
     if (m_phase == Phase::Refused)
-        m_socket->readAll();
+        discardInput();
     noteActivity();
 }
 
@@ -193,7 +204,39 @@ void RequestMeter::refuse(int status)
         error = {408, "invalid_request_error", "request_timeout",
                  QStringLiteral("The request did not arrive in full in time.")};
     qCInfo(lcFrontDoor) << "refusing request with" << status;
-    ResponseWriter(m_socket, /*closeAfter=*/true).writeError(style, error);
-    // Give the client a moment to read the answer, then make sure the connection is gone.
-    QTimer::singleShot(std::chrono::seconds(2), m_socket, [socket = m_socket] { socket->abort(); });
+    // Connection: close, but the writer must not close: linger() does, once the client has had
+    // the chance to read the answer.
+    ResponseWriter(m_socket).writeError(style, error, {{"Connection", "close"}});
+    linger();
+}
+
+void RequestMeter::linger()
+{
+    m_lingerStartedMs = m_clock.elapsed();
+    noteActivity();
+    connect(m_socket, &QTcpSocket::bytesWritten, this, &RequestMeter::shutDownWritingWhenSent);
+    m_socket->flush();
+    shutDownWritingWhenSent();
+    m_watchdog.setInterval(std::min(m_limits.lingerTime, m_limits.lingerTimeout) / 4);
+    m_watchdog.start();
+}
+
+void RequestMeter::shutDownWritingWhenSent()
+{
+    if (m_writingShutDown || m_socket->bytesToWrite() > 0 || m_socket->state() != QAbstractSocket::ConnectedState)
+        return;
+    // The client sees the answer's end (FIN) while it may still send; Qt has no half-close of its own.
+    m_writingShutDown = true;
+    ::shutdown(int(m_socket->socketDescriptor()), SHUT_WR);
+}
+
+void RequestMeter::discardInput()
+{
+    m_discardedBytes += m_socket->skip(m_socket->bytesAvailable());
+    noteActivity();
+    if (m_lingerStartedMs >= 0 && m_discardedBytes > m_limits.lingerBytes) {
+        qCDebug(lcFrontDoor) << "closing a refused connection after" << m_discardedBytes << "discarded bytes";
+        m_watchdog.stop();
+        m_socket->abort();
+    }
 }

@@ -15,6 +15,12 @@ class QTcpSocket;
 // chunked body), so it can refuse a too-large body as soon as its Content-Length is known, answer
 // `Expect: 100-continue`, and drop clients that stall.
 //
+// A refused request (413, 431, 408) is answered with Connection: close and then closed the way
+// nginx does it ("lingering close"): the write side is shut down once the answer is sent, and what
+// the client still sends is read and thrown away for a bounded time. Closing at once would leave
+// unread bytes in the kernel, which answers a client still sending its body with a reset, and the
+// client then often sees ECONNRESET instead of the answer.
+//
 // It lives on the socket's thread (the proxy thread) as a child of the socket.
 class RequestMeter final : public QObject
 {
@@ -27,6 +33,11 @@ public:
         qint64 maxHeaderBytes = defaults::kMaxHeaderBytes;
         std::chrono::milliseconds requestReadTimeout = defaults::kRequestReadTimeout;
         std::chrono::milliseconds idleTimeout = defaults::kIdleTimeout;
+        // Lingering after a refusal, whichever ends first: this long in all (nginx's lingering_time),
+        // this long without a byte from the client (lingering_timeout), this many bytes discarded.
+        std::chrono::milliseconds lingerTime = std::chrono::seconds(5);
+        std::chrono::milliseconds lingerTimeout = std::chrono::seconds(2);
+        qint64 lingerBytes = 256 * 1024 * 1024;
     };
 
     // Must be called before the socket is handed to the HTTP server, so that this meter's
@@ -45,6 +56,9 @@ private:
     void startRequest();
     void finishRequest();
     void refuse(int status);
+    void linger();
+    void shutDownWritingWhenSent();
+    void discardInput();
     void noteActivity();
     void onWatchdog();
 
@@ -65,4 +79,7 @@ private:
     QElapsedTimer m_clock;
     qint64 m_requestStartedMs = -1;   // -1: not inside a request
     qint64 m_lastActivityMs = 0;
+    qint64 m_lingerStartedMs = -1;    // -1: not lingering
+    qint64 m_discardedBytes = 0;      // read and thrown away while lingering
+    bool m_writingShutDown = false;
 };

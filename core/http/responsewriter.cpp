@@ -27,6 +27,7 @@ QByteArray reasonPhrase(int status)
     case 408: return "Request Timeout";
     case 409: return "Conflict";
     case 413: return "Payload Too Large";
+    case 421: return "Misdirected Request";
     case 422: return "Unprocessable Entity";
     case 429: return "Too Many Requests";
     case 431: return "Request Header Fields Too Large";
@@ -45,6 +46,8 @@ QByteArray ResponseWriter::head(int status, const HeaderList &headers, const QBy
     head.reserve(256);
     head += "HTTP/1.1 " + QByteArray::number(status) + ' ' + reasonPhrase(status) + "\r\n";
     for (const auto &[name, value] : headers)
+        head += name + ": " + value + "\r\n";
+    for (const auto &[name, value] : m_extraHeaders)
         head += name + ": " + value + "\r\n";
     head += framing;
     if (m_closeAfter)

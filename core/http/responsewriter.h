@@ -28,6 +28,9 @@ public:
     // A complete response; Content-Length is computed here and must not be in headers.
     void writeComplete(int status, const HeaderList &headers, const QByteArray &body);
     void writeError(ApiStyle style, const ApiError &error, const HeaderList &extraHeaders = {});
+    // Headers every response of this writer carries, whoever writes it (the CORS headers of an
+    // allowed browser origin, http/hostguard.h). Before the response starts.
+    void addHeaders(const HeaderList &headers) { m_extraHeaders += headers; }
 
     // A stream: status line and headers with Transfer-Encoding: chunked, then chunks, then the end.
     void beginStream(int status, const HeaderList &headers);
@@ -49,6 +52,7 @@ private:
 
     QPointer<QTcpSocket> m_socket;
     bool m_closeAfter = false;
+    HeaderList m_extraHeaders;
     State m_state = State::Idle;
     qint64 m_bytesWritten = 0;
 };

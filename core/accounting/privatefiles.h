@@ -1,0 +1,22 @@
+#pragma once
+
+#include <QString>
+#include <QStringList>
+
+// Files only their owner may read. The call log says who called which model when, and with
+// --log-bodies holds the prompts and answers themselves, so neither it nor its folder may be
+// readable by other local users. Modes are set with chmod after creating, so the umask (which could
+// leave 0644, or take the owner's own write bit) does not decide them; an existing file or folder
+// that group or others can read is tightened, and logged. Each function returns what it changed
+// ("folder /x/breakwater: 0755 -> 0700").
+
+// Creates `folder` and any missing parents; the folder itself is made 0700. An existing folder is
+// tightened only when `tightenExisting` (Breakwater's own data folder), never a folder the user
+// chose for --log-db, such as /tmp or their home.
+QStringList makePrivateFolder(const QString &folder, bool tightenExisting);
+
+// An SQLite database at `path`: its folder as makePrivateFolder(folder, false), the file created
+// empty with 0600 if missing (SQLite reads an empty file as an empty database, and gives the -wal
+// and -shm files it creates the database file's mode), and the file, -wal, -shm and -journal
+// tightened to their owner's bits where they are looser. Failures are left for SQLite to report.
+QStringList makePrivateDatabase(const QString &path);
