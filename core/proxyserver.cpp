@@ -295,12 +295,14 @@ Flight *ProxyServer::startFlight(const Route &route, const IncomingRequest &requ
     // Spend first, so that a refusal here never uses up the breaker's one trial. The reservation is
     // the most the call can cost (its input and its max_tokens); it is settled from `usage` after.
     if (m_spend->capped() && !body.isEmpty()) {
-        admitted.estimateUsd = m_prices.maxCost(record.model, estimateInputTokens(request.body),
-                                                requestedMaxTokens(body)).value_or(0);
-        admitted.reservation = m_spend->reserve(admitted.estimateUsd);
+        const std::optional<double> maxCost = m_prices.maxCost(record.model, estimateInputTokens(request.body),
+                                                               requestedMaxTokens(body));
+        admitted.estimateUsd = maxCost.value_or(0);
+        admitted.reservation = m_spend->reserve(maxCost);
         if (!admitted.reservation) {
             record.outcome = Outcome::SpendRefused;
-            answerError(route.style, m_spend->refusal(), record, std::move(writer));
+            answerError(route.style, maxCost ? m_spend->refusal() : m_spend->unpricedRefusal(record.model),
+                        record, std::move(writer));
             return nullptr;
         }
     }

@@ -5,6 +5,7 @@
 #include "accounting/spendguard.h"
 #include "proxyharness.h"
 
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
@@ -21,6 +22,8 @@ class TestAccounting final : public QObject
 private slots:
     void mixedRun_everyRequestIsOneRowWithItsOutcome();
     void spendCap_refusesWith429BeforeCallingUpstream();
+    void spendCap_refusesModelsWithoutAPrice();
+    void spendCap_reservesEveryCompletion();
     void streamWithoutUsage_isChargedItsReservation();
     void metrics_countTrafficAndPassPromtool();
 };
@@ -134,6 +137,93 @@ void TestAccounting::spendCap_refusesWith429BeforeCallingUpstream()
     QVERIFY2(admitted > 0 && admitted < 50, QByteArray::number(admitted).constData());
     const double spent = capped.onProxyThread<double>([](ProxyServer *p) { return p->spendGuard()->spentToday(); });
     QVERIFY2(spent <= 0.01, QByteArray::number(spent).constData());
+}
+
+namespace {
+QByteArray chatRequest(const QString &model, const QString &prompt, const QJsonObject &extra = {})
+{
+    QJsonObject body = extra;
+    body.insert(u"model"_s, model);
+    body.insert(u"messages"_s, QJsonArray{QJsonObject{{u"role"_s, u"user"_s}, {u"content"_s, prompt}}});
+    return QJsonDocument(body).toJson(QJsonDocument::Compact);
+}
+} // namespace
+
+void TestAccounting::spendCap_refusesModelsWithoutAPrice()
+{
+    // Issue 12, seen 1: under --max-spend 0.01, 30 different requests with max_tokens 100000 for a
+    // model missing from the price table were all admitted (it reserved nothing), while gpt-4o's
+    // were all refused. Now the unknown model is refused with what to do about it, and gpt-5.1 (the
+    // model of the report, unknown to the old hand-typed table) has its price.
+    const QString unpriced = u"breakwater-test-unpriced-model"_s;
+    const QJsonObject long100k{{u"max_tokens"_s, 100000}};
+    ProxyHarness capped([](ProxyConfig &c) { c.maxSpendUsd = 0.01; });
+    int refusedUnpriced = 0;
+    int refusedOverCap = 0;
+    TestResponse last;
+    for (int i = 0; i < 30; ++i) {
+        last = capped.post("/v1/chat/completions", chatRequest(unpriced, u"prompt %1"_s.arg(i), long100k));
+        const QJsonObject error = QJsonDocument::fromJson(last.body)[u"error"_s].toObject();
+        if (last.status == 403 && error[u"code"_s].toString() == u"model_price_unknown"_s
+            && last.header("x-should-retry") == "false")
+            ++refusedUnpriced;
+        const TestResponse dear = capped.post("/v1/chat/completions",
+                                              chatRequest(u"gpt-5.1"_s, u"prompt %1"_s.arg(i), long100k));
+        if (dear.status == 429)
+            ++refusedOverCap;
+    }
+    QCOMPARE(refusedUnpriced, 30);
+    QCOMPARE(refusedOverCap, 30);
+    QCOMPARE(capped.mock()->callCount(), 0);
+    const QString message = QJsonDocument::fromJson(last.body)[u"error"_s][u"message"_s].toString();
+    QVERIFY2(message.contains(unpriced) && message.contains(u"--prices FILE"_s), qPrintable(message));
+    // In Anthropic's shape on its route; a router's name and a fine-tune of an unknown base too.
+    const QByteArray messages = QJsonDocument(QJsonObject{
+        {u"model"_s, u"claude-unlisted-test"_s}, {u"max_tokens"_s, 100},
+        {u"messages"_s, QJsonArray{QJsonObject{{u"role"_s, u"user"_s}, {u"content"_s, u"hi"_s}}}}}).toJson();
+    const TestResponse anthropic = capped.post("/v1/messages", messages, kAnthropicAuth);
+    QCOMPARE(anthropic.status, 403);
+    QCOMPARE(QJsonDocument::fromJson(anthropic.body)[u"error"_s][u"type"_s].toString(), u"permission_error"_s);
+    QCOMPARE(capped.post("/v1/chat/completions", chatRequest(u"mistralai/mixtral-8x7b"_s, u"r"_s)).status, 403);
+    QCOMPARE(capped.post("/v1/chat/completions", chatRequest(u"ft:acme-base:org::x"_s, u"f"_s)).status, 403);
+    QTRY_COMPARE(capped.countOutcome(Outcome::SpendRefused), 63);
+    QCOMPARE(capped.mock()->callCount(), 0);
+
+    // The remedy the message names: a price for it in a --prices file.
+    QTemporaryDir dir;
+    const QString prices = dir.filePath(u"prices.json"_s);
+    QFile file(prices);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(R"({"models": {"breakwater-test-unpriced-model": {"input": 0.01, "output": 0.01}}})");
+    file.close();
+    ProxyHarness priced([&prices](ProxyConfig &c) { c.maxSpendUsd = 0.01; c.priceFile = prices; });
+    QCOMPARE(priced.post("/v1/chat/completions", chatRequest(unpriced, u"now priced"_s, long100k)).status, 200);
+    QCOMPARE(priced.mock()->callCount(), 1);
+
+    // Without a cap nothing is refused, and the cost stays unknown rather than guessed.
+    ProxyHarness uncapped;
+    QCOMPARE(uncapped.post("/v1/chat/completions", chatRequest(unpriced, u"no cap"_s, long100k)).status, 200);
+    QTRY_COMPARE(uncapped.records.size(), 1);
+    QVERIFY(uncapped.records.first().outputTokens > 0);
+    QCOMPARE(uncapped.records.first().costUsd, -1.0);
+}
+
+void TestAccounting::spendCap_reservesEveryCompletion()
+{
+    // gpt-4o-mini is 0.60 USD per million output tokens: 10,000 max tokens reserve 0.006 USD (with
+    // the prompt's few tokens), under a 0.01 cap; n = 2 asks for two such completions, 0.012.
+    // gpt-3.5-turbo-instruct is 2 USD: best_of 6 generates (and bills) six of 1,000 tokens.
+    ProxyHarness harness([](ProxyConfig &c) { c.maxSpendUsd = 0.01; });
+    const TestResponse two = harness.post("/v1/chat/completions",
+        chatRequest(u"gpt-4o-mini"_s, u"twice"_s, {{u"max_tokens"_s, 10000}, {u"n"_s, 2}}));
+    QCOMPARE(two.status, 429);
+    const QByteArray bestOf = R"({"model":"gpt-3.5-turbo-instruct","prompt":"six","max_tokens":1000,"best_of":6})";
+    QCOMPARE(harness.post("/v1/completions", bestOf).status, 429);
+    QCOMPARE(harness.mock()->callCount(), 0);
+    const TestResponse one = harness.post("/v1/chat/completions",
+        chatRequest(u"gpt-4o-mini"_s, u"once"_s, {{u"max_tokens"_s, 10000}, {u"n"_s, 1}}));
+    QCOMPARE(one.status, 200);
+    QCOMPARE(harness.mock()->callCount(), 1);
 }
 
 void TestAccounting::metrics_countTrafficAndPassPromtool()

@@ -1,3 +1,4 @@
+#include <QFile>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -6,19 +7,23 @@
 
 using namespace Qt::StringLiterals;
 
-// The built-in table, model name matching, cost arithmetic and user overrides.
+// The built-in table (converted from the genai-prices snapshot), model name matching, cost
+// arithmetic, long-context tiers and user overrides.
 class TestPriceTable : public QObject
 {
     Q_OBJECT
 
 private slots:
     void builtIn_hasCurrentModels();
-    void find_matchesExactlyOrByLongestPrefix_data();
-    void find_matchesExactlyOrByLongestPrefix();
+    void builtIn_isConvertedFromGenaiPrices();
+    void find_matchesListedNamesRulesAndSnapshots_data();
+    void find_matchesListedNamesRulesAndSnapshots();
     void cost_chargesCachedInputAtItsOwnPrice();
+    void tiers_priceTheWholeCallAboveTheirThreshold();
     void cost_unknownModelOrUsage_isNullopt();
     void maxCost_isInputPlusMaxOutputAtFullPrice();
     void userFile_overridesAndExtends();
+    void userFile_rulesAndTiers_comeFirst();
     void badUserFile_changesNothingAndSaysWhy_data();
     void badUserFile_changesNothingAndSaysWhy();
 };
@@ -38,7 +43,23 @@ void TestPriceTable::builtIn_hasCurrentModels()
     }
 }
 
-void TestPriceTable::find_matchesExactlyOrByLongestPrefix_data()
+void TestPriceTable::builtIn_isConvertedFromGenaiPrices()
+{
+    // The embedded file loads cleanly on its own (the constructor only logs a failure) and is the
+    // converted snapshot, with genai-prices' match rules, not a hand-typed list.
+    QFile file(u":/breakwater/prices.json"_s);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QByteArray json = file.readAll();
+    QVERIFY(json.contains("@pydantic/genai-prices"));
+    PriceTable empty;
+    const Result loaded = empty.loadJson(json, u"built-in"_s);
+    QVERIFY2(loaded.ok(), qPrintable(loaded.error()));
+    const PriceTable table;
+    QVERIFY2(table.size() >= 100, qPrintable(QString::number(table.size())));
+    QVERIFY2(table.ruleCount() >= 100, qPrintable(QString::number(table.ruleCount())));
+}
+
+void TestPriceTable::find_matchesListedNamesRulesAndSnapshots_data()
 {
     QTest::addColumn<QString>("model");
     QTest::addColumn<double>("input");    // per million, 0 = no match
@@ -56,9 +77,33 @@ void TestPriceTable::find_matchesExactlyOrByLongestPrefix_data()
     QTest::newRow("no boundary") << u"gpt-4oo"_s << 0.0 << 0.0;
     QTest::newRow("unknown") << u"llama-3-70b"_s << 0.0 << 0.0;
     QTest::newRow("empty") << QString() << 0.0 << 0.0;
+    // genai-prices' rules and its date spelling
+    QTest::newRow("listed snapshot (rule)") << u"gpt-4o-2024-11-20"_s << 2.5 << 10.0;
+    QTest::newRow("compact date") << u"gpt-4o-20241120"_s << 2.5 << 10.0;
+    QTest::newRow("claude family (rule)") << u"claude-sonnet-4-5-20250929"_s << 3.0 << 15.0;
+    QTest::newRow("case-insensitive rule") << u"GPT-4o"_s << 2.5 << 10.0;
+    QTest::newRow("old -MMDD snapshot") << u"gpt-4-0613"_s << 30.0 << 60.0;
+    QTest::newRow("vertex @date") << u"claude-sonnet-4@20250514"_s << 3.0 << 15.0;
+    QTest::newRow("issue 12's gpt-5.1") << u"gpt-5.1"_s << 1.25 << 10.0;
+    QTest::newRow("embedding: no output price") << u"text-embedding-3-small"_s << 0.02 << 0.0;
+    // Breakwater's own fallbacks
+    QTest::newRow("unlisted snapshot") << u"gpt-4o-2099-01-01"_s << 2.5 << 10.0;
+    QTest::newRow("unlisted -latest") << u"gpt-4.1-mini-latest"_s << 0.4 << 1.6;
+    QTest::newRow("router openai/") << u"openai/gpt-4o"_s << 2.5 << 10.0;
+    QTest::newRow("router + snapshot") << u"openai/gpt-4o-mini-2024-07-18"_s << 0.15 << 0.6;
+    QTest::newRow("router anthropic/") << u"anthropic/claude-3.5-sonnet"_s << 3.0 << 15.0;
+    QTest::newRow("another router's model") << u"meta-llama/llama-3-70b"_s << 0.0 << 0.0;
+    QTest::newRow("fine-tune, dated base (its own price)") << u"ft:gpt-4o-mini-2024-07-18:acme::a1b2"_s << 0.3 << 1.2;
+    QTest::newRow("fine-tune, ft:BASE listed") << u"ft:gpt-4o-mini:acme:support:a1b2"_s << 0.3 << 1.2;
+    QTest::newRow("fine-tune priced as its base") << u"ft:gpt-4.1-mini-2025-04-14:acme::a1b2"_s << 0.4 << 1.6;
+    QTest::newRow("fine-tune of an unknown base") << u"ft:acme-model:acme::a1b2"_s << 0.0 << 0.0;
+    // No loose prefix matching: a longer name is often a dearer model.
+    QTest::newRow("gpt-5-pro is not gpt-5") << u"gpt-5-pro"_s << 15.0 << 120.0;
+    QTest::newRow("unlisted variant is unknown") << u"gpt-5.1-ultra"_s << 0.0 << 0.0;
+    QTest::newRow("overlong name") << u"claude-3-5-haiku-"_s + QString(PriceTable::kMaxModelName, u'x') << 0.0 << 0.0;
 }
 
-void TestPriceTable::find_matchesExactlyOrByLongestPrefix()
+void TestPriceTable::find_matchesListedNamesRulesAndSnapshots()
 {
     QFETCH(QString, model);
     QFETCH(double, input);
@@ -81,6 +126,21 @@ void TestPriceTable::cost_chargesCachedInputAtItsOwnPrice()
     QCOMPARE(*cost, 0.0054);
     // Unknown cached count: all input at full price.
     QCOMPARE(*table.cost(u"m"_s, Usage{1000, 500, -1}), 0.006);
+}
+
+void TestPriceTable::tiers_priceTheWholeCallAboveTheirThreshold()
+{
+    PriceTable table;
+    table.setPrice(u"long"_s, {3.0, 0.3, 15.0}, {{200'000, {6.0, 0.6, 22.5}}});
+    QCOMPARE(table.find(u"long"_s)->input, 3.0);
+    QCOMPARE(table.find(u"long"_s, 200'000)->input, 3.0);   // "above" the threshold, as genai-prices
+    QCOMPARE(table.find(u"long"_s, 200'001)->output, 22.5);
+    // Every token of a call over the threshold is at the tier's price, not only the ones above it.
+    QCOMPARE(*table.cost(u"long"_s, Usage{100'000, 1'000, 0}), (100'000 * 3.0 + 1'000 * 15.0) / 1e6);
+    QCOMPARE(*table.cost(u"long"_s, Usage{300'000, 1'000, 100'000}),
+             (200'000 * 6.0 + 100'000 * 0.6 + 1'000 * 22.5) / 1e6);
+    // The reservation takes the tier its input estimate reaches.
+    QCOMPARE(*table.maxCost(u"long"_s, 250'000, 4096), (250'000 * 6.0 + 4096 * 22.5) / 1e6);
 }
 
 void TestPriceTable::cost_unknownModelOrUsage_isNullopt()
@@ -121,6 +181,29 @@ void TestPriceTable::userFile_overridesAndExtends()
     QCOMPARE(table.find(u"gpt-4o-mini"_s)->input, 0.15);   // untouched
 }
 
+void TestPriceTable::userFile_rulesAndTiers_comeFirst()
+{
+    PriceTable table;
+    const Result loaded = table.loadJson(R"({"models": {
+            "acme-large": {"input": 1, "output": 4,
+                           "tiers": [{"above_input_tokens": 1000, "input": 2, "output": 8, "cached_input": 1}]},
+            "gpt-4o-special": {"input": 7, "output": 7},
+            "ft:gpt-4.1-mini": {"input": 0.8, "output": 3.2}},
+        "rules": [{"model": "acme-large", "match": {"regex": "^acme-large(-v\\d+)?$"}},
+                  {"model": "gpt-4o-special", "match": {"equals": "gpt-4o-2024-11-20"}},
+                  {"model": "gpt-4o-mini", "match": {"starts_with": "my-mini"}}]})",
+                            u"user.json"_s);
+    QVERIFY2(loaded.ok(), qPrintable(loaded.error()));
+    QCOMPARE(table.resolve(u"acme-large-v2"_s), u"acme-large"_s);
+    QVERIFY(!table.find(u"acme-large-xl"_s));                          // the rule is anchored
+    QCOMPARE(table.find(u"acme-large-v3"_s, 5000)->cachedInput, 1.0);
+    QCOMPARE(table.find(u"gpt-4o-2024-11-20"_s)->input, 7.0);          // before the built-in rules
+    QCOMPARE(table.find(u"gpt-4o-2024-08-06"_s)->input, 2.5);          // which still apply
+    QCOMPARE(table.find(u"my-mini-2"_s)->input, 0.15);                 // a rule for a built-in price
+    // A fine-tune's own price, for every snapshot of its base.
+    QCOMPARE(table.find(u"ft:gpt-4.1-mini-2025-04-14:acme::a1b2"_s)->input, 0.8);
+}
+
 void TestPriceTable::badUserFile_changesNothingAndSaysWhy_data()
 {
     QTest::addColumn<QByteArray>("content");
@@ -130,6 +213,19 @@ void TestPriceTable::badUserFile_changesNothingAndSaysWhy_data()
     QTest::newRow("missing output") << R"({"models": {"gpt-4o": {"input": 1}, "x": {"input": 1, "output": 1}}})"_ba
                                     << u"gpt-4o"_s;
     QTest::newRow("negative") << R"({"models": {"gpt-4o": {"input": -1, "output": 1}}})"_ba << u"negative"_s;
+    QTest::newRow("tiers not a list") << R"({"models": {"gpt-4o": {"input": 1, "output": 1, "tiers": 5}}})"_ba
+                                      << u"tiers"_s;
+    QTest::newRow("tier without threshold")
+        << R"({"models": {"gpt-4o": {"input": 1, "output": 1, "tiers": [{"input": 2, "output": 2}]}}})"_ba
+        << u"above_input_tokens"_s;
+    QTest::newRow("rule for no price")
+        << R"({"models": {}, "rules": [{"model": "nobody", "match": {"equals": "x"}}]})"_ba << u"nobody"_s;
+    QTest::newRow("unknown match")
+        << R"({"models": {}, "rules": [{"model": "gpt-4o", "match": {"like": "x"}}]})"_ba << u"like"_s;
+    QTest::newRow("bad regex")
+        << R"({"models": {}, "rules": [{"model": "gpt-4o", "match": {"regex": "("}}]})"_ba << u"regex"_s;
+    QTest::newRow("rules not a list") << R"({"models": {}, "rules": {}})"_ba << u"rules"_s;
+    QTest::newRow("empty name") << R"({"models": {"": {"input": 1, "output": 1}}})"_ba << u"empty name"_s;
 }
 
 void TestPriceTable::badUserFile_changesNothingAndSaysWhy()
@@ -142,6 +238,7 @@ void TestPriceTable::badUserFile_changesNothingAndSaysWhy()
     QVERIFY(!bad.ok());
     QVERIFY2(bad.error().contains(mention) && bad.error().contains(u"user.json"_s), qPrintable(bad.error()));
     QCOMPARE(table.size(), before);
+    QCOMPARE(table.ruleCount(), PriceTable().ruleCount());
     QCOMPARE(table.find(u"gpt-4o"_s)->input, 2.5);
     const Result missing = table.load(u"/nonexistent/prices.json"_s);
     QVERIFY(!missing.ok());

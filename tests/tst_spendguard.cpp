@@ -25,6 +25,8 @@ private slots:
     void newLocalDay_startsFromZero();
     void noCap_admitsEverythingButStillCounts();
     void refusal_is429WithItsOwnCode();
+    void unknownCost_isRefusedUnderACapOnly();
+    void unpricedRefusal_namesTheModelAndHowToPriceIt();
     void restart_keepsTheDaysSpendFromTheCallLog();
 };
 
@@ -172,6 +174,35 @@ void TestSpendGuard::refusal_is429WithItsOwnCode()
     QCOMPARE(error.code, "spend_limit_exceeded"_ba);
     QVERIFY2(error.message.contains(u"5.00 USD"_s) && error.message.contains(u"--max-spend"_s),
              qPrintable(error.message));
+}
+
+void TestSpendGuard::unknownCost_isRefusedUnderACapOnly()
+{
+    FakeClock clock;
+    SpendGuard capped(clock, 1000);
+    QVERIFY(!capped.reserve(std::nullopt));   // a model without a price could cost anything
+    QCOMPARE(capped.reservedNow(), 0.0);
+    QCOMPARE(capped.outstanding(), 0);
+    QVERIFY(capped.reserve(0.0));             // a known zero (a free local model) is fine
+    SpendGuard uncapped(clock, 0);
+    const auto id = uncapped.reserve(std::nullopt);
+    QVERIFY(id);
+    uncapped.settle(*id, -1);
+    QCOMPARE(uncapped.spentToday(), 0.0);
+}
+
+void TestSpendGuard::unpricedRefusal_namesTheModelAndHowToPriceIt()
+{
+    FakeClock clock;
+    SpendGuard guard(clock, 2.5);
+    const ApiError error = guard.unpricedRefusal(u"ft:acme-9:org::x1"_s);
+    QCOMPARE(error.status, 403);
+    QCOMPARE(error.code, "model_price_unknown"_ba);
+    for (const QString &part : {u"\"ft:acme-9:org::x1\""_s, u"--prices FILE"_s, u"--max-spend 2.50"_s,
+                                u"{\"models\": {\"ft:acme-9:org::x1\": {\"input\""_s})
+        QVERIFY2(error.message.contains(part), qPrintable(error.message));
+    const ApiError longName = guard.unpricedRefusal(QString(10'000, u'm'));
+    QVERIFY2(longName.message.size() < 1000, qPrintable(QString::number(longName.message.size())));
 }
 
 void TestSpendGuard::restart_keepsTheDaysSpendFromTheCallLog()

@@ -16,8 +16,8 @@ private slots:
     void parseUsage_readsEveryShape();
     void anthropicStream_outputIsOverwrittenNotAdded();
     void openaiStream_cutBeforeUsage_isUnknown();
-    void requestedMaxTokens_readsEachFieldOrDefault_data();
-    void requestedMaxTokens_readsEachFieldOrDefault();
+    void requestedMaxTokens_readsEachFieldOrDefaultTimesCompletions_data();
+    void requestedMaxTokens_readsEachFieldOrDefaultTimesCompletions();
     void estimateInputTokens_isBytesOverFourRoundedUp();
 };
 
@@ -103,7 +103,7 @@ void TestUsage::openaiStream_cutBeforeUsage_isUnknown()
     QVERIFY(!usage.known());
 }
 
-void TestUsage::requestedMaxTokens_readsEachFieldOrDefault_data()
+void TestUsage::requestedMaxTokens_readsEachFieldOrDefaultTimesCompletions_data()
 {
     QTest::addColumn<QByteArray>("body");
     QTest::addColumn<qint64>("expected");
@@ -112,9 +112,17 @@ void TestUsage::requestedMaxTokens_readsEachFieldOrDefault_data()
     QTest::newRow("max_output_tokens") << R"({"max_output_tokens":77})"_ba << qint64(77);
     QTest::newRow("absent") << R"({"model":"gpt-4o"})"_ba << kDefaultMaxOutputTokens;
     QTest::newRow("not a number") << R"({"max_tokens":"lots"})"_ba << kDefaultMaxOutputTokens;
+    // Every completion asked for may be that long, and each is billed.
+    QTest::newRow("n") << R"({"max_tokens":256,"n":3})"_ba << qint64(768);
+    QTest::newRow("n without a max") << R"({"n":2})"_ba << 2 * kDefaultMaxOutputTokens;
+    QTest::newRow("best_of") << R"({"max_tokens":100,"best_of":5,"n":2})"_ba << qint64(500);
+    QTest::newRow("n above best_of") << R"({"max_tokens":100,"best_of":2,"n":4})"_ba << qint64(400);
+    QTest::newRow("n of 1") << R"({"max_completion_tokens":50,"n":1})"_ba << qint64(50);
+    QTest::newRow("n not a number") << R"({"max_tokens":50,"n":"3"})"_ba << qint64(50);
+    QTest::newRow("absurd, bounded") << R"({"max_tokens":1e300,"n":1e300})"_ba << qint64(1e12) * qint64(1e6);
 }
 
-void TestUsage::requestedMaxTokens_readsEachFieldOrDefault()
+void TestUsage::requestedMaxTokens_readsEachFieldOrDefaultTimesCompletions()
 {
     QFETCH(QByteArray, body);
     QTEST(requestedMaxTokens(QJsonDocument::fromJson(body).object()), "expected");

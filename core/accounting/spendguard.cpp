@@ -31,10 +31,14 @@ void SpendGuard::rollOver()
     Q_EMIT spentChanged(m_spentUsd, m_capUsd);
 }
 
-std::optional<quint64> SpendGuard::reserve(double estimatedUsd)
+std::optional<quint64> SpendGuard::reserve(std::optional<double> estimatedUsd)
 {
     rollOver();
-    const double amount = qMax(estimatedUsd, 0.0);
+    if (capped() && !estimatedUsd) {
+        qCInfo(lcSpend) << "refused a call of unknown cost: its model has no price";
+        return std::nullopt;
+    }
+    const double amount = qMax(estimatedUsd.value_or(0), 0.0);
     if (capped() && m_spentUsd + m_reservedUsd + amount > m_capUsd) {
         qCInfo(lcSpend).noquote() << u"refused a call of up to %1 USD: %2 spent + %3 reserved, cap %4"_s
                                          .arg(amount, 0, 'f', 4).arg(m_spentUsd, 0, 'f', 4)
@@ -93,4 +97,16 @@ ApiError SpendGuard::refusal()
             u"Breakwater's spend limit is reached: %1 of %2 USD spent today (local time), %3 USD "
             "reserved by calls in progress (--max-spend)."_s
                 .arg(m_spentUsd, 0, 'f', 4).arg(m_capUsd, 0, 'f', 2).arg(m_reservedUsd, 0, 'f', 4)};
+}
+
+ApiError SpendGuard::unpricedRefusal(const QString &model) const
+{
+    // The name is the client's: keep a pathological one from filling the message.
+    const QString name = model.size() > 200 ? model.left(200) + u"..."_s : model;
+    return {403, "invalid_request_error", "model_price_unknown",
+            u"Breakwater has no price for model \"%1\", so under its spend limit (--max-spend %2 USD) it "
+            "cannot know what the call may cost and does not make it. Give the model a price in USD per "
+            "million tokens with --prices FILE, e.g. {\"models\": {\"%1\": {\"input\": 1.25, "
+            "\"cached_input\": 0.125, \"output\": 10}}}."_s
+                .arg(name).arg(m_capUsd, 0, 'f', 2)};
 }

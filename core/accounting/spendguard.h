@@ -17,9 +17,13 @@ class Clock;
 // Money is reserved before a call and settled after it, so concurrent calls cannot overshoot
 // together: a call is admitted only if today's spend + every outstanding reservation + its own
 // reservation fits under the cap. The reservation is the call's most expensive outcome (its input
-// estimate plus max tokens, PriceTable::maxCost), so spend can pass the cap only by what calls cost
+// estimate plus every completion's max tokens: PriceTable::maxCost, requestedMaxTokens), so spend can pass the cap only by what calls cost
 // beyond their reservation. A settled call is charged to the day it settles on. Spend survives
 // restarts: at start-up, setSpentToday(callLog.spentOnDay(today())).
+//
+// Under a cap, a call whose most expensive outcome is unknown (a model the price table has no price
+// for) is refused, never admitted for free: it could cost anything. unpricedRefusal() says which
+// model and how to give it a price. Without a cap such calls run and their cost stays unknown.
 //
 // Touched only on the proxy thread.
 class SpendGuard final : public QObject
@@ -29,8 +33,9 @@ class SpendGuard final : public QObject
 public:
     SpendGuard(const Clock &clock, double maxUsdPerDay, QObject *parent = nullptr);
 
-    // Holds `estimatedUsd` for one call; nullopt means refused (answer 429, refusal()).
-    std::optional<quint64> reserve(double estimatedUsd);
+    // Holds `estimatedUsd` for one call; nullopt means refused (answer refusal(), or
+    // unpricedRefusal() when `estimatedUsd` was unknown).
+    std::optional<quint64> reserve(std::optional<double> estimatedUsd);
     // The call is over: charge `actualUsd`, or the reservation when it is unknown (< 0).
     void settle(quint64 reservation, double actualUsd);
     // The call never reached the upstream: drop the reservation, charge nothing.
@@ -46,6 +51,9 @@ public:
 
     // The error a refused call gets: 429 with code spend_limit_exceeded.
     ApiError refusal();
+    // The error a call to a model without a price gets under a cap: 403 with code
+    // model_price_unknown, naming the model and --prices.
+    ApiError unpricedRefusal(const QString &model) const;
 
 Q_SIGNALS:
     void spentChanged(double spentTodayUsd, double capUsd);

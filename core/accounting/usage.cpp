@@ -96,12 +96,23 @@ Usage parseUsage(ApiStyle style, const QByteArray &body, bool stream)
 
 qint64 requestedMaxTokens(const QJsonObject &body)
 {
+    // Bounded before the conversion, so an absurd value makes an absurd (refused) reservation
+    // rather than an overflow: 1e12 tokens times 1e6 completions still fits in a qint64.
+    qint64 perCompletion = kDefaultMaxOutputTokens;
     for (QStringView name : {u"max_tokens", u"max_completion_tokens", u"max_output_tokens"}) {
         const QJsonValue value = body.value(name);
-        if (value.isDouble() && value.toDouble() > 0)
-            return qint64(value.toDouble());
+        if (value.isDouble() && value.toDouble() > 0) {
+            perCompletion = qint64(qMin(value.toDouble(), 1e12));
+            break;
+        }
     }
-    return kDefaultMaxOutputTokens;
+    qint64 completions = 1;
+    for (QStringView name : {u"n", u"best_of"}) {
+        const QJsonValue value = body.value(name);
+        if (value.isDouble() && value.toDouble() > 1)
+            completions = qMax(completions, qint64(qMin(value.toDouble(), 1e6)));
+    }
+    return perCompletion * completions;
 }
 
 qint64 estimateInputTokens(const QByteArray &body)

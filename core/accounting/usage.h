@@ -26,8 +26,12 @@ struct Usage
 // Anthropic sends input counts in message_start and cumulative output counts in message_delta.
 Usage parseUsage(ApiStyle style, const QByteArray &body, bool stream);
 
-// The output tokens a request allows: max_tokens, max_completion_tokens or max_output_tokens, or
-// kDefaultMaxOutputTokens when it sets none. The spend guard reserves for this many.
+// The output tokens a request allows in all: max_tokens (chat, completions, Anthropic),
+// max_completion_tokens (chat) or max_output_tokens (Responses), or kDefaultMaxOutputTokens when it
+// sets none, times the completions it asks for: OpenAI's `n`, or `best_of` (completions), which
+// generates and bills that many server-side and returns the best. The spend guard reserves for this
+// many. A request without a max may generate more than the default (up to the model's own limit):
+// it is charged what it really cost, so spend can pass the cap by that difference.
 qint64 requestedMaxTokens(const QJsonObject &body);
 inline constexpr qint64 kDefaultMaxOutputTokens = 4096;
 
