@@ -1,7 +1,5 @@
 #include "http/requestmeter.h"
 
-#include "http/responsewriter.h"
-
 #include <QLoggingCategory>
 #include <QTcpSocket>
 
@@ -62,7 +60,8 @@ void RequestMeter::onReadyRead()
         return;
     }
     // Qt's parser drains the socket after this slot, so what is available now is exactly the
-    // bytes that arrived since the last call.
+    // bytes that arrived since the last call (its readyRead handler parses all that is readable,
+    // https://code.qt.io/cgit/qt/qthttpserver.git/tree/src/httpserver/qabstracthttpserver.cpp?h=v6.4.2#n62).
     const QByteArray data = m_socket->peek(m_socket->bytesAvailable());
     qsizetype pos = 0;
     while (pos < data.size() && m_phase != Phase::Refused) {
@@ -193,7 +192,7 @@ void RequestMeter::refuse(int status)
         error = {408, "invalid_request_error", "request_timeout",
                  QStringLiteral("The request did not arrive in full in time.")};
     qCInfo(lcFrontDoor) << "refusing request with" << status;
-    ResponseWriter(m_socket, /*closeAfter=*/true).writeError(style, error);
+    Q_EMIT refused(style, error);
     // Give the client a moment to read the answer, then make sure the connection is gone.
     QTimer::singleShot(std::chrono::seconds(2), m_socket, [socket = m_socket] { socket->abort(); });
 }
