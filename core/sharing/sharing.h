@@ -1,12 +1,12 @@
 #pragma once
 
-#include "sharing/flight.h"
-
 #include <functional>
 
 #include <QHash>
 #include <QObject>
-#include <QtCore/qxpfunctional.h>
+#include <QtCore/qxpfunctional.h>   // qxp::function_ref, C++26 std::function_ref as Qt 6.4 ships it
+
+#include "sharing/flight.h"
 
 class AnswerCache;
 class CircuitBreaker;
