@@ -4,8 +4,8 @@
 #include "accounting/usage.h"
 #include "http/frontdoor.h"
 #include "http/hostguard.h"
+#include "http/protocol.h"
 #include "http/responsewriter.h"
-#include "sharing/flight.h"
 #include "sharing/requestkey.h"
 #include "upstream/breakerprobe.h"
 #include "upstream/upstreampool.h"
@@ -52,26 +52,20 @@ ProxyServer::ProxyServer(const ProxyConfig &config, const Clock &clock, QObject 
     : QAbstractHttpServer(parent),
       m_config(config),
       m_clock(clock),
-      m_cache(clock, config.dedupWindow.count(), config.cacheBytes)
+      m_cache(clock, config.dedupWindow.count(), config.cacheBytes),
+      m_flights(m_cache, clock, std::chrono::duration<double>(config.upstreamTimeout).count(), config.recordBodies)
 {
     // OpenAI's base includes /v1 already; Anthropic's does not.
     setUpUpstream(m_openai, "openai", config.openaiUpstream, u"/models"_s);
     setUpUpstream(m_anthropic, "anthropic", config.anthropicUpstream, u"/v1/models"_s);
     m_spend = new SpendGuard(clock, config.maxSpendUsd, this);
     m_spend->setSpentToday(config.spentTodayAtStartUsd);
+    connect(&m_flights, &Sharing::riderFinished, this, &ProxyServer::publish);
     connect(this, &ProxyServer::breakerChanged, this,
             [this](const BreakerTransition &transition) { m_metrics.recordTransition(transition); });
     m_snapshotTimer.setInterval(defaults::kSnapshotInterval);
     connect(&m_snapshotTimer, &QTimer::timeout, this, [this] { Q_EMIT snapshotReady(snapshot()); });
     m_snapshotTimer.start();
-}
-
-int ProxyServer::ridersInFlight() const
-{
-    int riders = 0;
-    for (const Flight *flight : findChildren<Flight *>(QString(), Qt::FindDirectChildrenOnly))
-        riders += flight->riderCount();
-    return riders;
 }
 
 ProxySnapshot ProxyServer::snapshot()
@@ -117,9 +111,9 @@ ProxyServer::~ProxyServer()
     delete m_anthropic.pool;
 }
 
-ProxyServer::Upstream &ProxyServer::upstreamFor(const Route &route)
+ProxyServer::Upstream &ProxyServer::upstreamFor(ApiStyle style)
 {
-    return route.style == ApiStyle::Anthropic ? m_anthropic : m_openai;
+    return style == ApiStyle::Anthropic ? m_anthropic : m_openai;
 }
 
 Result ProxyServer::listen()
@@ -218,19 +212,6 @@ CallRecord ProxyServer::newRecord(const Route &route, const IncomingRequest &req
     return record;
 }
 
-HeaderList ProxyServer::ownHeaders(const CallRecord &record) const
-{
-    // The header says how the answer relates to sharing (miss | joined | hit | bypass); refusals and
-    // errors of our own were not answered from a shared call, so they are misses there, while the
-    // record keeps the finer outcome.
-    QByteArray dedup = "miss";
-    if (record.outcome == Outcome::Joined || record.outcome == Outcome::Hit || record.outcome == Outcome::Bypass)
-        dedup = outcomeName(record.outcome);
-    return {{"x-breakwater-dedup", dedup},
-            {"x-breakwater-breaker", record.breakerState},
-            {"x-request-id", record.requestId}};
-}
-
 void ProxyServer::handleProxied(const Route &route, const IncomingRequest &request, ResponseWriter writer)
 {
     CallRecord record = newRecord(route, request);
@@ -248,52 +229,74 @@ void ProxyServer::handleProxied(const Route &route, const IncomingRequest &reque
     const QJsonObject body = document.object();
     record.model = body.value(u"model"_s).toString();
     record.stream = body.value(u"stream"_s).toBool();
-    Upstream &upstream = upstreamFor(route);
 
+    QByteArray key;
     if (wantsNoSharing(request)) {
         record.outcome = Outcome::Bypass;
-        startFlight(route, request, {}, body, record, writer);
-        return;
+    } else {
+        key = requestKey(RequestKeyInput::from(route.path, upstreamFor(route.style).baseUrl, request, body));
+        record.keyFingerprint = key.toHex().left(12);
     }
-    const QByteArray key = requestKey({route.path, upstream.baseUrl.toEncoded(), credentialOf(request),
-                                       request.header("anthropic-version"), request.header("anthropic-beta"),
-                                       request.header("openai-organization"), request.header("openai-project"),
-                                       body});
-    record.keyFingerprint = key.toHex().left(12);
-
-    // Answers that cost no upstream call (a cached answer, a ride on a call already running) are
-    // given even while the breaker is open: the breaker guards the provider, not the cache.
-    if (std::optional<CachedAnswer> cached = m_cache.find(key)) {
-        record.outcome = Outcome::Hit;
-        record.breakerState = breakerStateName(upstream.breaker->state());
-        answerFromCache(*cached, record, std::move(writer));
-        return;
-    }
-    if (Flight *flight = m_flights.find(key)) {
-        record.outcome = Outcome::Joined;
-        record.breakerState = breakerStateName(upstream.breaker->state());
-        flight->addRider({std::move(writer), record, ownHeaders(record)});
-        return;
-    }
-    record.outcome = Outcome::Miss;
-    if (Flight *flight = startFlight(route, request, key, body, record, writer))
-        m_flights.insert(key, flight);
+    share(key, request, body, route.style, std::move(record), std::move(writer));
 }
 
 void ProxyServer::handlePassThrough(const Route &route, const IncomingRequest &request, ResponseWriter writer)
 {
     CallRecord record = newRecord(route, request);
     record.outcome = Outcome::Bypass;
-    startFlight(route, request, {}, {}, record, writer);
+    share({}, request, {}, route.style, std::move(record), std::move(writer));
 }
 
-Flight *ProxyServer::startFlight(const Route &route, const IncomingRequest &request, const QByteArray &key,
-                                 const QJsonObject &body, CallRecord &record, ResponseWriter &writer)
+void ProxyServer::share(const QByteArray &key, const IncomingRequest &request, const QJsonObject &body,
+                        ApiStyle style, CallRecord record, ResponseWriter writer)
 {
-    Upstream &upstream = upstreamFor(route);
+    m_flights.share(key, style, *upstreamFor(style).breaker, {std::move(writer), std::move(record), {}},
+                    [&](Flight &flight, Flight::Rider &rider) { return takeOff(request, body, flight, rider); });
+}
+
+// Only for a new flight: admits its upstream call and submits it to the upstream's pool.
+Sharing::Takeoff ProxyServer::takeOff(const IncomingRequest &request, const QJsonObject &body, Flight &flight,
+                                      Flight::Rider &rider)
+{
+    Upstream &upstream = upstreamFor(flight.style());
+    const std::optional<Admitted> admitted = admit(upstream, request, body, flight.style(), rider);
+    if (!admitted)
+        return {};
+    upstream.probe->rememberCredentials(request.headers);
+
+    QUrl url = upstream.baseUrl;
+    // The OpenAI base already ends in /v1 (as the SDKs' base URLs do); Anthropic's does not.
+    QByteArray suffix = request.path;
+    if (flight.style() == ApiStyle::OpenAI && url.path().endsWith(u"/v1"_s) && suffix.startsWith("/v1/"))
+        suffix = suffix.mid(3);
+    QString basePath = url.path();
+    if (basePath.endsWith(u'/'))
+        basePath.chop(1);
+    url.setPath(basePath + QString::fromUtf8(suffix));
+    if (!request.query.isEmpty())
+        url.setQuery(QString::fromUtf8(request.query), QUrl::StrictMode);
+
+    UpstreamRequest call{request.method, url, forwardHeaders(request), request.body, m_config.upstreamTimeout};
+    UpstreamCall *upstreamCall = upstream.pool->submit(call, &flight);
+    if (!upstreamCall) {
+        settle(upstream, *admitted, nullptr);
+        rider.record.outcome = Outcome::Error;
+        answerError(flight.style(), ApiError::queueFull(m_config.maxQueued), rider.record, std::move(rider.writer));
+        return {};
+    }
+    return {upstreamCall, [this, &upstream, admitted = *admitted](Flight &landed) { land(landed, upstream, admitted); }};
+}
+
+// Spend first, so that a refusal there never uses up the breaker's one trial. A refusal is answered
+// here, and whatever was held for the call is let go.
+std::optional<ProxyServer::Admitted> ProxyServer::admit(Upstream &upstream, const IncomingRequest &request,
+                                                        const QJsonObject &body, ApiStyle style,
+                                                        Flight::Rider &rider)
+{
+    CallRecord &record = rider.record;
     Admitted admitted;
-    // Spend first, so that a refusal here never uses up the breaker's one trial. The reservation is
-    // the most the call can cost (its input and its max_tokens); it is settled from `usage` after.
+    // The reservation is the most the call can cost (its input and its max_tokens); `settle` charges
+    // it from `usage` after.
     if (m_spend->capped() && !body.isEmpty()) {
         const std::optional<double> maxCost = m_prices.maxCost(record.model, estimateInputTokens(request.body),
                                                                requestedMaxTokens(body));
@@ -301,9 +304,9 @@ Flight *ProxyServer::startFlight(const Route &route, const IncomingRequest &requ
         admitted.reservation = m_spend->reserve(maxCost);
         if (!admitted.reservation) {
             record.outcome = Outcome::SpendRefused;
-            answerError(route.style, maxCost ? m_spend->refusal() : m_spend->unpricedRefusal(record.model),
-                        record, std::move(writer));
-            return nullptr;
+            answerError(style, maxCost ? m_spend->refusal() : m_spend->unpricedRefusal(record.model), record,
+                        std::move(rider.writer));
+            return std::nullopt;
         }
     }
     const CircuitBreaker::Admission admission = upstream.breaker->admit();
@@ -316,106 +319,46 @@ Flight *ProxyServer::startFlight(const Route &route, const IncomingRequest &requ
                            .arg(QString::fromLatin1(upstream.name), QString::fromLatin1(record.breakerState))
                            .arg(admission.retryAfterSeconds)};
         error.retryAfterSeconds = admission.retryAfterSeconds;
-        answerError(route.style, error, record, std::move(writer));
-        if (admitted.reservation)
-            m_spend->release(*admitted.reservation);
-        return nullptr;
+        answerError(style, error, record, std::move(rider.writer));
+        settle(upstream, admitted, nullptr);
+        return std::nullopt;
     }
     admitted.trial = admission.verdict == CircuitBreaker::Admission::Verdict::Trial;
-    upstream.probe->rememberCredentials(request.headers);
-
-    QUrl url = upstream.baseUrl;
-    // The OpenAI base already ends in /v1 (as the SDKs' base URLs do); Anthropic's does not.
-    QByteArray suffix = route.path;
-    if (route.style == ApiStyle::OpenAI && url.path().endsWith(u"/v1"_s) && suffix.startsWith("/v1/"))
-        suffix = suffix.mid(3);
-    QString basePath = url.path();
-    if (basePath.endsWith(u'/'))
-        basePath.chop(1);
-    url.setPath(basePath + QString::fromUtf8(suffix));
-    if (!request.query.isEmpty())
-        url.setQuery(QString::fromUtf8(request.query), QUrl::StrictMode);
-
-    UpstreamRequest call{request.method, url, forwardHeaders(request), request.body, m_config.upstreamTimeout};
-    const double timeoutSeconds = std::chrono::duration<double>(m_config.upstreamTimeout).count();
-    auto *flight = new Flight(key, route.style, timeoutSeconds, m_clock, this);
-    flight->setModel(record.model);
-    flight->setRecordBodies(m_config.recordBodies);
-    UpstreamCall *upstreamCall = upstream.pool->submit(call, flight);
-    if (!upstreamCall) {
-        delete flight;
-        if (admitted.trial)
-            upstream.breaker->abandonTrial();
-        if (admitted.reservation)
-            m_spend->release(*admitted.reservation);
-        record.outcome = Outcome::Error;
-        answerError(route.style, ApiError::queueFull(m_config.maxQueued), record, std::move(writer));
-        return nullptr;
-    }
-    flight->follow(upstreamCall);
-    connect(flight, &Flight::upstreamFinished, this, [this, &upstream, admitted](Flight *finished) {
-        onFlightFinished(finished, upstream, admitted);
-    });
-    connect(flight, &Flight::riderFinished, this, &ProxyServer::publish);
-    flight->addRider({std::move(writer), record, ownHeaders(record)});
-    return flight;
+    return admitted;
 }
 
-void ProxyServer::onFlightFinished(Flight *flight, Upstream &upstream, const Admitted &admitted)
+void ProxyServer::land(Flight &flight, Upstream &upstream, const Admitted &admitted)
 {
-    const bool trial = admitted.trial;
     // What the call cost, from the upstream's own `usage` (streams included); unknown stays unknown.
-    const Usage usage = flight->status() >= 200 && flight->status() < 300
-        ? parseUsage(flight->style(), flight->body(), flight->isStreaming()) : Usage{};
-    const std::optional<double> cost = usage.known() ? m_prices.cost(flight->model(), usage) : std::nullopt;
-    flight->setUsage(usage, cost);
-    if (admitted.reservation) {
-        // An answer without usage (a stream without include_usage) is charged its reservation, so
-        // the cap cannot be walked around; a call that failed cost nothing.
-        const bool answered = flight->status() >= 200 && flight->status() < 300 && !flight->failure();
-        m_spend->settle(*admitted.reservation, cost.value_or(answered ? admitted.estimateUsd : 0));
-    }
+    const Usage usage = isSuccess(flight.status())
+        ? parseUsage(flight.style(), flight.body(), flight.isStreaming()) : Usage{};
+    flight.setUsage(usage, usage.known() ? m_prices.cost(flight.model(), usage) : std::nullopt);
+    settle(upstream, admitted, &flight);
+}
 
-    // The entry leaves the table before the riders are released (Go's singleflight order).
-    if (!flight->key().isEmpty()) {
-        m_flights.remove(flight->key(), flight);
-        if (flight->isCacheable())
-            m_cache.store(flight->key(), {flight->status(), flight->headers(), flight->body(),
-                                          flight->isStreaming(), cost.value_or(-1), usage.inputTokens,
-                                          usage.outputTokens, usage.cachedTokens});
+// The one end of every admission, whether its call flew (`landed`) or was refused before it did.
+void ProxyServer::settle(Upstream &upstream, const Admitted &admitted, const Flight *landed)
+{
+    if (admitted.reservation) {
+        if (!landed) {
+            m_spend->release(*admitted.reservation);
+        } else {
+            // An answer without usage (a stream without include_usage) is charged its reservation,
+            // so the cap cannot be walked around; a call that failed cost nothing.
+            const double charged = landed->isCacheable() ? admitted.estimateUsd : 0;
+            m_spend->settle(*admitted.reservation, landed->costUsd().value_or(charged));
+        }
     }
     // The breaker hears each upstream call once, however many riders shared it.
-    if (flight->result().failure == UpstreamFailure::Shutdown)
-        upstream.breaker->abandonTrial();
-    else if (flight->isUpstreamFailure())
-        upstream.breaker->recordFailure(flight->failureReason(), trial);
-    else if (flight->status() == 429)
-        upstream.breaker->abandonTrial();   // a rate limit is shown, but is no verdict on health
-    else
-        upstream.breaker->recordSuccess(trial);
-    flight->release();
-    flight->deleteLater();
-}
-
-void ProxyServer::answerFromCache(const CachedAnswer &answer, CallRecord record, ResponseWriter writer)
-{
-    const HeaderList headers = riderHeaders(answer.headers, ownHeaders(record));
-    record.status = answer.status;
-    if (answer.stream) {
-        writer.beginStream(answer.status, headers);   // a cached stream is replayed as a stream
-        writer.writeChunk(answer.body);
-        writer.endStream();
-    } else {
-        writer.writeComplete(answer.status, headers, answer.body);
+    const BreakerVerdict verdict = landed ? landed->breakerVerdict() : BreakerVerdict{};
+    switch (verdict.kind) {
+    case BreakerVerdict::Kind::Success: upstream.breaker->recordSuccess(admitted.trial); break;
+    case BreakerVerdict::Kind::Failure: upstream.breaker->recordFailure(verdict.reason, admitted.trial); break;
+    case BreakerVerdict::Kind::None:
+        if (admitted.trial)
+            upstream.breaker->abandonTrial();
+        break;
     }
-    record.costSavedUsd = answer.costUsd > 0 ? answer.costUsd : 0;
-    record.inputTokens = answer.inputTokens;
-    record.outputTokens = answer.outputTokens;
-    record.cachedTokens = answer.cachedTokens;
-    if (m_config.recordBodies)
-        record.responseBody = answer.body;
-    record.endAtMs = m_clock.wallMs();
-    publish(record);
 }
 
 void ProxyServer::answerError(ApiStyle style, const ApiError &error, CallRecord record, ResponseWriter writer,

@@ -10,7 +10,7 @@
 #include "proxysnapshot.h"
 #include "result.h"
 #include "sharing/answercache.h"
-#include "sharing/flighttable.h"
+#include "sharing/sharing.h"
 #include "upstream/circuitbreaker.h"
 
 #include <QAbstractHttpServer>
@@ -20,16 +20,16 @@
 
 class BreakerProbe;
 class CircuitBreaker;
-class Flight;
 struct ProxyRoute;
 class FrontDoor;
 class ResponseWriter;
 class SpendGuard;
 class UpstreamPool;
 
-// The proxy: routes each request, admits it, keys it, and answers it from the cache, from a flight
-// in progress, or by starting a new upstream call. Lives on the proxy thread, which owns every piece
-// of per-request state (flights, cache, pools' bookkeeping), so none of it needs locks.
+// The proxy: routes each request, parses it, keys it and hands it to Sharing, which answers it from
+// the cache, from a flight in progress, or asks the proxy to admit (spend, breaker) and start a new
+// upstream call. Lives on the proxy thread, which owns every piece of per-request state (flights,
+// cache, pools' bookkeeping), so none of it needs locks.
 class ProxyServer final : public QAbstractHttpServer
 {
     Q_OBJECT
@@ -58,7 +58,7 @@ public:
     const Upstream &anthropic() const { return m_anthropic; }
     const AnswerCache &cache() const { return m_cache; }
     int flightsInProgress() const { return m_flights.size(); }
-    int ridersInFlight() const;   // callers waiting on an upstream call in progress
+    int ridersInFlight() const { return m_flights.riders(); }   // callers waiting on an upstream call
     SpendGuard *spendGuard() const { return m_spend; }
     // The live figures, for the dashboard and the tray (snapshotReady) and for /metrics and
     // /breakwater/stats alike. Reads only: taking one moves no breaker.
@@ -79,32 +79,37 @@ private:
     using Route = ProxyRoute;
     void handleProxied(const Route &route, const IncomingRequest &request, ResponseWriter writer);
     void handlePassThrough(const Route &route, const IncomingRequest &request, ResponseWriter writer);
-    Flight *startFlight(const Route &route, const IncomingRequest &request, const QByteArray &key,
-                        const QJsonObject &body, CallRecord &record, ResponseWriter &writer);
-    Upstream &upstreamFor(const Route &route);
+    void share(const QByteArray &key, const IncomingRequest &request, const QJsonObject &body, ApiStyle style,
+               CallRecord record, ResponseWriter writer);
+    Upstream &upstreamFor(ApiStyle style);
     void setUpUpstream(Upstream &upstream, const QByteArray &name, const QUrl &baseUrl, const QString &modelsPath);
+    // What admitting one upstream call holds until `settle`: spend reserved for it and, in half-open,
+    // the breaker's one trial.
     struct Admitted
     {
         bool trial = false;               // the breaker's half-open trial
         std::optional<quint64> reservation;   // spend reserved for this call
         double estimateUsd = 0;
     };
-    void onFlightFinished(Flight *flight, Upstream &upstream, const Admitted &admitted);
+    Sharing::Takeoff takeOff(const IncomingRequest &request, const QJsonObject &body, Flight &flight,
+                             Flight::Rider &rider);
+    std::optional<Admitted> admit(Upstream &upstream, const IncomingRequest &request, const QJsonObject &body,
+                                  ApiStyle style, Flight::Rider &rider);
+    void land(Flight &flight, Upstream &upstream, const Admitted &admitted);
+    void settle(Upstream &upstream, const Admitted &admitted, const Flight *landed);
     void answerStats(const IncomingRequest &request, ResponseWriter writer);
-    void answerFromCache(const CachedAnswer &answer, CallRecord record, ResponseWriter writer);
     void answerError(ApiStyle style, const ApiError &error, CallRecord record, ResponseWriter writer,
                      const HeaderList &extra = {});
     void publish(CallRecord record);
     CallRecord newRecord(const Route &route, const IncomingRequest &request) const;
-    HeaderList ownHeaders(const CallRecord &record) const;
 
     ProxyConfig m_config;
     const Clock &m_clock;
     FrontDoor *m_frontDoor = nullptr;
     Upstream m_openai;
     Upstream m_anthropic;
-    FlightTable m_flights;
     AnswerCache m_cache;
+    Sharing m_flights;   // the flights in progress, and how requests share them and the cache
     PriceTable m_prices;
     SpendGuard *m_spend = nullptr;
     Metrics m_metrics;

@@ -25,7 +25,8 @@ using mockanswers::Route;
 using mockanswers::Variant;
 
 namespace {
-// 200 concurrent test connections would overflow Qt's default listen backlog of 50, and every
+// 200 concurrent test connections would overflow Qt's default listen backlog of 50 (listenBacklog in
+// https://code.qt.io/cgit/qt/qtbase.git/tree/src/network/socket/qtcpserver_p.h?h=v6.4.2), and every
 // dropped SYN costs the client a 1 s retransmit.
 constexpr int kListenBacklog = 1024;
 
@@ -231,7 +232,8 @@ QByteArray MockProvider::lastRequestBody() const
 
 bool MockProvider::handleRequest(const QHttpServerRequest &request, QTcpSocket *socket)
 {
-    // Copy what we need now: in Qt 6.4 the request belongs to the connection and is reused.
+    // Copy what we need now: in Qt 6.4 the request belongs to the connection and is reused
+    // (https://code.qt.io/cgit/qt/qthttpserver.git/tree/src/httpserver/qabstracthttpserver.cpp?h=v6.4.2#n42).
     const QString path = request.url().path();
     const HeaderList headers = request.headers();
     const Route route = mockanswers::routeFor(methodName(request.method()), path, headers);

@@ -70,7 +70,7 @@ void TestCircuitBreaker::consecutiveFailures_openTheBreaker_data()
 {
     QTest::addColumn<int>("threshold");
     QTest::addColumn<QString>("reason");
-    // The kinds of upstream failure the proxy reports (Flight::failureReason).
+    // The kinds of upstream failure the proxy reports (Flight::breakerVerdict).
     for (const int threshold : {1, 3, 5}) {
         for (const QString &reason : {u"HTTP 500"_s, u"HTTP 503"_s, u"timeout"_s, u"unreachable"_s,
                                       u"stream cut"_s, u"invalid answer"_s}) {

@@ -2,11 +2,14 @@
 
 #include <QTcpSocket>
 
+#include "http/responsewriter.h"
+
 FrontDoor::FrontDoor(const RequestMeter::Limits &limits, QObject *parent)
     : QTcpServer(parent), m_limits(limits)
 {
-    // A herd of 200 identical requests connects at once; Qt's default backlog of 50 drops the rest's
-    // SYNs and each of those clients waits a 1 s retransmit (tst_singleflight, herdArriving...).
+    // A herd of 200 identical requests connects at once; Qt's default backlog of 50 (listenBacklog in
+    // https://code.qt.io/cgit/qt/qtbase.git/tree/src/network/socket/qtcpserver_p.h?h=v6.4.2) drops
+    // the rest's SYNs and each of those clients waits a 1 s retransmit (tst_singleflight, herdArriving...).
     setListenBacklogSize(1024);
 }
 
@@ -18,6 +21,11 @@ void FrontDoor::incomingConnection(qintptr socketDescriptor)
         return;
     }
     socket->setSocketOption(QAbstractSocket::LowDelayOption, 1);
-    RequestMeter::attach(socket, m_limits);
+    const RequestMeter *meter = RequestMeter::attach(socket, m_limits);
+    connect(meter, &RequestMeter::refused, socket, [socket](ApiStyle style, const ApiError &error) {
+        // Not closeAfter: the meter lingers, reading and discarding, before it closes (nginx's
+        // lingering close), so a client still sending its body sees this answer, not a reset.
+        ResponseWriter(socket).writeError(style, error, {{"Connection", "close"}});
+    });
     addPendingConnection(socket);
 }

@@ -2,16 +2,15 @@
 
 #include <QRandomGenerator>
 
+#include "http/protocol.h"
+
 namespace {
 
 // Request headers that describe this hop, or that Qt's network manager sets itself.
 bool isForwardable(const QByteArray &lowerName, const QList<QByteArray> &connectionListed)
 {
-    static const QList<QByteArray> dropped{"connection", "keep-alive", "proxy-connection",
-                                           "proxy-authenticate", "proxy-authorization", "te", "trailer",
-                                           "transfer-encoding", "upgrade", "host", "content-length",
-                                           "accept-encoding", "expect"};
-    return !dropped.contains(lowerName) && !connectionListed.contains(lowerName)
+    static const QList<QByteArray> dropped{"host", "content-length", "accept-encoding", "expect"};
+    return !isHopByHopHeader(lowerName) && !dropped.contains(lowerName) && !connectionListed.contains(lowerName)
            && !lowerName.startsWith("x-breakwater-");
 }
 
@@ -61,7 +60,7 @@ bool wantsNoSharing(const IncomingRequest &request)
 
 QByteArray credentialOf(const IncomingRequest &request)
 {
-    for (const char *name : {"authorization", "x-api-key", "api-key"}) {
+    for (const QByteArray &name : credentialHeaders()) {
         const QByteArray value = request.header(name);
         if (!value.isEmpty())
             return value;

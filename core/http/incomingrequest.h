@@ -7,7 +7,11 @@
 #include <QHttpServerRequest>
 
 // One client request, copied out of Qt's request object at once: in Qt 6.4 that object belongs to
-// the connection and must not be referenced after the handler returns.
+// the connection (one per socket,
+// https://code.qt.io/cgit/qt/qthttpserver.git/tree/src/httpserver/qabstracthttpserver.cpp?h=v6.4.2#n42,
+// cleared for the next request,
+// https://code.qt.io/cgit/qt/qthttpserver.git/tree/src/httpserver/qhttpserverrequest.cpp?h=v6.4.2#n279)
+// and must not be referenced after the handler returns.
 struct IncomingRequest
 {
     QByteArray method;

@@ -1,7 +1,5 @@
 #include "http/requestmeter.h"
 
-#include "http/responsewriter.h"
-
 #include <QLoggingCategory>
 #include <QTcpSocket>
 
@@ -73,7 +71,8 @@ void RequestMeter::onReadyRead()
         return;
     }
     // Qt's parser drains the socket after this slot, so what is available now is exactly the
-    // bytes that arrived since the last call.
+    // bytes that arrived since the last call (its readyRead handler parses all that is readable,
+    // https://code.qt.io/cgit/qt/qthttpserver.git/tree/src/httpserver/qabstracthttpserver.cpp?h=v6.4.2#n62).
     const QByteArray data = m_socket->peek(m_socket->bytesAvailable());
     qsizetype pos = 0;
     while (pos < data.size() && m_phase != Phase::Refused) {
@@ -204,9 +203,9 @@ void RequestMeter::refuse(int status)
         error = {408, "invalid_request_error", "request_timeout",
                  QStringLiteral("The request did not arrive in full in time.")};
     qCInfo(lcFrontDoor) << "refusing request with" << status;
-    // Connection: close, but the writer must not close: linger() does, once the client has had
-    // the chance to read the answer.
-    ResponseWriter(m_socket).writeError(style, error, {{"Connection", "close"}});
+    // The front door writes the answer with Connection: close, but must not close: linger() does,
+    // once the client has had the chance to read it.
+    Q_EMIT refused(style, error);
     linger();
 }
 

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "http/apierror.h"
 #include "proxyconfig.h"
 
 #include <QByteArray>
@@ -10,10 +11,15 @@
 class QTcpSocket;
 
 // Watches the raw bytes of one client connection *before* Qt's HTTP parser sees them, because
-// Qt 6.4's QHttpServer has no limits of its own: it buffers any body, any header size, and keeps
-// idle or slow clients forever. The meter frames requests itself (head, then Content-Length or
-// chunked body), so it can refuse a too-large body as soon as its Content-Length is known, answer
-// `Expect: 100-continue`, and drop clients that stall.
+// Qt 6.4's QHttpServer has no limits of its own: it reads a head of any size byte by byte and
+// buffers whatever body the Content-Length promises
+// (https://code.qt.io/cgit/qt/qthttpserver.git/tree/src/httpserver/qhttpserverrequest.cpp?h=v6.4.2#n272),
+// and it keeps idle or slow clients forever (no timer in
+// https://code.qt.io/cgit/qt/qthttpserver.git/tree/src/httpserver/qabstracthttpserver.cpp?h=v6.4.2#n36).
+// The meter frames requests itself (head, then Content-Length or chunked body), so it can refuse a
+// too-large body as soon as its Content-Length is known, answer `Expect: 100-continue`, and drop
+// clients that stall. What a refusal says is written by whoever listens to `refused` (FrontDoor);
+// the meter itself writes nothing but `100 Continue`.
 //
 // A refused request (413, 431, 408) is answered with Connection: close and then closed the way
 // nginx does it ("lingering close"): the write side is shut down once the answer is sent, and what
@@ -41,12 +47,18 @@ public:
     };
 
     // Must be called before the socket is handed to the HTTP server, so that this meter's
-    // readyRead slot runs before the parser's.
+    // readyRead slot runs before the parser's (connected when the server takes the socket,
+    // https://code.qt.io/cgit/qt/qthttpserver.git/tree/src/httpserver/qabstracthttpserver.cpp?h=v6.4.2#n43).
     static RequestMeter *attach(QTcpSocket *socket, const Limits &limits);
     static RequestMeter *of(QTcpSocket *socket);
 
     // The proxy answered one request on this connection (idle timing starts again when none is open).
     void responseFinished();
+
+Q_SIGNALS:
+    // A request broke a limit: answer it with `error` and close. Nothing more is read from the
+    // client, and the connection is dropped two seconds later in any case.
+    void refused(ApiStyle style, const ApiError &error);
 
 private:
     RequestMeter(QTcpSocket *socket, const Limits &limits);

@@ -9,8 +9,10 @@
 // Writes one HTTP/1.1 response straight to a client socket, either complete (with Content-Length)
 // or as a stream (chunked, each piece flushed as it comes).
 //
-// Why not QHttpServerResponder: in Qt 6.4 it keeps a raw QTcpSocket pointer, so a write after the
-// client hung up crashed the server or reached another client whose socket reused the memory.
+// Why not QHttpServerResponder: in Qt 6.4 it keeps a raw QTcpSocket pointer in release builds
+// (https://code.qt.io/cgit/qt/qthttpserver.git/tree/src/httpserver/qhttpserverresponder_p.h?h=v6.4.2#n40),
+// so a write after the client hung up crashed the server or reached another client whose socket
+// reused the memory.
 // Every write here goes through a QPointer and a ConnectedState check instead. Use it only on the
 // socket's thread (the proxy thread).
 class ResponseWriter final

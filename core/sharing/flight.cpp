@@ -1,7 +1,7 @@
 #include "sharing/flight.h"
 
 #include "clock.h"
-#include "http/requestmeter.h"
+#include "http/protocol.h"
 
 #include <QJsonDocument>
 #include <QJsonParseError>
@@ -85,12 +85,11 @@ void Flight::onFinished(const UpstreamResult &result)
     m_finished = true;
     // Qt reports a chunked answer whose connection closed mid-way as a clean finish, so a stream is
     // judged by its content: complete only with its API's final event.
-    if (result.failure == UpstreamFailure::None && m_streaming && m_status >= 200 && m_status < 300
-        && !hasFinalEvent()) {
+    if (result.failure == UpstreamFailure::None && m_streaming && isSuccess(m_status) && !hasFinalEvent()) {
         m_result.failure = UpstreamFailure::Cut;
         m_result.detail = QStringLiteral("the upstream closed the stream before its final event");
     }
-    if (result.failure == UpstreamFailure::None && !m_streaming && m_status >= 200 && m_status < 300) {
+    if (result.failure == UpstreamFailure::None && !m_streaming && isSuccess(m_status)) {
         QJsonParseError error;
         QJsonDocument::fromJson(m_body, &error);
         m_garbage = error.error != QJsonParseError::NoError;
@@ -126,30 +125,28 @@ std::optional<ApiError> Flight::failure() const
     return std::nullopt;
 }
 
-bool Flight::isUpstreamFailure() const
+BreakerVerdict Flight::breakerVerdict() const
 {
-    if (m_result.failure == UpstreamFailure::Shutdown)
-        return false;
-    return m_result.failure != UpstreamFailure::None || m_status >= 500 || m_garbage;
-}
-
-QString Flight::failureReason() const
-{
+    using Kind = BreakerVerdict::Kind;
     switch (m_result.failure) {
-    case UpstreamFailure::Timeout: return QStringLiteral("timeout");
-    case UpstreamFailure::Cut: return QStringLiteral("stream cut");
-    case UpstreamFailure::Unreachable: return QStringLiteral("unreachable");
-    case UpstreamFailure::Shutdown: return QStringLiteral("shutdown");
+    case UpstreamFailure::Timeout: return {Kind::Failure, QStringLiteral("timeout")};
+    case UpstreamFailure::Cut: return {Kind::Failure, QStringLiteral("stream cut")};
+    case UpstreamFailure::Unreachable: return {Kind::Failure, QStringLiteral("unreachable")};
+    case UpstreamFailure::Shutdown: return {};
     case UpstreamFailure::None: break;
     }
     if (m_garbage)
-        return QStringLiteral("invalid answer");
-    return QStringLiteral("HTTP %1").arg(m_status);
+        return {Kind::Failure, QStringLiteral("invalid answer")};
+    if (m_status >= 500)
+        return {Kind::Failure, QStringLiteral("HTTP %1").arg(m_status)};
+    if (m_status == 429)
+        return {};   // a rate limit is passed on to the riders, but is no verdict on health
+    return {Kind::Success, {}};
 }
 
 bool Flight::isCacheable() const
 {
-    return m_result.failure == UpstreamFailure::None && m_status >= 200 && m_status < 300 && !m_garbage;
+    return m_result.failure == UpstreamFailure::None && isSuccess(m_status) && !m_garbage;
 }
 
 void Flight::setUsage(const Usage &usage, std::optional<double> costUsd)

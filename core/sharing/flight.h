@@ -12,9 +12,22 @@
 
 class Clock;
 
+// What one finished upstream call tells its upstream's breaker. The breaker hears each call once,
+// however many riders shared it.
+struct BreakerVerdict
+{
+    enum class Kind {
+        Success,
+        Failure,   // an upstream fault: 5xx, unreachable, our timeout, a cut stream, a garbage answer
+        None,      // says nothing of the provider's health: a 429, Breakwater shutting down, no call
+    };
+    Kind kind = Kind::None;
+    QString reason;   // with Failure, for the breaker's timeline: "timeout", "HTTP 503", ...
+};
+
 // One upstream call and everyone waiting for its answer (Go's singleflight `call`). The flight is
-// owned by the proxy (its FlightTable while it is in the table), never by the caller that started
-// it: a rider who hangs up only leaves, and the call runs on for the others and for the cache.
+// owned by Sharing, never by the caller that started it: a rider who hangs up only leaves, and the
+// call runs on for the others and for the cache.
 //
 // A streamed answer (text/event-stream) goes to every rider as it arrives; a rider who joins late
 // first gets every piece received so far, then the live ones. Other answers are buffered and sent
@@ -50,10 +63,8 @@ public:
     const QByteArray &body() const { return m_body; }
     // The error every rider gets instead of the upstream's answer, if any.
     std::optional<ApiError> failure() const;
-    // The upstream failed in a way the breaker counts (5xx, unreachable, timeout, cut, garbage).
-    bool isUpstreamFailure() const;
-    QString failureReason() const;   // for the breaker's timeline: "timeout", "HTTP 503", ...
-    // A complete 2xx answer, fit for the answer cache.
+    BreakerVerdict breakerVerdict() const;
+    // A complete 2xx answer: fit for the answer cache, and billed even when it reports no usage.
     bool isCacheable() const;
 
     qint64 upstreamStartAtMs() const { return m_upstreamStartAtMs; }
@@ -66,6 +77,8 @@ public:
     // What the upstream call used and cost (nullopt: unknown model or usage); goes into every
     // rider's record: the rider who made the call paid it, the others saved it.
     void setUsage(const Usage &usage, std::optional<double> costUsd);
+    const Usage &usage() const { return m_usage; }
+    std::optional<double> costUsd() const { return m_costUsd; }
 
     // Answers every rider and publishes each rider's record. Call once, after `upstreamFinished`.
     void release();

@@ -2,6 +2,17 @@
 
 #include <QCryptographicHash>
 #include <QJsonDocument>
+#include <QUrl>
+
+#include "http/incomingrequest.h"
+
+RequestKeyInput RequestKeyInput::from(const QByteArray &route, const QUrl &upstreamBase,
+                                      const IncomingRequest &request, const QJsonObject &body)
+{
+    return {route, upstreamBase.toEncoded(), credentialOf(request), request.header("anthropic-version"),
+            request.header("anthropic-beta"), request.header("openai-organization"),
+            request.header("openai-project"), body};
+}
 
 QByteArray canonicalJson(const QJsonObject &body)
 {

@@ -3,14 +3,22 @@
 #include <QByteArray>
 #include <QJsonObject>
 
+class QUrl;
+struct IncomingRequest;
+
 // The de-dup key of a request: SHA-256 over a canonical form of everything that can change the
 // answer. Two requests share a key only if they would get the same answer from the same account:
 // same route and upstream, same credential (hashed), same API version/beta/organisation/project
 // headers, and the same JSON body once object keys are sorted and whitespace removed. Per-attempt
 // headers (X-Stainless-*, retry counts, timeouts) never enter it, and the raw credential is never
-// kept.
+// kept. Which parts of a request those are is decided here, in `from`, and nowhere else.
 struct RequestKeyInput
 {
+    // The inputs of `request` on `route`, bound for the upstream at `upstreamBase`; `body` is the
+    // request's body, already parsed.
+    static RequestKeyInput from(const QByteArray &route, const QUrl &upstreamBase, const IncomingRequest &request,
+                                const QJsonObject &body);
+
     QByteArray route;
     QByteArray upstream;          // the upstream's base URL
     QByteArray credential;        // Authorization / x-api-key / api-key value, raw (hashed here)

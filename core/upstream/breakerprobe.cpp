@@ -1,5 +1,6 @@
 #include "upstream/breakerprobe.h"
 
+#include "http/protocol.h"
 #include "upstream/circuitbreaker.h"
 
 #include <QLoggingCategory>
@@ -26,8 +27,7 @@ void BreakerProbe::rememberCredentials(const HeaderList &headers)
     HeaderList kept;
     for (const auto &[name, value] : headers) {
         const QByteArray lower = name.toLower();
-        if (lower == "authorization" || lower == "x-api-key" || lower == "api-key"
-            || lower == "anthropic-version" || lower == "openai-organization" || lower == "openai-project")
+        if (isCredentialHeader(lower) || lower == "anthropic-version" || lower == "openai-organization" || lower == "openai-project")
             kept.append({name, value});
     }
     if (!kept.isEmpty())

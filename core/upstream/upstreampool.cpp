@@ -9,12 +9,15 @@
 #include <QThreadStorage>
 #include <QTimer>
 
+#include "http/protocol.h"
+
 Q_LOGGING_CATEGORY(lcUpstream, "breakwater.upstream", QtInfoMsg)
 
 namespace {
 
 // One manager per pool thread, deleted by Qt when the thread ends (QThreadStorage, unlike a
-// thread_local, cleans up while the thread's Qt data still exists).
+// thread_local, cleans up while the thread's Qt data still exists: QThreadStorageData::finish in
+// https://code.qt.io/cgit/qt/qtbase.git/tree/src/corelib/thread/qthreadstorage.cpp?h=v6.4.2).
 QNetworkAccessManager *threadManager()
 {
     static QThreadStorage<QNetworkAccessManager *> managers;
@@ -30,11 +33,7 @@ QNetworkAccessManager *threadManager()
 // Qt has already removed the chunking and any compression, and we re-frame for our client.
 bool isHopHeader(const QByteArray &lowerName)
 {
-    static const QList<QByteArray> names{"connection", "keep-alive", "proxy-connection",
-                                         "proxy-authenticate", "proxy-authorization", "te", "trailer",
-                                         "transfer-encoding", "upgrade", "content-length",
-                                         "content-encoding"};
-    return names.contains(lowerName);
+    return isHopByHopHeader(lowerName) || lowerName == "content-length" || lowerName == "content-encoding";
 }
 
 UpstreamFailure transportFailure(QNetworkReply::NetworkError error)

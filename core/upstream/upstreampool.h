@@ -10,7 +10,9 @@
 
 // The concurrency pool of one upstream: at most `concurrency` exchanges run at once, each on a pool
 // thread with that thread's own QNetworkAccessManager (Qt 6.4 caps one manager at 6 connections
-// per host, so a shared manager would serialise the 7th call). Calls beyond the limit wait in the
+// per host, defaultHttpChannelCount in
+// https://code.qt.io/cgit/qt/qtbase.git/tree/src/network/access/qhttpnetworkconnection.cpp?h=v6.4.2,
+// so a shared manager would serialise the 7th call). Calls beyond the limit wait in the
 // pool's queue, and the wait is reported with `started`. A full queue refuses new calls.
 //
 // Created and used on the proxy thread. Destroying it aborts running exchanges and waits for them.

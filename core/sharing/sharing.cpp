@@ -1,0 +1,118 @@
+#include "sharing/sharing.h"
+
+#include "clock.h"
+#include "sharing/answercache.h"
+#include "upstream/circuitbreaker.h"
+
+Sharing::Sharing(AnswerCache &cache, const Clock &clock, double timeoutSeconds, bool recordBodies,
+                 QObject *parent)
+    : QObject(parent), m_cache(cache), m_clock(clock), m_timeoutSeconds(timeoutSeconds), m_recordBodies(recordBodies)
+{
+}
+
+int Sharing::riders() const
+{
+    int riders = 0;
+    for (const Flight *flight : findChildren<Flight *>(QString(), Qt::FindDirectChildrenOnly))
+        riders += flight->riderCount();
+    return riders;
+}
+
+HeaderList ownHeaders(const CallRecord &record)
+{
+    // The header says how the answer relates to sharing (miss | joined | hit | bypass); refusals and
+    // errors of our own were not answered from a shared call, so they are misses there, while the
+    // record keeps the finer outcome.
+    QByteArray dedup = "miss";
+    if (record.outcome == Outcome::Joined || record.outcome == Outcome::Hit || record.outcome == Outcome::Bypass)
+        dedup = outcomeName(record.outcome);
+    return {{"x-breakwater-dedup", dedup},
+            {"x-breakwater-breaker", record.breakerState},
+            {"x-request-id", record.requestId}};
+}
+
+void Sharing::share(const QByteArray &key, ApiStyle style, CircuitBreaker &breaker, Rider rider, Start start)
+{
+    if (!key.isEmpty()) {
+        if (std::optional<CachedAnswer> cached = m_cache.find(key)) {
+            rider.record.outcome = Outcome::Hit;
+            rider.record.breakerState = breakerStateName(breaker.state());
+            answerFromCache(*cached, std::move(rider));
+            return;
+        }
+        if (Flight *flight = m_flights.value(key)) {
+            rider.record.outcome = Outcome::Joined;
+            rider.record.breakerState = breakerStateName(breaker.state());
+            rider.extraHeaders = ownHeaders(rider.record);
+            flight->addRider(std::move(rider));
+            return;
+        }
+        rider.record.outcome = Outcome::Miss;
+    }
+    fly(key, style, std::move(rider), start);
+}
+
+void Sharing::fly(const QByteArray &key, ApiStyle style, Rider rider, Start start)
+{
+    auto *flight = new Flight(key, style, m_timeoutSeconds, m_clock, this);
+    flight->setModel(rider.record.model);
+    flight->setRecordBodies(m_recordBodies);
+    Takeoff takeoff = start(*flight, rider);
+    if (!takeoff.call) {
+        delete flight;   // refused before it flew: never in the table, and `start` answered the rider
+        return;
+    }
+    flight->follow(takeoff.call);
+    connect(flight, &Flight::upstreamFinished, this, [this, landed = std::move(takeoff.landed)](Flight *finished) {
+        land(finished, landed);
+    });
+    connect(flight, &Flight::riderFinished, this, &Sharing::riderFinished);
+    rider.extraHeaders = ownHeaders(rider.record);
+    flight->addRider(std::move(rider));
+    if (!key.isEmpty())
+        m_flights.insert(key, flight);
+}
+
+void Sharing::land(Flight *flight, const std::function<void(Flight &)> &landed)
+{
+    if (landed)
+        landed(*flight);
+    // Out of the table before the riders are released (Go's singleflight order), and the cache
+    // filled before them too: whoever asks again once answered finds the answer.
+    const QByteArray &key = flight->key();
+    if (!key.isEmpty()) {
+        if (m_flights.value(key) == flight)
+            m_flights.remove(key);
+        if (flight->isCacheable()) {
+            const Usage &usage = flight->usage();
+            m_cache.store(key, {flight->status(), flight->headers(), flight->body(), flight->isStreaming(),
+                                flight->costUsd().value_or(-1), usage.inputTokens, usage.outputTokens,
+                                usage.cachedTokens});
+        }
+    }
+    flight->release();
+    flight->deleteLater();
+}
+
+void Sharing::answerFromCache(const CachedAnswer &answer, Rider rider)
+{
+    CallRecord &record = rider.record;
+    ResponseWriter &writer = rider.writer;
+    const HeaderList headers = riderHeaders(answer.headers, ownHeaders(record));
+    record.status = answer.status;
+    if (answer.stream) {
+        writer.beginStream(answer.status, headers);   // a cached stream is replayed as a stream
+        writer.writeChunk(answer.body);
+        writer.endStream();
+    } else {
+        writer.writeComplete(answer.status, headers, answer.body);
+    }
+    record.costSavedUsd = answer.costUsd > 0 ? answer.costUsd : 0;
+    record.inputTokens = answer.inputTokens;
+    record.outputTokens = answer.outputTokens;
+    record.cachedTokens = answer.cachedTokens;
+    if (m_recordBodies)
+        record.responseBody = answer.body;
+    record.endAtMs = m_clock.wallMs();
+    Q_EMIT riderFinished(record);
+}

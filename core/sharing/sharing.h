@@ -1,0 +1,78 @@
+#pragma once
+
+#include <functional>
+
+#include <QHash>
+#include <QObject>
+#include <QtCore/qxpfunctional.h>   // qxp::function_ref, C++26 std::function_ref as Qt 6.4 ships it
+
+#include "sharing/flight.h"
+
+class AnswerCache;
+class CircuitBreaker;
+class Clock;
+struct CachedAnswer;
+
+// How identical requests share one upstream call and its answer: Go's singleflight `Group.Do`, with
+// the answer cache in front. For one request, `share` finds a fresh answer in the cache, or seats
+// the request as a rider on the flight in progress for its key, or makes a new flight and puts it
+// in the table. When the flight's upstream call ends, the flight leaves the table *before* its
+// riders are released (a request arriving at that moment hits the cache or makes a new call, and
+// never joins a call that has ended); a complete 2xx answer fills the cache, errors and cut streams
+// go to every rider but are never kept; then the riders are answered and the flight is deleted.
+//
+// Every flight belongs to this object, never to the caller that started it, so a rider who hangs
+// up only leaves. Whoever makes the upstream call (the proxy: admission, the pool) is asked for it
+// through `start`, and only for a new flight. Lives and is touched only on the proxy thread.
+class Sharing final : public QObject
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(Sharing)
+public:
+    using Rider = Flight::Rider;
+
+    // A new flight's upstream call, or none when `start` refused it (and answered the rider itself).
+    struct Takeoff
+    {
+        UpstreamCall *call = nullptr;   // parented to the flight
+        // Called once when the call ended, before the flight leaves the table and before any rider
+        // is answered: sets the flight's usage and cost, settles spend and tells the breaker.
+        std::function<void(Flight &flight)> landed;
+    };
+    // Go's `fn`: admits and submits the one upstream call of `flight`, whose first rider is `rider`.
+    // Called during `share` only, so it may refer to the request on the caller's stack.
+    using Start = qxp::function_ref<Takeoff(Flight &flight, Rider &rider)>;
+
+    Sharing(AnswerCache &cache, const Clock &clock, double timeoutSeconds, bool recordBodies,
+            QObject *parent = nullptr);
+
+    // Answers `rider` (its record filled but for the outcome) for the request key `key`. Answers
+    // that cost no upstream call (a hit, a ride on a call already running) are given even while
+    // `breaker` is open, since it guards the provider, not the cache; their riders are told its state
+    // now, while a new flight's rider is told the state `start` was admitted in. An empty key
+    // (Cache-Control: no-cache, a route never shared) always makes a new flight, kept out of the
+    // table and the cache, and the rider keeps its outcome.
+    void share(const QByteArray &key, ApiStyle style, CircuitBreaker &breaker, Rider rider, Start start);
+
+    int size() const { return int(m_flights.size()); }   // flights in the table
+    int riders() const;   // riders on every flight in progress, shared or not
+
+Q_SIGNALS:
+    // Every rider's record when its answer is over: cache hits, joiners and the rider who started.
+    void riderFinished(const CallRecord &record);
+
+private:
+    void answerFromCache(const CachedAnswer &answer, Rider rider);
+    void fly(const QByteArray &key, ApiStyle style, Rider rider, Start start);
+    void land(Flight *flight, const std::function<void(Flight &)> &landed);
+
+    AnswerCache &m_cache;
+    const Clock &m_clock;
+    double m_timeoutSeconds = 0;
+    bool m_recordBodies = false;
+    QHash<QByteArray, Flight *> m_flights;   // Go's singleflight map: the flights that can be joined
+};
+
+// Breakwater's own headers on an answer: how it relates to sharing (x-breakwater-dedup), the
+// breaker's state (x-breakwater-breaker) and our x-request-id.
+HeaderList ownHeaders(const CallRecord &record);
