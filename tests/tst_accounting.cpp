@@ -29,7 +29,7 @@ void TestAccounting::streamWithoutUsage_isChargedItsReservation()
 {
     // Without include_usage an OpenAI stream reports no tokens: the cap must not be walked around.
     ProxyHarness harness([](ProxyConfig &c) { c.maxSpendUsd = 1.0; });
-    const TestResponse stream = harness.post("/v1/chat/completions", chatBody(u"no usage here"_s, true));
+    const LoopbackResponse stream = harness.post("/v1/chat/completions", chatBody(u"no usage here"_s, true));
     QCOMPARE(stream.status, 200);
     QVERIFY(!stream.body.contains("\"usage\""));
     QTRY_COMPARE(harness.records.size(), 1);
@@ -58,14 +58,14 @@ void TestAccounting::mixedRun_everyRequestIsOneRowWithItsOutcome()
     QCOMPARE(harness.post("/v1/chat/completions", chatBody(u"counted words"_s)).status, 200);
     // miss + joined
     harness.mock()->setHoldAnswers(true);
-    TestCall *first = harness.start("/v1/chat/completions", chatBody(u"shared"_s));
+    LoopbackClient *first = harness.start("/v1/chat/completions", chatBody(u"shared"_s));
     QTRY_COMPARE(harness.mock()->heldCount(), 1);
-    TestCall *second = harness.start("/v1/chat/completions", chatBody(u"shared"_s));
+    LoopbackClient *second = harness.start("/v1/chat/completions", chatBody(u"shared"_s));
     QTRY_COMPARE(harness.onProxyThread<int>([](ProxyServer *p) { return p->ridersInFlight(); }), 2);
     harness.mock()->setHoldAnswers(false);
     QTRY_VERIFY(first->isFinished() && second->isFinished());
     // a stream with usage
-    const TestResponse stream = harness.post("/v1/chat/completions",
+    const LoopbackResponse stream = harness.post("/v1/chat/completions",
         R"({"model":"gpt-4o-mini","stream":true,"stream_options":{"include_usage":true},"messages":[{"role":"user","content":"stream it"}]})");
     QCOMPARE(stream.status, 200);
     // an error of our own
@@ -73,7 +73,7 @@ void TestAccounting::mixedRun_everyRequestIsOneRowWithItsOutcome()
     // an upstream failure opens the breaker (threshold 1), then a refusal
     harness.mock()->setMode(MockProvider::Mode::Error503);
     QCOMPARE(harness.post("/v1/chat/completions", chatBody(u"fails"_s)).status, 503);
-    const TestResponse refused = harness.post("/v1/chat/completions", chatBody(u"refused"_s));
+    const LoopbackResponse refused = harness.post("/v1/chat/completions", chatBody(u"refused"_s));
     QCOMPARE(refused.header("x-breakwater-breaker"), "open"_ba);
 
     QTRY_COMPARE(harness.records.size(), 8);
@@ -109,13 +109,13 @@ void TestAccounting::spendCap_refusesWith429BeforeCallingUpstream()
 {
     // A cap of a hundredth of a cent: one gpt-4o call with 4096 max tokens reserves more than that.
     ProxyHarness harness([](ProxyConfig &c) { c.maxSpendUsd = 0.0001; });
-    const TestResponse refused = harness.post("/v1/chat/completions", chatBody(u"too dear"_s, false, u"gpt-4o"_s));
+    const LoopbackResponse refused = harness.post("/v1/chat/completions", chatBody(u"too dear"_s, false, u"gpt-4o"_s));
     QCOMPARE(refused.status, 429);
     QCOMPARE(refused.header("x-should-retry"), "false"_ba);
     const QJsonObject error = QJsonDocument::fromJson(refused.body).object().value(u"error"_s).toObject();
     QVERIFY(error.value(u"code"_s).toString().startsWith(u"spend_limit"_s));
     QCOMPARE(harness.mock()->callCount(), 0);
-    const TestResponse anthropic = harness.post("/v1/messages", messagesBody(u"too dear"_s), kAnthropicAuth);
+    const LoopbackResponse anthropic = harness.post("/v1/messages", messagesBody(u"too dear"_s), kAnthropicAuth);
     QCOMPARE(anthropic.status, 429);
     QCOMPARE(QJsonDocument::fromJson(anthropic.body)["error"]["type"].toString(), u"rate_limit_error"_s);
     QTRY_COMPARE(harness.countOutcome(Outcome::SpendRefused), 2);
@@ -123,14 +123,14 @@ void TestAccounting::spendCap_refusesWith429BeforeCallingUpstream()
     // A cap that fits a few small calls: 50 concurrent ones never overshoot by more than one reservation.
     ProxyHarness capped([](ProxyConfig &c) { c.maxSpendUsd = 0.01; });
     capped.mock()->setHoldAnswers(true);
-    QList<TestCall *> calls;
+    QList<LoopbackClient *> calls;
     const QByteArray body = R"({"model":"gpt-4o-mini","max_tokens":1000,"messages":[{"role":"user","content":"p%1"}]})";
     for (int i = 0; i < 50; ++i)
         calls.append(capped.start("/v1/chat/completions", QByteArray(body).replace("%1", QByteArray::number(i))));
     QTRY_COMPARE(capped.records.size() + capped.mock()->heldCount(), 50);
     const int admitted = capped.mock()->heldCount();
     capped.mock()->setHoldAnswers(false);
-    QTRY_VERIFY(std::all_of(calls.begin(), calls.end(), [](TestCall *c) { return c->isFinished(); }));
+    QTRY_VERIFY(allFinished(calls));
     QVERIFY2(admitted > 0 && admitted < 50, QByteArray::number(admitted).constData());
     const double spent = capped.onProxyThread<double>([](ProxyServer *p) { return p->spendGuard()->spentToday(); });
     QVERIFY2(spent <= 0.01, QByteArray::number(spent).constData());
@@ -142,12 +142,12 @@ void TestAccounting::metrics_countTrafficAndPassPromtool()
     QCOMPARE(harness.post("/v1/chat/completions", chatBody(u"m"_s)).status, 200);
     QCOMPARE(harness.post("/v1/chat/completions", chatBody(u"m"_s)).status, 200);
     QTRY_COMPARE(harness.records.size(), 2);
-    const TestResponse metrics = harness.get("/metrics");
+    const LoopbackResponse metrics = harness.get("/metrics");
     QCOMPARE(metrics.status, 200);
     QVERIFY(metrics.header("content-type").startsWith("text/plain"));
     QVERIFY(metrics.body.contains(R"(breakwater_requests_total{route="/v1/chat/completions",outcome="miss"} 1)"));
     QVERIFY(metrics.body.contains(R"(breakwater_requests_total{route="/v1/chat/completions",outcome="hit"} 1)"));
-    const TestResponse stats = harness.get("/breakwater/stats");
+    const LoopbackResponse stats = harness.get("/breakwater/stats");
     QCOMPARE(stats.status, 200);
     QVERIFY(QJsonDocument::fromJson(stats.body).isObject());
 
