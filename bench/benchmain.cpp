@@ -256,7 +256,8 @@ int overhead()
         return 1;
     const QByteArray cachedRequest = chatRequest(harness.port(), cachedBody);
 
-    const Load direct = sequentialLoad(harness.mock()->port(), distinctRequests(harness.mock()->port(), 0), warmUp, count);
+    const quint16 mockPort = harness.mock()->port();
+    const Load direct = sequentialLoad(mockPort, distinctRequests(mockPort, 0), warmUp, count);
     harness.mock()->resetCounters();
     const Load misses = sequentialLoad(harness.port(), distinctRequests(harness.port(), 1), warmUp, count);
     const int missCalls = harness.mock()->callCount();
