@@ -13,7 +13,7 @@
 //   hang        the same, provider hanging from 15 s to 75 s, --timeout 5
 // --scale X multiplies every scenario duration and request count (0.1 for a quick look; figures are for 1).
 
-#include "keepaliveclient.h"
+#include "loopbackclient.h"
 #include "proxyharness.h"
 #include "sdklikeclient.h"
 #include "sharing/requestkey.h"
@@ -74,16 +74,16 @@ int herd()
     QElapsedTimer clock;
     clock.start();
     const qint64 sentAtMs = QDateTime::currentMSecsSinceEpoch();
-    QList<TestCall *> calls;
+    QList<LoopbackClient *> calls;
     QList<qint64> doneAt(200, 0);
     for (int i = 0; i < 200; ++i) {
-        TestCall *call = harness.start("/v1/chat/completions", chatBody(u"the same prompt"_s));
-        QObject::connect(call, &TestCall::finished, call, [&doneAt, &clock, i] { doneAt[i] = clock.elapsed(); });
+        LoopbackClient *call = harness.start("/v1/chat/completions", chatBody(u"the same prompt"_s));
+        QObject::connect(call, &LoopbackClient::finished, call, [&doneAt, &clock, i] { doneAt[i] = clock.elapsed(); });
         calls.append(call);
     }
-    waitUntil([&] { return std::all_of(calls.begin(), calls.end(), [](TestCall *c) { return c->isFinished(); }); }, 30s);
+    waitUntil([&] { return allFinished(calls); }, 30s);
     int miss = 0, joined = 0, ok = 0;
-    for (TestCall *call : calls) {
+    for (LoopbackClient *call : calls) {
         ok += call->response().status == 200;
         miss += call->response().header("x-breakwater-dedup") == "miss";
         joined += call->response().header("x-breakwater-dedup") == "joined";
@@ -110,26 +110,24 @@ int herd()
 }
 
 // The raw bytes of a chat request, as an OpenAI SDK would send them on a keep-alive connection.
-QByteArray chatRequest(const QByteArray &body)
+QByteArray chatRequest(quint16 port, const QByteArray &body)
 {
-    return "POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-           "Authorization: Bearer sk-test-1\r\nContent-Type: application/json\r\n"
-           "Content-Length: " + QByteArray::number(body.size()) + "\r\n\r\n" + body;
+    return LoopbackClient::requestBytes(port, "POST", "/v1/chat/completions", kOpenAiAuth, body);
 }
 
-KeepAliveClient::RequestFactory sameRequest(const QByteArray &request)
+LoopbackClient::RequestMaker sameRequest(const QByteArray &request)
 {
     return [request](qint64) { return request; };
 }
 
 // A different chat request every time: the prompt carries the connection's tag and a zero-padded
 // counter, so no two requests share a de-dup key and every body has the same length.
-KeepAliveClient::RequestFactory distinctRequests(int tag)
+LoopbackClient::RequestMaker distinctRequests(quint16 port, int tag)
 {
-    return [tag](qint64 n) {
+    return [port, tag](qint64 n) {
         const QString prompt = u"distinct prompt %1-%2"_s.arg(tag, 3, 10, QLatin1Char('0'))
                                    .arg(n, 9, 10, QLatin1Char('0'));
-        return chatRequest(chatBody(prompt));
+        return chatRequest(port, chatBody(prompt));
     };
 }
 
@@ -145,7 +143,7 @@ struct Load
     double p50Ms() const { return percentile(tripsNs, 0.5) / 1e6; }
     double p99Ms() const { return percentile(tripsNs, 0.99) / 1e6; }
 
-    void collect(KeepAliveClient *client)
+    void collect(const LoopbackClient *client)
     {
         tripsNs += client->roundTripsNs();
         failures += client->failures();
@@ -165,34 +163,34 @@ struct Load
 // recorded) and then `duration`. The clients run on a thread of their own so they compete with
 // the proxy thread as a real client process would, not with the main thread's bookkeeping; the
 // main thread only sleeps.
-Load loadFor(quint16 port, int connections, const std::function<KeepAliveClient::RequestFactory(int)> &requestsFor,
+Load loadFor(quint16 port, int connections, const std::function<LoopbackClient::RequestMaker(int)> &requestsFor,
              std::chrono::milliseconds warmUp, std::chrono::milliseconds duration)
 {
     QThread clientThread;
-    QList<KeepAliveClient *> clients;
+    QList<LoopbackClient *> clients;
     for (int i = 0; i < connections; ++i) {
-        auto *client = new KeepAliveClient(port, requestsFor(i));
+        auto *client = new LoopbackClient(port, requestsFor(i));
         client->moveToThread(&clientThread);
         clients.append(client);
     }
     clientThread.start();
-    for (KeepAliveClient *client : clients)
-        QMetaObject::invokeMethod(client, &KeepAliveClient::start);
+    for (LoopbackClient *client : clients)
+        QMetaObject::invokeMethod(client, &LoopbackClient::start);
     if (warmUp.count() > 0) {
         QThread::msleep(quint64(warmUp.count()));
-        for (KeepAliveClient *client : clients)
-            QMetaObject::invokeMethod(client, &KeepAliveClient::clearRecorded, Qt::BlockingQueuedConnection);
+        for (LoopbackClient *client : clients)
+            QMetaObject::invokeMethod(client, &LoopbackClient::clearRecorded, Qt::BlockingQueuedConnection);
     }
     QElapsedTimer clock;
     clock.start();
     QThread::msleep(quint64(duration.count()));
-    for (KeepAliveClient *client : clients)
-        QMetaObject::invokeMethod(client, &KeepAliveClient::stop, Qt::BlockingQueuedConnection);
+    for (LoopbackClient *client : clients)
+        QMetaObject::invokeMethod(client, &LoopbackClient::stop, Qt::BlockingQueuedConnection);
     Load load;
     load.seconds = clock.elapsed() / 1000.0;
     clientThread.quit();
     clientThread.wait();
-    for (KeepAliveClient *client : clients) {
+    for (LoopbackClient *client : clients) {
         load.collect(client);
         delete client;
     }
@@ -201,22 +199,22 @@ Load loadFor(quint16 port, int connections, const std::function<KeepAliveClient:
 
 // One keep-alive client sending `warmUp + count` requests one after another; the first `warmUp`
 // round trips are dropped. The main thread blocks until the client is done.
-Load sequentialLoad(quint16 port, const KeepAliveClient::RequestFactory &requests, int warmUp, int count)
+Load sequentialLoad(quint16 port, const LoopbackClient::RequestMaker &requests, int warmUp, int count)
 {
     QThread clientThread;
-    auto *client = new KeepAliveClient(port, requests);
+    auto *client = new LoopbackClient(port, requests);
     client->setLimit(warmUp + count);
     client->moveToThread(&clientThread);
     QSemaphore done;
-    QObject::connect(client, &KeepAliveClient::finished, client, [&done] { done.release(); }, Qt::DirectConnection);
+    QObject::connect(client, &LoopbackClient::finished, client, [&done] { done.release(); }, Qt::DirectConnection);
     clientThread.start();
     QElapsedTimer clock;
     clock.start();
-    QMetaObject::invokeMethod(client, &KeepAliveClient::start);
+    QMetaObject::invokeMethod(client, &LoopbackClient::start);
     Load load;
     load.timedOut = !done.tryAcquire(1, 120'000);
     if (load.timedOut)
-        QMetaObject::invokeMethod(client, &KeepAliveClient::stop, Qt::BlockingQueuedConnection);
+        QMetaObject::invokeMethod(client, &LoopbackClient::stop, Qt::BlockingQueuedConnection);
     load.seconds = clock.elapsed() / 1000.0;
     clientThread.quit();
     clientThread.wait();
@@ -232,7 +230,7 @@ int hits()
     const QByteArray body = chatBody(u"a cached prompt"_s);
     if (harness.post("/v1/chat/completions", body).status != 200)
         return 1;
-    const QByteArray request = chatRequest(body);
+    const QByteArray request = chatRequest(harness.port(), body);
     const int connections = 32;
     const Load load = loadFor(harness.port(), connections, [&](int) { return sameRequest(request); },
                               0ms, scaled(5));
@@ -256,11 +254,12 @@ int overhead()
     const QByteArray cachedBody = chatBody(u"a cached prompt"_s);
     if (harness.post("/v1/chat/completions", cachedBody).status != 200)
         return 1;
-    const QByteArray cachedRequest = chatRequest(cachedBody);
+    const QByteArray cachedRequest = chatRequest(harness.port(), cachedBody);
 
-    const Load direct = sequentialLoad(harness.mock()->port(), distinctRequests(0), warmUp, count);
+    const quint16 mockPort = harness.mock()->port();
+    const Load direct = sequentialLoad(mockPort, distinctRequests(mockPort, 0), warmUp, count);
     harness.mock()->resetCounters();
-    const Load misses = sequentialLoad(harness.port(), distinctRequests(1), warmUp, count);
+    const Load misses = sequentialLoad(harness.port(), distinctRequests(harness.port(), 1), warmUp, count);
     const int missCalls = harness.mock()->callCount();
     harness.mock()->resetCounters();
     const Load cached = sequentialLoad(harness.port(), sameRequest(cachedRequest), warmUp, count);
@@ -315,7 +314,7 @@ int throughput()
     const QByteArray cachedBody = chatBody(u"a cached prompt"_s);
     if (harness.post("/v1/chat/completions", cachedBody).status != 200)
         return 1;
-    const QByteArray cachedRequest = chatRequest(cachedBody);
+    const QByteArray cachedRequest = chatRequest(harness.port(), cachedBody);
     const int connections = 50;
     const auto warmUp = scaled(1);
     const auto duration = scaled(5);
@@ -329,7 +328,8 @@ int throughput()
                 }
             }
         }, Qt::DirectConnection);
-    const Load misses = loadFor(harness.port(), connections, distinctRequests, warmUp, duration);
+    const Load misses = loadFor(harness.port(), connections, [&](int i) { return distinctRequests(harness.port(), i); },
+                                 warmUp, duration);
     QObject::disconnect(peaks);
     settle(harness);
     harness.mock()->resetCounters();
@@ -383,14 +383,14 @@ int burst()
     harness.mock()->setLatency(1500ms);
     QElapsedTimer clock;
     clock.start();
-    QList<TestCall *> calls;
+    QList<LoopbackClient *> calls;
     QList<qint64> doneAt(20, 0);
     for (int i = 0; i < 20; ++i) {
-        TestCall *call = harness.start("/v1/chat/completions", chatBody(u"different prompt %1"_s.arg(i)));
-        QObject::connect(call, &TestCall::finished, call, [&doneAt, &clock, i] { doneAt[i] = clock.elapsed(); });
+        LoopbackClient *call = harness.start("/v1/chat/completions", chatBody(u"different prompt %1"_s.arg(i)));
+        QObject::connect(call, &LoopbackClient::finished, call, [&doneAt, &clock, i] { doneAt[i] = clock.elapsed(); });
         calls.append(call);
     }
-    waitUntil([&] { return std::all_of(calls.begin(), calls.end(), [](TestCall *c) { return c->isFinished(); }); }, 60s);
+    waitUntil([&] { return allFinished(calls); }, 60s);
     std::sort(doneAt.begin(), doneAt.end());
     std::printf("burst: 20 different prompts, provider latency 1500 ms, --concurrency %d\n  finished at (ms):", g_concurrency);
     for (qint64 at : doneAt)
@@ -478,7 +478,7 @@ int outage()
     QList<qint64> refusedWaits;
     qint64 firstBack = -1;
     for (qsizetype i = 0; i < run.clients.size(); ++i) {
-        const TestResponse &response = run.clients[i]->response();
+        const LoopbackResponse &response = run.clients[i]->response();
         if (response.header("x-breakwater-dedup").isEmpty() && response.status == 503)
             refusedWaits.append(run.clients[i]->waitedMs());
         else if (response.header("x-breakwater-breaker") != "closed" && response.status == 503)

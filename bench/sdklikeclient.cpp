@@ -23,14 +23,14 @@ void SdkLikeClient::attempt()
     HeaderList headers = m_headers;
     headers.append({"X-Stainless-Retry-Count", QByteArray::number(m_attempts)});
     ++m_attempts;
-    auto *call = new TestCall(m_port, "POST", m_path, headers, m_body, this);
-    connect(call, &TestCall::finished, this, [this, call] { onAttemptFinished(call); });
+    auto *call = new LoopbackClient(m_port, "POST", m_path, headers, m_body, this);
+    connect(call, &LoopbackClient::finished, this, [this, call] { onAttemptFinished(call); });
     // The SDK's own timeout (600 s by default) ends an attempt that never answers.
-    QTimer::singleShot(m_attemptTimeout, call, [call] { call->hangUp(); });
+    call->setTimeout(m_attemptTimeout);
     call->start();
 }
 
-qint64 SdkLikeClient::retryDelayMs(const TestResponse &response) const
+qint64 SdkLikeClient::retryDelayMs(const LoopbackResponse &response) const
 {
     bool ok = false;
     const double ms = response.header("retry-after-ms").toDouble(&ok);
@@ -45,9 +45,9 @@ qint64 SdkLikeClient::retryDelayMs(const TestResponse &response) const
     return qint64(base * jitter * 1000);
 }
 
-void SdkLikeClient::onAttemptFinished(TestCall *call)
+void SdkLikeClient::onAttemptFinished(LoopbackClient *call)
 {
-    const TestResponse response = call->response();
+    const LoopbackResponse response = call->response();
     call->deleteLater();
     const QByteArray shouldRetry = response.header("x-should-retry");
     bool retry = false;

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "http/apierror.h"
-#include "testclient.h"
+#include "loopbackclient.h"
 
 #include <QElapsedTimer>
 #include <QObject>
@@ -22,7 +22,7 @@ public:
     bool isFinished() const { return m_finished; }
     int attempts() const { return m_attempts; }
     qint64 waitedMs() const { return m_waitedMs; }
-    const TestResponse &response() const { return m_response; }
+    const LoopbackResponse &response() const { return m_response; }
 
     static constexpr int kMaxRetries = 2;
 
@@ -31,8 +31,8 @@ Q_SIGNALS:
 
 private:
     void attempt();
-    void onAttemptFinished(TestCall *call);
-    qint64 retryDelayMs(const TestResponse &response) const;
+    void onAttemptFinished(LoopbackClient *call);
+    qint64 retryDelayMs(const LoopbackResponse &response) const;
 
     quint16 m_port;
     QByteArray m_path;
@@ -43,5 +43,5 @@ private:
     int m_attempts = 0;
     qint64 m_waitedMs = 0;
     bool m_finished = false;
-    TestResponse m_response;
+    LoopbackResponse m_response;
 };

@@ -1,16 +1,14 @@
 #include "demoscenarios.h"
 
 #include <algorithm>
-#include <functional>
 
 #include <QDateTime>
-#include <QHostAddress>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLoggingCategory>
-#include <QTcpSocket>
 
+#include "loopbackclient.h"
 #include "mockprovider.h"
 
 using namespace Qt::StringLiterals;
@@ -22,106 +20,17 @@ namespace {
 
 const QString kChatPath = u"/v1/chat/completions"_s;
 
-QByteArray chatRequest(quint16 port, const QString &prompt)
+QByteArray chatJson(const QString &prompt)
 {
     const QJsonObject body{
         {u"model"_s, u"gpt-4o-mini"_s},
         {u"messages"_s, QJsonArray{QJsonObject{{u"role"_s, u"user"_s}, {u"content"_s, prompt}}}}};
-    const QByteArray json = QJsonDocument(body).toJson(QJsonDocument::Compact);
-    return "POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1:" + QByteArray::number(port)
-        + "\r\nAuthorization: Bearer sk-breakwater-demo\r\nContent-Type: application/json\r\nContent-Length: "
-        + QByteArray::number(json.size()) + "\r\n\r\n" + json;
+    return QJsonDocument(body).toJson(QJsonDocument::Compact);
 }
 
+const HeaderList kDemoHeaders{{"Authorization", "Bearer sk-breakwater-demo"}, {"Content-Type", "application/json"}};
+
 } // namespace
-
-// One demo client request on its own loopback connection. Reads just enough of the answer to know
-// the status, the de-dup header and where the body ends (Content-Length or the last chunk; the
-// server keeps connections open, so the end must be found, not waited for), then hangs up.
-class DemoScenarios::Call final : public QObject
-{
-public:
-    Call(QByteArray request, std::function<void(Call *)> onDone, QObject *parent)
-        : QObject(parent)
-        , m_request(std::move(request))
-        , m_onDone(std::move(onDone))
-        , m_socket(new QTcpSocket(this))
-    {
-        m_timeout.setSingleShot(true);
-        connect(&m_timeout, &QTimer::timeout, this, [this] { end(false); });
-        connect(m_socket, &QTcpSocket::connected, this, [this] { m_socket->write(m_request); });
-        connect(m_socket, &QTcpSocket::readyRead, this, &Call::onReadyRead);
-        connect(m_socket, &QTcpSocket::errorOccurred, this, [this] { end(false); });
-    }
-
-    void start(quint16 port, std::chrono::milliseconds timeout)
-    {
-        m_started = QDateTime::currentMSecsSinceEpoch();
-        m_timeout.start(timeout);
-        m_socket->connectToHost(QHostAddress::LocalHost, port);
-    }
-
-    int status = 0;
-    QByteArray dedup;
-    bool complete = false;
-    qint64 elapsedMs = 0;
-
-    void abort() { end(false); }
-
-private:
-    void onReadyRead()
-    {
-        m_buffer += m_socket->readAll();
-        if (m_headerEnd < 0) {
-            m_headerEnd = m_buffer.indexOf("\r\n\r\n");
-            if (m_headerEnd < 0)
-                return;
-            const QList<QByteArray> lines = m_buffer.left(m_headerEnd).split('\n');
-            const QList<QByteArray> statusLine = lines.value(0).split(' ');
-            status = statusLine.value(1).toInt();
-            for (qsizetype i = 1; i < lines.size(); ++i) {
-                const qsizetype colon = lines[i].indexOf(':');
-                if (colon < 0)
-                    continue;
-                const QByteArray name = lines[i].left(colon).trimmed().toLower();
-                const QByteArray value = lines[i].mid(colon + 1).trimmed();
-                if (name == "content-length")
-                    m_contentLength = value.toLongLong();
-                else if (name == "transfer-encoding" && value.toLower().contains("chunked"))
-                    m_chunked = true;
-                else if (name == "x-breakwater-dedup")
-                    dedup = value;
-            }
-        }
-        const qsizetype bodyStart = m_headerEnd + 4;
-        if (m_chunked ? m_buffer.endsWith("0\r\n\r\n") : m_buffer.size() - bodyStart >= std::max<qint64>(m_contentLength, 0))
-            end(true);
-    }
-
-    void end(bool completed)
-    {
-        if (m_ended)
-            return;
-        m_ended = true;
-        complete = completed;
-        elapsedMs = QDateTime::currentMSecsSinceEpoch() - m_started;
-        m_timeout.stop();
-        m_socket->disconnect(this);
-        m_socket->abort();
-        m_onDone(this);
-    }
-
-    QByteArray m_request;
-    std::function<void(Call *)> m_onDone;
-    QTcpSocket *m_socket;
-    QTimer m_timeout;
-    QByteArray m_buffer;
-    qsizetype m_headerEnd = -1;
-    qint64 m_contentLength = -1;
-    bool m_chunked = false;
-    bool m_ended = false;
-    qint64 m_started = 0;
-};
 
 QString DemoScenarios::Result::summary() const
 {
@@ -248,10 +157,14 @@ void DemoScenarios::stop()
 
 void DemoScenarios::send(const QString &prompt)
 {
-    auto *call = new Call(chatRequest(m_targetPort, prompt), [this](Call *done) { onCallDone(done); }, this);
+    // Each call reads its answer to the end (Content-Length or the last chunk: the server keeps
+    // connections open, so the end must be found, not waited for), then hangs up.
+    auto *call = new LoopbackClient(m_targetPort, "POST", kChatPath.toLatin1(), kDemoHeaders, chatJson(prompt), this);
+    connect(call, &LoopbackClient::finished, this, [this, call] { onCallDone(call); });
+    call->setTimeout(m_options.clientTimeout);
     m_calls.append(call);
     ++m_result.sent;
-    call->start(m_targetPort, m_options.clientTimeout);
+    call->start();
 }
 
 void DemoScenarios::sendSteadyPrompt()
@@ -266,18 +179,19 @@ void DemoScenarios::sendSteadyPrompt()
     reportProgress();
 }
 
-void DemoScenarios::onCallDone(Call *call)
+void DemoScenarios::onCallDone(LoopbackClient *call)
 {
     m_calls.removeOne(call);
-    if (call->complete) {
+    const LoopbackResponse &response = call->response();
+    if (response.complete) {
         ++m_result.answered;
-        ++m_result.statuses[call->status];
-        if (!call->dedup.isEmpty())
-            ++m_result.dedup[call->dedup];
+        ++m_result.statuses[response.status];
+        if (const QByteArray dedup = response.header("x-breakwater-dedup"); !dedup.isEmpty())
+            ++m_result.dedup[dedup];
     } else {
         ++m_result.failed;
     }
-    m_result.slowestMs = std::max(m_result.slowestMs, call->elapsedMs);
+    m_result.slowestMs = std::max(m_result.slowestMs, response.elapsedNs / 1'000'000);
     call->deleteLater();   // we are inside its socket's signal
     if (m_running) {
         reportProgress();
@@ -307,9 +221,9 @@ void DemoScenarios::finish(bool stopped)
     m_running = false;   // first: aborting calls below reports them as failed, not as progress
     m_steadyTimer.stop();
     m_deadline.stop();
-    const QList<Call *> open = m_calls;
-    for (Call *call : open)
-        call->abort();
+    const QList<LoopbackClient *> open = m_calls;
+    for (LoopbackClient *call : open)
+        call->hangUp();
     m_calls.clear();
     m_mock->setMode(MockProvider::Mode::Ok);
     m_mock->setLatency(m_options.restoreLatency);

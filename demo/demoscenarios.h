@@ -7,13 +7,14 @@
 #include <QObject>
 #include <QTimer>
 
+class LoopbackClient;
 class MockProvider;
 
 // The field test's scenarios, replayed against a running Breakwater and its in-process mock
 // provider (`breakwater --demo`): a herd of identical requests, a 503 outage in steady traffic, a
-// hang in steady traffic, and a burst of different prompts. Clients are raw HTTP/1.1 requests on
-// QTcpSocket, one connection each (QNetworkAccessManager would allow only 6 per host), bounded in
-// number and in time: every scenario ends by itself, and stop() ends it at once.
+// hang in steady traffic, and a burst of different prompts. Clients are LoopbackClient calls, one
+// connection each (QNetworkAccessManager would allow only 6 per host), bounded in number and in
+// time: every scenario ends by itself, and stop() ends it at once.
 //
 // Lives on the thread that creates it (the GUI thread in the app) and needs its event loop. The
 // mock lives on its own thread; its setters are thread-safe. One scenario runs at a time, and the
@@ -79,10 +80,9 @@ Q_SIGNALS:
     void finished(const DemoScenarios::Result &result);
 
 private:
-    class Call;
     std::chrono::milliseconds scaled(std::chrono::milliseconds duration) const;
     void send(const QString &prompt);
-    void onCallDone(Call *call);
+    void onCallDone(LoopbackClient *call);
     void sendSteadyPrompt();
     void reportProgress();
     void finishIfDone();
@@ -99,7 +99,7 @@ private:
     int m_run = 0;             // makes every run's prompts new, so the answer cache never hides them
     int m_steadySent = 0;
     int m_steadyTotal = 0;
-    QList<Call *> m_calls;     // open calls (children of this)
+    QList<LoopbackClient *> m_calls;   // open calls (children of this)
     QTimer m_steadyTimer;      // outage and hang: the next prompt
     QTimer m_deadline;         // the scenario's hard end
     qint64 m_startedAtMs = 0;

@@ -13,81 +13,13 @@
 #include <QCoreApplication>
 #include <QElapsedTimer>
 #include <QFile>
-#include <QTcpSocket>
 #include <QTimer>
+
+#include "loopbackclient.h"
 
 namespace {
 
 const QByteArray kBody = R"({"model":"gpt-4o-mini","messages":[{"role":"user","content":"a cached prompt"}]})";
-
-// One keep-alive connection sending a request every `interval`, never more than one at a time.
-class PacedClient final : public QObject
-{
-public:
-    PacedClient(quint16 port, double intervalMs, QList<qint64> *latenciesNs, QObject *parent)
-        : QObject(parent)
-        , m_latencies(latenciesNs)
-        , m_intervalMs(intervalMs)
-    {
-        m_request = "POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer sk-load\r\n"
-                    "Content-Type: application/json\r\nContent-Length: " + QByteArray::number(kBody.size())
-            + "\r\n\r\n" + kBody;
-        connect(&m_socket, &QTcpSocket::readyRead, this, [this] { onReadyRead(); });
-        m_timer.setTimerType(Qt::PreciseTimer);
-        m_timer.setSingleShot(true);
-        connect(&m_timer, &QTimer::timeout, this, [this] { send(); });
-        m_socket.connectToHost(QHostAddress::LocalHost, port);
-        m_socket.waitForConnected(2000);
-        m_clock.start();
-    }
-    void start(double offsetMs) { m_next = offsetMs; schedule(); }
-    void stop() { m_stopped = true; m_timer.stop(); }
-    int late = 0;   // slots missed because the previous answer had not come yet
-
-private:
-    void schedule()
-    {
-        if (m_stopped)
-            return;
-        const double wait = m_next - double(m_clock.nsecsElapsed()) / 1e6;
-        m_timer.start(std::max(0, int(wait)));
-    }
-    void send()
-    {
-        m_sentNs = m_clock.nsecsElapsed();
-        m_socket.write(m_request);
-    }
-    void onReadyRead()
-    {
-        m_buffer += m_socket.readAll();
-        const qsizetype headerEnd = m_buffer.indexOf("\r\n\r\n");
-        if (headerEnd < 0)
-            return;
-        const qsizetype lengthAt = m_buffer.indexOf("ontent-Length: ");
-        const qint64 length = lengthAt >= 0 ? m_buffer.mid(lengthAt + 15, 12).split('\r').first().toLongLong() : 0;
-        if (m_buffer.size() < headerEnd + 4 + length)
-            return;
-        m_buffer.remove(0, headerEnd + 4 + length);
-        m_latencies->append(m_clock.nsecsElapsed() - m_sentNs);
-        m_next += m_intervalMs;
-        while (m_next < double(m_clock.nsecsElapsed()) / 1e6) {
-            m_next += m_intervalMs;
-            ++late;
-        }
-        schedule();
-    }
-
-    QTcpSocket m_socket;
-    QTimer m_timer;
-    QElapsedTimer m_clock;
-    QByteArray m_request;
-    QByteArray m_buffer;
-    QList<qint64> *m_latencies;
-    double m_intervalMs;
-    double m_next = 0;
-    qint64 m_sentNs = 0;
-    bool m_stopped = false;
-};
 
 // utime + stime of one thread, in clock ticks (/proc/PID/task/TID/stat fields 14 and 15).
 qint64 threadTicks(qint64 pid, qint64 tid)
@@ -138,34 +70,43 @@ int main(int argc, char *argv[])
     const double seconds = args[3].toDouble();
     const int connections = args.size() > 4 ? args[4].toInt() : 50;
 
-    QList<qint64> latencies;
-    QList<PacedClient *> clients;
+    // Each connection sends a request every `intervalMs`, never more than one at a time.
+    const QByteArray request = LoopbackClient::requestBytes(port, "POST", "/v1/chat/completions",
+        {{"Authorization", "Bearer sk-load"}, {"Content-Type", "application/json"}}, kBody);
+    QList<LoopbackClient *> clients;
     const double intervalMs = 1000.0 * connections / rate;
-    for (int i = 0; i < connections; ++i)
-        clients.append(new PacedClient(port, intervalMs, &latencies, &app));
+    for (int i = 0; i < connections; ++i) {
+        auto *client = new LoopbackClient(port, [request](qint64) { return request; }, &app);
+        client->setPace(intervalMs, intervalMs * i / connections);
+        clients.append(client);
+    }
     QTimer::singleShot(0, &app, [&] {
-        for (int i = 0; i < connections; ++i)
-            clients[i]->start(intervalMs * i / connections);
+        for (LoopbackClient *client : clients)
+            client->start();
     });
     // Warm up for a second (fills the cache, settles the pools), then measure.
     qint64 guiStart = 0, processStart = 0;
     QElapsedTimer measured;
     QTimer::singleShot(1000, &app, [&] {
-        latencies.clear();
+        for (LoopbackClient *client : clients)
+            client->clearRecorded();
         guiStart = pid ? threadTicks(pid, pid) : 0;
         processStart = pid ? processTicks(pid) : 0;
         measured.start();
     });
     QTimer::singleShot(int(1000 + seconds * 1000), &app, [&] {
-        for (PacedClient *client : clients)
+        for (LoopbackClient *client : clients)
             client->stop();
         app.quit();
     });
     app.exec();
     const double elapsed = double(measured.elapsed()) / 1000.0;
+    QList<qint64> latencies;
     int late = 0;
-    for (PacedClient *client : clients)
-        late += client->late;
+    for (const LoopbackClient *client : clients) {
+        latencies += client->roundTripsNs();
+        late += client->missedSlots();
+    }
     std::printf("load: %d connections, target %.0f req/s, %.1f s measured\n", connections, rate, elapsed);
     std::printf("  achieved           %.0f req/s (%lld requests, %d slots missed)\n", latencies.size() / elapsed,
                 qint64(latencies.size()), late);

@@ -32,7 +32,7 @@ void TestAccounting::streamWithoutUsage_isChargedItsReservation()
 {
     // Without include_usage an OpenAI stream reports no tokens: the cap must not be walked around.
     ProxyHarness harness([](ProxyConfig &c) { c.maxSpendUsd = 1.0; });
-    const TestResponse stream = harness.post("/v1/chat/completions", chatBody(u"no usage here"_s, true));
+    const LoopbackResponse stream = harness.post("/v1/chat/completions", chatBody(u"no usage here"_s, true));
     QCOMPARE(stream.status, 200);
     QVERIFY(!stream.body.contains("\"usage\""));
     QTRY_COMPARE(harness.records.size(), 1);
@@ -61,14 +61,14 @@ void TestAccounting::mixedRun_everyRequestIsOneRowWithItsOutcome()
     QCOMPARE(harness.post("/v1/chat/completions", chatBody(u"counted words"_s)).status, 200);
     // miss + joined
     harness.mock()->setHoldAnswers(true);
-    TestCall *first = harness.start("/v1/chat/completions", chatBody(u"shared"_s));
+    LoopbackClient *first = harness.start("/v1/chat/completions", chatBody(u"shared"_s));
     QTRY_COMPARE(harness.mock()->heldCount(), 1);
-    TestCall *second = harness.start("/v1/chat/completions", chatBody(u"shared"_s));
+    LoopbackClient *second = harness.start("/v1/chat/completions", chatBody(u"shared"_s));
     QTRY_COMPARE(harness.onProxyThread<int>([](ProxyServer *p) { return p->ridersInFlight(); }), 2);
     harness.mock()->setHoldAnswers(false);
     QTRY_VERIFY(first->isFinished() && second->isFinished());
     // a stream with usage
-    const TestResponse stream = harness.post("/v1/chat/completions",
+    const LoopbackResponse stream = harness.post("/v1/chat/completions",
         R"({"model":"gpt-4o-mini","stream":true,"stream_options":{"include_usage":true},"messages":[{"role":"user","content":"stream it"}]})");
     QCOMPARE(stream.status, 200);
     // an error of our own
@@ -76,7 +76,7 @@ void TestAccounting::mixedRun_everyRequestIsOneRowWithItsOutcome()
     // an upstream failure opens the breaker (threshold 1), then a refusal
     harness.mock()->setMode(MockProvider::Mode::Error503);
     QCOMPARE(harness.post("/v1/chat/completions", chatBody(u"fails"_s)).status, 503);
-    const TestResponse refused = harness.post("/v1/chat/completions", chatBody(u"refused"_s));
+    const LoopbackResponse refused = harness.post("/v1/chat/completions", chatBody(u"refused"_s));
     QCOMPARE(refused.header("x-breakwater-breaker"), "open"_ba);
 
     QTRY_COMPARE(harness.records.size(), 8);
@@ -112,13 +112,13 @@ void TestAccounting::spendCap_refusesWith429BeforeCallingUpstream()
 {
     // A cap of a hundredth of a cent: one gpt-4o call with 4096 max tokens reserves more than that.
     ProxyHarness harness([](ProxyConfig &c) { c.maxSpendUsd = 0.0001; });
-    const TestResponse refused = harness.post("/v1/chat/completions", chatBody(u"too dear"_s, false, u"gpt-4o"_s));
+    const LoopbackResponse refused = harness.post("/v1/chat/completions", chatBody(u"too dear"_s, false, u"gpt-4o"_s));
     QCOMPARE(refused.status, 429);
     QCOMPARE(refused.header("x-should-retry"), "false"_ba);
     const QJsonObject error = QJsonDocument::fromJson(refused.body).object().value(u"error"_s).toObject();
     QVERIFY(error.value(u"code"_s).toString().startsWith(u"spend_limit"_s));
     QCOMPARE(harness.mock()->callCount(), 0);
-    const TestResponse anthropic = harness.post("/v1/messages", messagesBody(u"too dear"_s), kAnthropicAuth);
+    const LoopbackResponse anthropic = harness.post("/v1/messages", messagesBody(u"too dear"_s), kAnthropicAuth);
     QCOMPARE(anthropic.status, 429);
     QCOMPARE(QJsonDocument::fromJson(anthropic.body)["error"]["type"].toString(), u"rate_limit_error"_s);
     QTRY_COMPARE(harness.countOutcome(Outcome::SpendRefused), 2);
@@ -126,14 +126,14 @@ void TestAccounting::spendCap_refusesWith429BeforeCallingUpstream()
     // A cap that fits a few small calls: 50 concurrent ones never overshoot by more than one reservation.
     ProxyHarness capped([](ProxyConfig &c) { c.maxSpendUsd = 0.01; });
     capped.mock()->setHoldAnswers(true);
-    QList<TestCall *> calls;
+    QList<LoopbackClient *> calls;
     const QByteArray body = R"({"model":"gpt-4o-mini","max_tokens":1000,"messages":[{"role":"user","content":"p%1"}]})";
     for (int i = 0; i < 50; ++i)
         calls.append(capped.start("/v1/chat/completions", QByteArray(body).replace("%1", QByteArray::number(i))));
     QTRY_COMPARE(capped.records.size() + capped.mock()->heldCount(), 50);
     const int admitted = capped.mock()->heldCount();
     capped.mock()->setHoldAnswers(false);
-    QTRY_VERIFY(std::all_of(calls.begin(), calls.end(), [](TestCall *c) { return c->isFinished(); }));
+    QTRY_VERIFY(allFinished(calls));
     QVERIFY2(admitted > 0 && admitted < 50, QByteArray::number(admitted).constData());
     const double spent = capped.onProxyThread<double>([](ProxyServer *p) { return p->spendGuard()->spentToday(); });
     QVERIFY2(spent <= 0.01, QByteArray::number(spent).constData());
@@ -160,14 +160,14 @@ void TestAccounting::spendCap_refusesModelsWithoutAPrice()
     ProxyHarness capped([](ProxyConfig &c) { c.maxSpendUsd = 0.01; });
     int refusedUnpriced = 0;
     int refusedOverCap = 0;
-    TestResponse last;
+    LoopbackResponse last;
     for (int i = 0; i < 30; ++i) {
         last = capped.post("/v1/chat/completions", chatRequest(unpriced, u"prompt %1"_s.arg(i), long100k));
         const QJsonObject error = QJsonDocument::fromJson(last.body)[u"error"_s].toObject();
         if (last.status == 403 && error[u"code"_s].toString() == u"model_price_unknown"_s
             && last.header("x-should-retry") == "false")
             ++refusedUnpriced;
-        const TestResponse dear = capped.post("/v1/chat/completions",
+        const LoopbackResponse dear = capped.post("/v1/chat/completions",
                                               chatRequest(u"gpt-5.1"_s, u"prompt %1"_s.arg(i), long100k));
         if (dear.status == 429)
             ++refusedOverCap;
@@ -181,7 +181,7 @@ void TestAccounting::spendCap_refusesModelsWithoutAPrice()
     const QByteArray messages = QJsonDocument(QJsonObject{
         {u"model"_s, u"claude-unlisted-test"_s}, {u"max_tokens"_s, 100},
         {u"messages"_s, QJsonArray{QJsonObject{{u"role"_s, u"user"_s}, {u"content"_s, u"hi"_s}}}}}).toJson();
-    const TestResponse anthropic = capped.post("/v1/messages", messages, kAnthropicAuth);
+    const LoopbackResponse anthropic = capped.post("/v1/messages", messages, kAnthropicAuth);
     QCOMPARE(anthropic.status, 403);
     QCOMPARE(QJsonDocument::fromJson(anthropic.body)[u"error"_s][u"type"_s].toString(), u"permission_error"_s);
     QCOMPARE(capped.post("/v1/chat/completions", chatRequest(u"mistralai/mixtral-8x7b"_s, u"r"_s)).status, 403);
@@ -214,13 +214,13 @@ void TestAccounting::spendCap_reservesEveryCompletion()
     // the prompt's few tokens), under a 0.01 cap; n = 2 asks for two such completions, 0.012.
     // gpt-3.5-turbo-instruct is 2 USD: best_of 6 generates (and bills) six of 1,000 tokens.
     ProxyHarness harness([](ProxyConfig &c) { c.maxSpendUsd = 0.01; });
-    const TestResponse two = harness.post("/v1/chat/completions",
+    const LoopbackResponse two = harness.post("/v1/chat/completions",
         chatRequest(u"gpt-4o-mini"_s, u"twice"_s, {{u"max_tokens"_s, 10000}, {u"n"_s, 2}}));
     QCOMPARE(two.status, 429);
     const QByteArray bestOf = R"({"model":"gpt-3.5-turbo-instruct","prompt":"six","max_tokens":1000,"best_of":6})";
     QCOMPARE(harness.post("/v1/completions", bestOf).status, 429);
     QCOMPARE(harness.mock()->callCount(), 0);
-    const TestResponse one = harness.post("/v1/chat/completions",
+    const LoopbackResponse one = harness.post("/v1/chat/completions",
         chatRequest(u"gpt-4o-mini"_s, u"once"_s, {{u"max_tokens"_s, 10000}, {u"n"_s, 1}}));
     QCOMPARE(one.status, 200);
     QCOMPARE(harness.mock()->callCount(), 1);
@@ -232,12 +232,12 @@ void TestAccounting::metrics_countTrafficAndPassPromtool()
     QCOMPARE(harness.post("/v1/chat/completions", chatBody(u"m"_s)).status, 200);
     QCOMPARE(harness.post("/v1/chat/completions", chatBody(u"m"_s)).status, 200);
     QTRY_COMPARE(harness.records.size(), 2);
-    const TestResponse metrics = harness.get("/metrics");
+    const LoopbackResponse metrics = harness.get("/metrics");
     QCOMPARE(metrics.status, 200);
     QVERIFY(metrics.header("content-type").startsWith("text/plain"));
     QVERIFY(metrics.body.contains(R"(breakwater_requests_total{route="/v1/chat/completions",outcome="miss"} 1)"));
     QVERIFY(metrics.body.contains(R"(breakwater_requests_total{route="/v1/chat/completions",outcome="hit"} 1)"));
-    const TestResponse stats = harness.get("/breakwater/stats");
+    const LoopbackResponse stats = harness.get("/breakwater/stats");
     QCOMPARE(stats.status, 200);
     QVERIFY(QJsonDocument::fromJson(stats.body).isObject());
 

@@ -43,7 +43,7 @@ int openaiFailures(const ProxyHarness &harness)
 
 // A refusal by an open breaker: 503, no retry by the SDK, a whole-second retry-after of at most 60,
 // and the breaker's state in our header. Returns the retry-after seconds (0 when the check failed).
-int checkRefusal(const TestResponse &response, const QByteArray &state = "open")
+int checkRefusal(const LoopbackResponse &response, const QByteArray &state = "open")
 {
     if (response.status != 503 || response.header("x-should-retry") != "false"
         || response.header("x-breakwater-breaker") != state) {
@@ -95,7 +95,7 @@ void TestBreakerOutage::outage_opensAfterThreeFailures_refusesUntilProbeSeesReco
     harness.mock()->setMode(MockProvider::Mode::Error503);
 
     for (int i = 0; i < 3; ++i) {
-        const TestResponse failed = harness.post(kChat, chatBody(u"outage %1"_s.arg(i)));
+        const LoopbackResponse failed = harness.post(kChat, chatBody(u"outage %1"_s.arg(i)));
         QCOMPARE(failed.status, 503);   // the provider's own 503, passed through
         QCOMPARE(failed.header("x-breakwater-breaker"), "closed"_ba);
         QCOMPARE(failed.header("x-breakwater-dedup"), "miss"_ba);
@@ -108,7 +108,7 @@ void TestBreakerOutage::outage_opensAfterThreeFailures_refusesUntilProbeSeesReco
     const QList<QByteArray> refusedBodies{chatBody(u"while open 1"_s), chatBody(u"outage 0"_s),
                                           chatBody(u"while open 2"_s, true)};
     for (const QByteArray &body : refusedBodies) {
-        const TestResponse refused = harness.post(kChat, body);
+        const LoopbackResponse refused = harness.post(kChat, body);
         QCOMPARE(checkRefusal(refused), 60);   // the fake clock stands still: the whole cool-down
         const QJsonObject error = json(refused.body).value(u"error"_s).toObject();
         QCOMPARE(error.value(u"code"_s).toString(), u"breaker_open"_s);
@@ -127,13 +127,13 @@ void TestBreakerOutage::outage_opensAfterThreeFailures_refusesUntilProbeSeesReco
     // The provider is back: the probe sees it long before the 60 s cool-down.
     harness.mock()->setMode(MockProvider::Mode::Ok);
     QTRY_COMPARE_WITH_TIMEOUT(harness.transitions.size(), 2, kWait);
-    const TestResponse trial = harness.post(kChat, chatBody(u"trial"_s));
+    const LoopbackResponse trial = harness.post(kChat, chatBody(u"trial"_s));
     QCOMPARE(trial.status, 200);
     QCOMPARE(trial.header("x-breakwater-breaker"), "half-open"_ba);
     QTRY_COMPARE_WITH_TIMEOUT(harness.transitions.size(), 3, kWait);
     QCOMPARE(openaiBreakerState(harness), BreakerState::Closed);
     for (int i = 0; i < 3; ++i) {
-        const TestResponse flowing = harness.post(kChat, chatBody(u"after %1"_s.arg(i)));
+        const LoopbackResponse flowing = harness.post(kChat, chatBody(u"after %1"_s.arg(i)));
         QCOMPARE(flowing.status, 200);
         QCOMPARE(flowing.header("x-breakwater-breaker"), "closed"_ba);
     }
@@ -165,7 +165,7 @@ void TestBreakerOutage::anthropicOutage_refusesWithOverloadedError_openaiUnaffec
         QCOMPARE(harness.post(kMessages, messagesBody(u"claude down %1"_s.arg(i)), kAnthropicAuth).status, 503);
     QCOMPARE(harness.mock()->callCount(u"/v1/messages"_s), 3);
 
-    const TestResponse refused = harness.post(kMessages, messagesBody(u"claude refused"_s), kAnthropicAuth);
+    const LoopbackResponse refused = harness.post(kMessages, messagesBody(u"claude refused"_s), kAnthropicAuth);
     QVERIFY(checkRefusal(refused) > 0);
     const QJsonObject root = json(refused.body);
     QCOMPARE(root.value(u"type"_s).toString(), u"error"_s);
@@ -175,13 +175,13 @@ void TestBreakerOutage::anthropicOutage_refusesWithOverloadedError_openaiUnaffec
 
     // Each upstream has its own breaker: OpenAI traffic still reaches the provider.
     harness.mock()->setMode(MockProvider::Mode::Ok);
-    const TestResponse openai = harness.post(kChat, chatBody(u"still fine"_s));
+    const LoopbackResponse openai = harness.post(kChat, chatBody(u"still fine"_s));
     QCOMPARE(openai.status, 200);
     QCOMPARE(openai.header("x-breakwater-breaker"), "closed"_ba);
 
     // Its own probe (GET /v1/models on the Anthropic base) sees the provider back.
     QTRY_COMPARE_WITH_TIMEOUT(harness.transitions.size(), 2, kWait);
-    const TestResponse trial = harness.post(kMessages, messagesBody(u"claude trial"_s), kAnthropicAuth);
+    const LoopbackResponse trial = harness.post(kMessages, messagesBody(u"claude trial"_s), kAnthropicAuth);
     QCOMPARE(trial.status, 200);
     QCOMPARE(trial.header("x-breakwater-breaker"), "half-open"_ba);
     QTRY_COMPARE_WITH_TIMEOUT(harness.transitions.size(), 3, kWait);
@@ -198,13 +198,13 @@ void TestBreakerOutage::openBreaker_stillServesCachedAnswers()
     // The breaker guards the provider, not the cache: an answer that costs no upstream call is given.
     ProxyHarness harness(smallBreaker);
     const QByteArray kept = chatBody(u"answered before the outage"_s);
-    const TestResponse before = harness.post(kChat, kept);
+    const LoopbackResponse before = harness.post(kChat, kept);
     QCOMPARE(before.status, 200);
     harness.mock()->setMode(MockProvider::Mode::Error503);
     for (int i = 0; i < 3; ++i)
         QCOMPARE(harness.post(kChat, chatBody(u"fail %1"_s.arg(i))).status, 503);
     QCOMPARE(openaiBreakerState(harness), BreakerState::Open);
-    const TestResponse hit = harness.post(kChat, kept);
+    const LoopbackResponse hit = harness.post(kChat, kept);
     QCOMPARE(hit.status, 200);
     QCOMPARE(hit.header("x-breakwater-dedup"), "hit"_ba);
     QCOMPARE(hit.header("x-breakwater-breaker"), "open"_ba);
@@ -221,11 +221,11 @@ void TestBreakerOutage::hang_timeoutsCountAsFailuresAndOpen()
     });
     harness.mock()->setMode(MockProvider::Mode::Hang);
     for (int i = 0; i < 3; ++i) {
-        const TestResponse timedOut = harness.post(kChat, chatBody(u"hung %1"_s.arg(i)));
+        const LoopbackResponse timedOut = harness.post(kChat, chatBody(u"hung %1"_s.arg(i)));
         QCOMPARE(timedOut.status, 504);
         QCOMPARE(timedOut.header("x-should-retry"), "false"_ba);
     }
-    const TestResponse refused = harness.post(kChat, chatBody(u"after the hang"_s));
+    const LoopbackResponse refused = harness.post(kChat, chatBody(u"after the hang"_s));
     QVERIFY(checkRefusal(refused) > 0);
     QCOMPARE(json(refused.body).value(u"error"_s).toObject().value(u"code"_s).toString(), u"breaker_open"_s);
     QCOMPARE(harness.mock()->callCount(u"/v1/chat/completions"_s), 3);
@@ -257,7 +257,7 @@ void TestBreakerOutage::clientErrorsFromUpstream_neverOpen()
     if (!wrongPath)
         harness.mock()->setMode(MockProvider::Mode::RateLimited429);
     for (int i = 0; i < 6; ++i) {
-        const TestResponse response = harness.post(kChat, chatBody(u"client error %1"_s.arg(i)));
+        const LoopbackResponse response = harness.post(kChat, chatBody(u"client error %1"_s.arg(i)));
         QCOMPARE(response.status, status);
         QCOMPARE(response.header("x-breakwater-breaker"), "closed"_ba);
     }
@@ -274,14 +274,14 @@ void TestBreakerOutage::herdOnOneFailedCall_countsOnce_thenWholeHerdRefused()
     harness.mock()->setHoldAnswers(true);
     constexpr int kHerd = 20;
     for (int round = 1; round <= 3; ++round) {
-        QList<TestCall *> herd;
+        QList<LoopbackClient *> herd;
         for (int i = 0; i < kHerd; ++i)
             herd.append(harness.start(kChat, chatBody(u"herd round %1"_s.arg(round))));
         QTRY_COMPARE_WITH_TIMEOUT(harness.ridersWaiting(), kHerd, kWait);
         QTRY_COMPARE_WITH_TIMEOUT(harness.mock()->heldCount(), 1, kWait);
         harness.mock()->releaseHeld();
         QTRY_VERIFY_WITH_TIMEOUT(allFinished(herd), kWait);
-        for (const TestCall *call : herd)
+        for (const LoopbackClient *call : herd)
             QCOMPARE(call->response().status, 503);   // all share the one failed call's answer
         QCOMPARE(harness.mock()->callCount(u"/v1/chat/completions"_s), round);
         // The breaker heard one failure per upstream call, not one per rider.
@@ -293,11 +293,11 @@ void TestBreakerOutage::herdOnOneFailedCall_countsOnce_thenWholeHerdRefused()
     QCOMPARE(openaiBreakerState(harness), BreakerState::Open);
 
     // The next herd is refused whole, at once: no flight, no upstream call.
-    QList<TestCall *> refusedHerd;
+    QList<LoopbackClient *> refusedHerd;
     for (int i = 0; i < kHerd; ++i)
         refusedHerd.append(harness.start(kChat, chatBody(u"herd while open"_s)));
     QTRY_VERIFY_WITH_TIMEOUT(allFinished(refusedHerd), kWait);
-    for (const TestCall *call : refusedHerd)
+    for (const LoopbackClient *call : refusedHerd)
         QVERIFY(checkRefusal(call->response()) > 0);
     QCOMPARE(harness.mock()->callCount(u"/v1/chat/completions"_s), 3);   // (the gate may hold a probe)
     QCOMPARE(harness.onProxyThread<int>([](ProxyServer *p) { return p->flightsInProgress(); }), 0);
@@ -315,11 +315,11 @@ void TestBreakerOutage::halfOpen_onlyTheTrialAndItsRidersReachUpstream()
     QTRY_COMPARE_WITH_TIMEOUT(openaiBreakerState(harness), BreakerState::HalfOpen, kWait);   // via the probe
     harness.mock()->setHoldAnswers(true);   // only now: the gate would hold the probe too
 
-    TestCall *trial = harness.start(kChat, chatBody(u"the trial"_s));
+    LoopbackClient *trial = harness.start(kChat, chatBody(u"the trial"_s));
     QTRY_COMPARE_WITH_TIMEOUT(harness.mock()->heldCount(), 1, kWait);
-    TestCall *rider = harness.start(kChat, chatBody(u"the trial"_s));   // identical: rides the trial
+    LoopbackClient *rider = harness.start(kChat, chatBody(u"the trial"_s));   // identical: rides the trial
     QTRY_COMPARE_WITH_TIMEOUT(harness.ridersWaiting(), 2, kWait);
-    const TestResponse other = harness.post(kChat, chatBody(u"another prompt"_s));
+    const LoopbackResponse other = harness.post(kChat, chatBody(u"another prompt"_s));
     QCOMPARE(checkRefusal(other, "half-open"), 1);   // the trial decides within one timeout
     QCOMPARE(harness.mock()->heldCount(), 1);
 
@@ -341,7 +341,7 @@ void TestBreakerOutage::failedTrial_reopens()
     for (int i = 0; i < 3; ++i)
         QCOMPARE(harness.post(kChat, chatBody(u"fail %1"_s.arg(i))).status, 503);
     clock.advance(60'000);   // the cool-down passes (the probe, seeing 503s, never moved it)
-    const TestResponse trial = harness.post(kChat, chatBody(u"failing trial"_s));
+    const LoopbackResponse trial = harness.post(kChat, chatBody(u"failing trial"_s));
     QCOMPARE(trial.status, 503);
     QCOMPARE(trial.header("x-breakwater-breaker"), "half-open"_ba);
     QCOMPARE(openaiBreakerState(harness), BreakerState::Open);

@@ -151,7 +151,7 @@ void TestFrontDoor::oversizedUpload_readsIts413EveryTime()
     const QByteArray body(8 * kMiB, 'a');
     int answered = 0;
     for (int i = 0; i < 10; ++i) {
-        TestCall call(harness.port(), "POST", "/v1/chat/completions", kOpenAiAuth, body);
+        LoopbackClient call(harness.port(), "POST", "/v1/chat/completions", kOpenAiAuth, body);
         call.start();
         QTRY_VERIFY_WITH_TIMEOUT(call.isFinished(), 10'000);
         answered += call.response().status == 413 && call.response().complete;

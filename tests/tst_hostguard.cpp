@@ -214,7 +214,7 @@ void TestHostGuard::foreignHost_isRefusedOnEveryRoute()
     const QByteArray body = method == "GET" ? QByteArray() : anthropic ? messagesBody(u"hi"_s) : chatBody(u"hi"_s);
     HeaderList headers = anthropic ? kAnthropicAuth : kOpenAiAuth;
     headers.prepend({"Host", "evil.example:" + QByteArray::number(harness.port())});
-    const TestResponse response = fetch(harness.port(), method, path, headers, body);
+    const LoopbackResponse response = fetch(harness.port(), method, path, headers, body);
     QCOMPARE(response.status, 421);
     QCOMPARE(response.header("x-should-retry"), "false"_ba);
     const QJsonObject root = json(response.body);
@@ -236,7 +236,7 @@ void TestHostGuard::browserOrigin_isRefusedBeforeTheUpstream()
     ProxyHarness harness;
     HeaderList headers = kOpenAiAuth;
     headers.append({"Origin"_ba, "https://evil.example"_ba});
-    const TestResponse response = harness.post("/v1/chat/completions", chatBody(u"from a page"_s), headers);
+    const LoopbackResponse response = harness.post("/v1/chat/completions", chatBody(u"from a page"_s), headers);
     QCOMPARE(response.status, 403);
     QCOMPARE(response.header("x-should-retry"), "false"_ba);
     QVERIFY(response.header("Access-Control-Allow-Origin").isEmpty());   // the page may not read it either
@@ -257,11 +257,11 @@ void TestHostGuard::sdkRequests_passAsBefore()
     QFETCH(QByteArray, host);
     ProxyHarness harness;
     const HeaderList hostHeader{{"Host", host + QByteArray::number(harness.port())}};
-    const TestResponse chat = fetch(harness.port(), "POST", "/v1/chat/completions", hostHeader + kOpenAiSdkHeaders,
+    const LoopbackResponse chat = fetch(harness.port(), "POST", "/v1/chat/completions", hostHeader + kOpenAiSdkHeaders,
                                     chatBody(u"sdk"_s));
     QCOMPARE(chat.status, 200);
     QVERIFY(chat.header("Access-Control-Allow-Origin").isEmpty());
-    const TestResponse messages = fetch(harness.port(), "POST", "/v1/messages", hostHeader + kAnthropicSdkHeaders,
+    const LoopbackResponse messages = fetch(harness.port(), "POST", "/v1/messages", hostHeader + kAnthropicSdkHeaders,
                                         messagesBody(u"sdk"_s));
     QCOMPARE(messages.status, 200);
     QCOMPARE(harness.mock()->callCount(), 2);
@@ -273,7 +273,7 @@ void TestHostGuard::allowedOrigin_getsCorsHeadersAndItsPreflight()
 {
     ProxyHarness harness([](ProxyConfig &c) { c.allowedOrigins = {u"http://localhost:3000"_s}; });
     const HeaderList origin{{"Origin", "http://localhost:3000"}};
-    const TestResponse preflight = fetch(harness.port(), "OPTIONS", "/v1/chat/completions",
+    const LoopbackResponse preflight = fetch(harness.port(), "OPTIONS", "/v1/chat/completions",
         origin + HeaderList{{"Access-Control-Request-Method", "POST"},
                             {"Access-Control-Request-Headers", "authorization, content-type"}});
     QCOMPARE(preflight.status, 200);
@@ -281,13 +281,13 @@ void TestHostGuard::allowedOrigin_getsCorsHeadersAndItsPreflight()
     QCOMPARE(preflight.header("Access-Control-Allow-Headers"), "authorization, content-type"_ba);
     QCOMPARE(harness.mock()->callCount(), 0);
 
-    const TestResponse chat = harness.post("/v1/chat/completions", chatBody(u"from the app"_s), kOpenAiAuth + origin);
+    const LoopbackResponse chat = harness.post("/v1/chat/completions", chatBody(u"from the app"_s), kOpenAiAuth + origin);
     QCOMPARE(chat.status, 200);
     QCOMPARE(chat.header("Access-Control-Allow-Origin"), "http://localhost:3000"_ba);
     QCOMPARE(chat.header("x-breakwater-dedup"), "miss"_ba);
     QCOMPARE(harness.mock()->callCount(), 1);
     // A stream carries them too (its head is written later, by the flight).
-    const TestResponse stream = harness.post("/v1/chat/completions", chatBody(u"streamed"_s, true), kOpenAiAuth + origin);
+    const LoopbackResponse stream = harness.post("/v1/chat/completions", chatBody(u"streamed"_s, true), kOpenAiAuth + origin);
     QCOMPARE(stream.status, 200);
     QVERIFY(stream.chunked);
     QCOMPARE(stream.header("Access-Control-Allow-Origin"), "http://localhost:3000"_ba);

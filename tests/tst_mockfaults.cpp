@@ -83,7 +83,7 @@ void tst_MockFaults::overloaded529_answersInRouteShape()
     QFETCH(bool, anthropic);
     mock()->setMode(Mode::Overloaded529);
     QVERIFY(rawHead(port(), rawRequest("POST", path, body)).startsWith("HTTP/1.1 529 "));
-    const TestResponse response = post(path, body);
+    const LoopbackResponse response = post(path, body);
     QCOMPARE(response.status, 529);
     QVERIFY(response.complete && !response.chunked);
     QCOMPARE(response.header("Content-Type"), "application/json");
@@ -110,7 +110,7 @@ void tst_MockFaults::rateLimitedMs429_carriesRetryAfterMsAndLimits()
     QFETCH(QByteArray, body);
     QFETCH(QByteArray, remaining);
     mock()->setMode(Mode::RateLimitedMs429);
-    const TestResponse response = post(path, body);
+    const LoopbackResponse response = post(path, body);
     QCOMPARE(response.status, 429);
     QCOMPARE(response.header("retry-after-ms"), "1500");
     QCOMPARE(response.header("retry-after"), "2");
@@ -121,7 +121,7 @@ void tst_MockFaults::rateLimitedMs429_carriesRetryAfterMsAndLimits()
 void tst_MockFaults::errorEventInStream_anthropic_errorEventAfterMessageStart()
 {
     mock()->setMode(Mode::ErrorEventInStream);
-    const TestResponse response = post(kMessages, messagesBody(u"a story to tell"_s, true));
+    const LoopbackResponse response = post(kMessages, messagesBody(u"a story to tell"_s, true));
     QCOMPARE(response.status, 200);
     QVERIFY(response.complete);   // a clean end: only the error event says it failed
     const QList<SseEvent> events = sseEvents(response);
@@ -147,7 +147,7 @@ void tst_MockFaults::errorEventInStream_openai_errorChunkWithoutDone()
     QFETCH(QByteArray, path);
     QFETCH(QByteArray, body);
     mock()->setMode(Mode::ErrorEventInStream);
-    const TestResponse response = post(path, body);
+    const LoopbackResponse response = post(path, body);
     QCOMPARE(response.status, 200);
     QVERIFY(response.complete);
     QVERIFY(!response.body.contains("[DONE]"));
@@ -162,7 +162,7 @@ void tst_MockFaults::errorEventInStream_openai_errorChunkWithoutDone()
 void tst_MockFaults::errorEventInStream_responses_endsWithResponseFailed()
 {
     mock()->setMode(Mode::ErrorEventInStream);
-    const TestResponse response = post(kResponses, responsesBody(u"a story to tell"_s, true));
+    const LoopbackResponse response = post(kResponses, responsesBody(u"a story to tell"_s, true));
     QCOMPARE(response.status, 200);
     QVERIFY(response.complete);
     const QList<SseEvent> events = sseEvents(response);
@@ -184,7 +184,7 @@ void tst_MockFaults::errorEventInStream_responses_endsWithResponseFailed()
 void tst_MockFaults::responsesErrorEvent_endsWithBareErrorEvent()
 {
     mock()->setMode(Mode::ResponsesErrorEvent);
-    const TestResponse response = post(kResponses, responsesBody(u"a story to tell"_s, true));
+    const LoopbackResponse response = post(kResponses, responsesBody(u"a story to tell"_s, true));
     QCOMPARE(response.status, 200);
     const QList<SseEvent> events = sseEvents(response);
     QCOMPARE(events.constLast().name, "error");
@@ -205,7 +205,7 @@ void tst_MockFaults::responsesIncomplete_stopsAtMaxOutputTokens()
 {
     const QString prompt = u"one two three four five six"_s;
     mock()->setMode(Mode::ResponsesIncomplete);
-    const TestResponse response = post(kResponses, responsesBody(prompt, true));
+    const LoopbackResponse response = post(kResponses, responsesBody(prompt, true));
     QCOMPARE(response.status, 200);
     QVERIFY(response.complete);
     const QList<SseEvent> events = sseEvents(response);
@@ -243,7 +243,7 @@ void tst_MockFaults::inStreamModes_answerJsonRequestsNormally()
     QFETCH(QByteArray, path);
     QFETCH(QByteArray, body);
     mock()->setMode(mode);
-    const TestResponse response = post(path, body);
+    const LoopbackResponse response = post(path, body);
     QCOMPARE(response.status, 200);
     QVERIFY(!response.chunked);
     QVERIFY(response.body.contains("echo: x"));
@@ -255,7 +255,7 @@ void tst_MockFaults::inStreamModes_answerJsonRequestsNormally()
 void tst_MockFaults::cutStream_responsesStream_endsBeforeCompleted()
 {
     mock()->setMode(Mode::CutStream);
-    const TestResponse response = post(kResponses, responsesBody(u"one two three four"_s, true));
+    const LoopbackResponse response = post(kResponses, responsesBody(u"one two three four"_s, true));
     QCOMPARE(response.status, 200);
     QVERIFY(response.connectionClosed && !response.complete);
     QVERIFY(!response.chunks.isEmpty());
@@ -267,7 +267,7 @@ void tst_MockFaults::pings_sitBetweenEveryTwoAnthropicEvents()
     const QByteArray body = messagesBody(u"tell me a story"_s, true);
     const QList<SseEvent> normal = sseEvents(post(kMessages, body));
     mock()->setMode(Mode::Pings);
-    const TestResponse response = post(kMessages, body);
+    const LoopbackResponse response = post(kMessages, body);
     QVERIFY(response.complete);
     const QList<SseEvent> events = sseEvents(response);
     QCOMPARE(events.size(), 2 * normal.size() - 1);
@@ -328,7 +328,7 @@ void tst_MockFaults::extraHeaders_repeatedNamesAreSeparateLines()
     QVERIFY(head.contains("\r\nopenai-processing-ms: 42\r\n"));
 
     // The raw client sees them as two headers too.
-    const TestResponse response = post(path, body);
+    const LoopbackResponse response = post(path, body);
     const auto cookieCount = std::count_if(response.headers.cbegin(), response.headers.cend(),
                                            [](const auto &header) { return header.first == "Set-Cookie"; });
     QCOMPARE(int(cookieCount), 2);
@@ -359,7 +359,7 @@ void tst_MockFaults::quotedFraming_staysEscapedInsideOneDelta()
     const QByteArray body = path == kMessages ? messagesBody(prompt, true)
                           : path == kChat     ? chatBody(prompt, true)
                                               : responsesBody(prompt, true);
-    const TestResponse response = post(path, body);
+    const LoopbackResponse response = post(path, body);
     QVERIFY(response.complete);
     // One event per chunk: the text's blank lines were escaped, so each chunk has one blank line, at its end.
     for (const QByteArray &chunk : response.chunks)

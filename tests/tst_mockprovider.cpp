@@ -11,14 +11,12 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QTcpServer>
-#include <QTcpSocket>
 #include <QTest>
 #include <QThread>
 
+#include "loopbackclient.h"
 #include "mockprovider.h"
 #include "servicethread.h"
-#include "testclient.h"
 
 using namespace std::chrono_literals;
 using namespace Qt::StringLiterals;
@@ -66,7 +64,7 @@ QJsonObject objectOf(const QByteArray &bytes)
 }
 
 // The JSON of each `data:` event of an OpenAI stream, [DONE] excluded.
-QList<QJsonObject> dataEvents(const TestResponse &response)
+QList<QJsonObject> dataEvents(const LoopbackResponse &response)
 {
     QList<QJsonObject> events;
     for (const QByteArray &chunk : response.chunks) {
@@ -83,7 +81,7 @@ struct NamedEvent
 };
 
 // Each chunk of an Anthropic stream as (event name, data).
-QList<NamedEvent> namedEvents(const TestResponse &response)
+QList<NamedEvent> namedEvents(const LoopbackResponse &response)
 {
     QList<NamedEvent> events;
     for (const QByteArray &chunk : response.chunks) {
@@ -182,12 +180,11 @@ private slots:
     void destroyingMock_withOpenCalls_closesThemCleanly();
     void counters_countPerPathAndReset();
     void lastRequest_recordsHeadersAndBody();
-    void testClient_skipsInterimContinueAndReadsCloseDelimitedBody();
 
 private:
     MockProvider *mock() const { return m_mock->service(); }
     quint16 port() const { return mock()->port(); }
-    TestResponse post(const char *path, const QByteArray &body, const HeaderList &headers = {}) const
+    LoopbackResponse post(const char *path, const QByteArray &body, const HeaderList &headers = {}) const
     {
         HeaderList all{{"Content-Type", "application/json"}};
         all += headers;
@@ -233,7 +230,7 @@ void tst_MockProvider::mock_onPortInUse_isNotListening()
 
 void tst_MockProvider::chat_echoesLastUserMessageWithModelIdAndUsage()
 {
-    const TestResponse response = post(kChat, chatBody(u"hello there"_s));
+    const LoopbackResponse response = post(kChat, chatBody(u"hello there"_s));
     QCOMPARE(response.status, 200);
     QVERIFY(response.complete);
     QCOMPARE(response.header("content-type"), "application/json");
@@ -270,7 +267,7 @@ void tst_MockProvider::chat_differentPromptsGiveDifferentAnswers()
 void tst_MockProvider::completions_echoPromptAsTextCompletion()
 {
     const QByteArray body = jsonOf({{u"model"_s, u"gpt-legacy"_s}, {u"prompt"_s, u"once upon"_s}});
-    const TestResponse response = post("/v1/completions", body);
+    const LoopbackResponse response = post("/v1/completions", body);
     QCOMPARE(response.status, 200);
     const QJsonObject answer = objectOf(response.body);
     QCOMPARE(answer[u"object"_s].toString(), u"text_completion"_s);
@@ -285,7 +282,7 @@ void tst_MockProvider::embeddings_returnOneDeterministicVectorPerInput()
 {
     const QByteArray body = jsonOf({{u"model"_s, u"embed-test"_s},
                                     {u"input"_s, QJsonArray{u"alpha"_s, u"beta"_s}}});
-    const TestResponse response = post("/v1/embeddings", body);
+    const LoopbackResponse response = post("/v1/embeddings", body);
     QCOMPARE(response.status, 200);
     const QJsonObject answer = objectOf(response.body);
     QCOMPARE(answer[u"object"_s].toString(), u"list"_s);
@@ -305,7 +302,7 @@ void tst_MockProvider::embeddings_returnOneDeterministicVectorPerInput()
 
 void tst_MockProvider::messages_answersInAnthropicShapeWithUsage()
 {
-    const TestResponse response = post(kMessages, messagesBody(u"bonjour le monde"_s));
+    const LoopbackResponse response = post(kMessages, messagesBody(u"bonjour le monde"_s));
     QCOMPARE(response.status, 200);
     QCOMPARE(response.header("Content-Type"), "application/json");
     const QJsonObject answer = objectOf(response.body);
@@ -322,7 +319,7 @@ void tst_MockProvider::messages_answersInAnthropicShapeWithUsage()
 
 void tst_MockProvider::models_listsModels()
 {
-    const TestResponse response = fetch(port(), "GET", "/v1/models");
+    const LoopbackResponse response = fetch(port(), "GET", "/v1/models");
     QCOMPARE(response.status, 200);
     const QJsonObject answer = objectOf(response.body);
     QCOMPARE(answer[u"object"_s].toString(), u"list"_s);
@@ -334,7 +331,7 @@ void tst_MockProvider::models_listsModels()
 
 void tst_MockProvider::unknownRoute_is404InOpenAIShape()
 {
-    const TestResponse response = post("/v1/nothing-here", "{}");
+    const LoopbackResponse response = post("/v1/nothing-here", "{}");
     QCOMPARE(response.status, 404);
     const QJsonObject error = objectOf(response.body)[u"error"_s].toObject();
     QVERIFY(error.contains(u"message"_s) && error.contains(u"type"_s));
@@ -357,7 +354,7 @@ void tst_MockProvider::invalidJson_is400InRouteShape()
 {
     QFETCH(QByteArray, path);
     QFETCH(bool, anthropic);
-    const TestResponse response = post(path.constData(), "{\"model\": \"x\", oops");
+    const LoopbackResponse response = post(path.constData(), "{\"model\": \"x\", oops");
     QCOMPARE(response.status, 400);
     const QJsonObject body = objectOf(response.body);
     if (anthropic) {
@@ -371,7 +368,7 @@ void tst_MockProvider::invalidJson_is400InRouteShape()
 
 void tst_MockProvider::openaiStream_sendsEachEventAsOwnChunkEndingWithDone()
 {
-    const TestResponse response = post(kChat, chatBody(u"one two three"_s, /*stream=*/true));
+    const LoopbackResponse response = post(kChat, chatBody(u"one two three"_s, /*stream=*/true));
     QCOMPARE(response.status, 200);
     QVERIFY(response.complete);
     QVERIFY(response.chunked);
@@ -405,7 +402,7 @@ void tst_MockProvider::openaiStream_sendsEachEventAsOwnChunkEndingWithDone()
 
 void tst_MockProvider::openaiStream_includeUsage_addsUsageChunkBeforeDone()
 {
-    const TestResponse response = post(kChat, chatBody(u"hi"_s, true, /*includeUsage=*/true));
+    const LoopbackResponse response = post(kChat, chatBody(u"hi"_s, true, /*includeUsage=*/true));
     QVERIFY(response.complete);
     QCOMPARE(response.chunks.constLast(), "data: [DONE]\n\n");
     const QList<QJsonObject> events = dataEvents(response);
@@ -427,7 +424,7 @@ void tst_MockProvider::completionsStream_sendsTextCompletionChunks()
 {
     const QByteArray body = jsonOf({{u"model"_s, u"gpt-legacy"_s}, {u"prompt"_s, u"tell me more"_s},
                                     {u"stream"_s, true}});
-    const TestResponse response = post("/v1/completions", body);
+    const LoopbackResponse response = post("/v1/completions", body);
     QVERIFY(response.complete);
     QCOMPARE(response.header("Content-Type"), "text/event-stream");
     QCOMPARE(response.chunks.constLast(), "data: [DONE]\n\n");
@@ -443,7 +440,7 @@ void tst_MockProvider::completionsStream_sendsTextCompletionChunks()
 
 void tst_MockProvider::anthropicStream_sendsNamedEventsInOrder()
 {
-    const TestResponse response = post(kMessages, messagesBody(u"tell me a story"_s, true));
+    const LoopbackResponse response = post(kMessages, messagesBody(u"tell me a story"_s, true));
     QCOMPARE(response.status, 200);
     QVERIFY(response.complete);
     QCOMPARE(response.header("Content-Type"), "text/event-stream");
@@ -476,49 +473,36 @@ void tst_MockProvider::anthropicStream_sendsNamedEventsInOrder()
 void tst_MockProvider::latency_delaysTheAnswer()
 {
     mock()->setLatency(300ms);
-    QElapsedTimer clock;
-    clock.start();
-    const TestResponse response = post(kChat, chatBody(u"wait"_s));
+    const LoopbackResponse response = post(kChat, chatBody(u"wait"_s));
     QCOMPARE(response.status, 200);
-    QVERIFY2(clock.elapsed() >= 290, QByteArray::number(clock.elapsed()).constData());
+    const qint64 elapsedMs = response.elapsedNs / 1'000'000;
+    QVERIFY2(elapsedMs >= 290, QByteArray::number(elapsedMs).constData());
 }
 
 void tst_MockProvider::chunkInterval_pacesStreamEvents()
 {
     mock()->setChunkInterval(60ms);
-    TestCall call(port(), "POST", kChat, {}, chatBody(u"one two three"_s, true));
-    QElapsedTimer clock;
-    QList<qint64> arrivals;
-    connect(&call, &TestCall::chunkReceived, this, [&] {
-        if (!clock.isValid())
-            clock.start();
-        arrivals += clock.elapsed();
-    });
+    LoopbackClient call(port(), "POST", kChat, {}, chatBody(u"one two three"_s, true));
     call.start();
     QTRY_VERIFY_WITH_TIMEOUT(call.isFinished(), 10000);
     QVERIFY(call.response().complete);
     const qsizetype gaps = call.response().chunks.size() - 1;
     QVERIFY(gaps >= 4);
-    QVERIFY2(arrivals.constLast() >= gaps * 60 * 9 / 10, QByteArray::number(arrivals.constLast()).constData());
+    const qint64 spanMs = call.response().firstToLastChunkMs();
+    QVERIFY2(spanMs >= gaps * 60 * 9 / 10, QByteArray::number(spanMs).constData());
 }
 
 void tst_MockProvider::slowStream_spacesEventsBySlowGap()
 {
     mock()->setMode(Mode::SlowStream);
     mock()->setSlowGap(150ms);
-    TestCall call(port(), "POST", kMessages, {}, messagesBody(u"slowly"_s, true));
-    QElapsedTimer clock;
-    qint64 last = -1;
-    connect(&call, &TestCall::chunkReceived, this, [&] {
-        if (!clock.isValid())
-            clock.start();
-        last = clock.elapsed();
-    });
+    LoopbackClient call(port(), "POST", kMessages, {}, messagesBody(u"slowly"_s, true));
     call.start();
     QTRY_VERIFY_WITH_TIMEOUT(call.isFinished(), 20000);
     QVERIFY(call.response().complete);
     const qsizetype gaps = call.response().chunks.size() - 1;
-    QVERIFY2(last >= gaps * 150 * 9 / 10, QByteArray::number(last).constData());
+    const qint64 spanMs = call.response().firstToLastChunkMs();
+    QVERIFY2(spanMs >= gaps * 150 * 9 / 10, QByteArray::number(spanMs).constData());
 }
 
 void tst_MockProvider::error503_answersInRouteShape_data()
@@ -537,7 +521,7 @@ void tst_MockProvider::error503_answersInRouteShape()
     QFETCH(QByteArray, body);
     QFETCH(bool, anthropic);
     mock()->setMode(Mode::Error503);
-    const TestResponse response = post(path.constData(), body);
+    const LoopbackResponse response = post(path.constData(), body);
     QCOMPARE(response.status, 503);
     QVERIFY(response.complete);
     QCOMPARE(response.header("Content-Type"), "application/json");
@@ -566,7 +550,7 @@ void tst_MockProvider::rateLimited429_carriesRetryAfter()
     QFETCH(QByteArray, body);
     QFETCH(QString, errorType);
     mock()->setMode(Mode::RateLimited429);
-    const TestResponse response = post(path.constData(), body);
+    const LoopbackResponse response = post(path.constData(), body);
     QCOMPARE(response.status, 429);
     QCOMPARE(response.header("retry-after"), "1");
     QCOMPARE(objectOf(response.body)[u"error"_s][u"type"_s].toString(), errorType);
@@ -575,7 +559,7 @@ void tst_MockProvider::rateLimited429_carriesRetryAfter()
 void tst_MockProvider::garbage_is200WithNonJsonBody()
 {
     mock()->setMode(Mode::Garbage);
-    const TestResponse response = post(kChat, chatBody(u"x"_s));
+    const LoopbackResponse response = post(kChat, chatBody(u"x"_s));
     QCOMPARE(response.status, 200);
     QVERIFY(response.complete);
     QCOMPARE(response.header("Content-Type"), "application/json");
@@ -588,7 +572,7 @@ void tst_MockProvider::garbage_is200WithNonJsonBody()
 void tst_MockProvider::reset_closesConnectionWithoutStatus()
 {
     mock()->setMode(Mode::Reset);
-    const TestResponse response = post(kChat, chatBody(u"x"_s));
+    const LoopbackResponse response = post(kChat, chatBody(u"x"_s));
     QVERIFY(response.connectionClosed);
     QCOMPARE(response.status, 0);
     QVERIFY(!response.complete);
@@ -613,7 +597,7 @@ void tst_MockProvider::cutStream_endsWithoutTerminatingChunk()
     const QByteArray body = chatBody(u"one two three four five"_s, true);
     const qsizetype fullChunks = post(kChat, body).chunks.size();
     mock()->setMode(Mode::CutStream);
-    const TestResponse response = post(kChat, body);
+    const LoopbackResponse response = post(kChat, body);
     QCOMPARE(response.status, 200);
     QVERIFY(response.chunked);
     QVERIFY(response.connectionClosed);
@@ -627,7 +611,7 @@ void tst_MockProvider::cutStream_endsWithoutTerminatingChunk()
 void tst_MockProvider::cutStream_nonStreamBodyFallsShortOfContentLength()
 {
     mock()->setMode(Mode::CutStream);
-    const TestResponse response = post(kMessages, messagesBody(u"x"_s));
+    const LoopbackResponse response = post(kMessages, messagesBody(u"x"_s));
     QCOMPARE(response.status, 200);
     QVERIFY(!response.chunked);
     QVERIFY(response.connectionClosed);
@@ -639,7 +623,7 @@ void tst_MockProvider::cutStream_nonStreamBodyFallsShortOfContentLength()
 void tst_MockProvider::hang_keepsRequestInFlightUntilClientHangsUp()
 {
     mock()->setMode(Mode::Hang);
-    TestCall hung(port(), "POST", kChat, {}, chatBody(u"x"_s));
+    LoopbackClient hung(port(), "POST", kChat, {}, chatBody(u"x"_s));
     hung.start();
     QTRY_COMPARE(mock()->inFlight(), 1);
     QCOMPARE(mock()->callCount(), 1);
@@ -659,9 +643,9 @@ void tst_MockProvider::hang_keepsRequestInFlightUntilClientHangsUp()
 void tst_MockProvider::holdGate_holdsConcurrentCallsUntilReleased()
 {
     mock()->setHoldAnswers(true);
-    std::vector<std::unique_ptr<TestCall>> calls;
+    std::vector<std::unique_ptr<LoopbackClient>> calls;
     for (int i = 0; i < 20; ++i) {
-        calls.push_back(std::make_unique<TestCall>(port(), "POST", kChat, HeaderList{},
+        calls.push_back(std::make_unique<LoopbackClient>(port(), "POST", kChat, HeaderList{},
                                                    chatBody(u"prompt %1"_s.arg(i))));
         calls.back()->start();
     }
@@ -675,7 +659,7 @@ void tst_MockProvider::holdGate_holdsConcurrentCallsUntilReleased()
     mock()->releaseHeld();
     QTRY_VERIFY(std::all_of(calls.cbegin(), calls.cend(), [](const auto &call) { return call->isFinished(); }));
     for (int i = 0; i < 20; ++i) {
-        const TestResponse &response = calls[i]->response();
+        const LoopbackResponse &response = calls[i]->response();
         QCOMPARE(response.status, 200);
         QVERIFY(response.complete);
         QCOMPARE(objectOf(response.body)[u"choices"_s][0][u"message"_s][u"content"_s].toString(),
@@ -689,7 +673,7 @@ void tst_MockProvider::holdGate_holdsConcurrentCallsUntilReleased()
 void tst_MockProvider::holdGate_turningOffReleasesHeld()
 {
     mock()->setHoldAnswers(true);
-    TestCall call(port(), "POST", kChat, {}, chatBody(u"x"_s));
+    LoopbackClient call(port(), "POST", kChat, {}, chatBody(u"x"_s));
     call.start();
     QTRY_COMPARE(mock()->heldCount(), 1);
     mock()->setHoldAnswers(false);
@@ -704,9 +688,9 @@ void tst_MockProvider::holdGate_200ConcurrentConnectionsAllArriveAndComplete()
 {
     constexpr int kCalls = 200;
     mock()->setHoldAnswers(true);
-    std::vector<std::unique_ptr<TestCall>> calls;
+    std::vector<std::unique_ptr<LoopbackClient>> calls;
     for (int i = 0; i < kCalls; ++i) {
-        calls.push_back(std::make_unique<TestCall>(port(), "POST", kChat, HeaderList{},
+        calls.push_back(std::make_unique<LoopbackClient>(port(), "POST", kChat, HeaderList{},
                                                    chatBody(u"x"_s, true)));
         calls.back()->start();
     }
@@ -745,7 +729,7 @@ void tst_MockProvider::setMode_clearsSchedule()
     mock()->setSchedule({{1h, Mode::Error503}});
     QCOMPARE(post(kChat, chatBody(u"x"_s)).status, 503);
     mock()->setMode(Mode::Garbage);
-    const TestResponse response = post(kChat, chatBody(u"x"_s));
+    const LoopbackResponse response = post(kChat, chatBody(u"x"_s));
     QCOMPARE(response.status, 200);
     QCOMPARE(response.body, "<<garbage>>");
 }
@@ -753,8 +737,8 @@ void tst_MockProvider::setMode_clearsSchedule()
 void tst_MockProvider::clientHangsUpMidStream_mockSurvivesAndInFlightReturnsToZero()
 {
     mock()->setChunkInterval(50ms);
-    TestCall call(port(), "POST", kMessages, {}, messagesBody(u"a long story to tell"_s, true));
-    connect(&call, &TestCall::chunkReceived, &call, &TestCall::hangUp);
+    LoopbackClient call(port(), "POST", kMessages, {}, messagesBody(u"a long story to tell"_s, true));
+    connect(&call, &LoopbackClient::chunkReceived, &call, &LoopbackClient::hangUp);
     call.start();
     QTRY_VERIFY(call.isFinished());
     QCOMPARE(call.response().chunks.size(), 1);
@@ -763,7 +747,7 @@ void tst_MockProvider::clientHangsUpMidStream_mockSurvivesAndInFlightReturnsToZe
 
     // Still serving, streams included.
     mock()->setChunkInterval(0ms);
-    const TestResponse next = post(kMessages, messagesBody(u"again"_s, true));
+    const LoopbackResponse next = post(kMessages, messagesBody(u"again"_s, true));
     QVERIFY(next.complete);
     QCOMPARE(mock()->callCount(QString::fromLatin1(kMessages)), 2);
 }
@@ -771,9 +755,9 @@ void tst_MockProvider::clientHangsUpMidStream_mockSurvivesAndInFlightReturnsToZe
 void tst_MockProvider::clientHangsUpWhileHeld_dropsOnlyThatCall()
 {
     mock()->setHoldAnswers(true);
-    std::vector<std::unique_ptr<TestCall>> calls;
+    std::vector<std::unique_ptr<LoopbackClient>> calls;
     for (int i = 0; i < 3; ++i) {
-        calls.push_back(std::make_unique<TestCall>(port(), "POST", kChat, HeaderList{},
+        calls.push_back(std::make_unique<LoopbackClient>(port(), "POST", kChat, HeaderList{},
                                                    chatBody(u"held %1"_s.arg(i), i == 2)));
         calls.back()->start();
     }
@@ -794,7 +778,7 @@ void tst_MockProvider::clientHangsUpWhileHeld_dropsOnlyThatCall()
 void tst_MockProvider::clientHangsUpDuringLatency_endsInFlight()
 {
     mock()->setLatency(10s);
-    TestCall call(port(), "POST", kChat, {}, chatBody(u"x"_s));
+    LoopbackClient call(port(), "POST", kChat, {}, chatBody(u"x"_s));
     call.start();
     QTRY_COMPARE(mock()->inFlight(), 1);
     call.hangUp();
@@ -808,20 +792,20 @@ void tst_MockProvider::destroyingMock_withOpenCalls_closesThemCleanly()
     // One call streaming slowly, one held at the gate, one hung: then the mock goes away.
     mock()->setMode(Mode::SlowStream);
     mock()->setSlowGap(10s);
-    TestCall streaming(port(), "POST", kChat, {}, chatBody(u"x"_s, true));
+    LoopbackClient streaming(port(), "POST", kChat, {}, chatBody(u"x"_s, true));
     streaming.start();
     QTRY_COMPARE(streaming.response().chunks.size(), 1);
     mock()->setMode(Mode::Hang);   // a request's mode is fixed on arrival: the stream goes on
-    TestCall hung(port(), "POST", kChat, {}, chatBody(u"y"_s));
+    LoopbackClient hung(port(), "POST", kChat, {}, chatBody(u"y"_s));
     hung.start();
     QTRY_COMPARE(mock()->inFlight(), 2);
     mock()->setHoldAnswers(true);
-    TestCall held(port(), "POST", kChat, {}, chatBody(u"z"_s));
+    LoopbackClient held(port(), "POST", kChat, {}, chatBody(u"z"_s));
     held.start();
     QTRY_COMPARE(mock()->heldCount(), 1);
 
     m_mock.reset();
-    for (TestCall *call : {&streaming, &hung, &held}) {
+    for (LoopbackClient *call : {&streaming, &hung, &held}) {
         QTRY_VERIFY(call->isFinished());
         QVERIFY(call->response().connectionClosed);
         QVERIFY(!call->response().complete);
@@ -866,30 +850,6 @@ void tst_MockProvider::lastRequest_recordsHeadersAndBody()
     QCOMPARE(valueOf("x-api-key"), "sk-test-1");
     QCOMPARE(valueOf("anthropic-version"), "2023-06-01");
     QCOMPARE(valueOf("content-length"), QByteArray::number(body.size()));
-}
-
-void tst_MockProvider::testClient_skipsInterimContinueAndReadsCloseDelimitedBody()
-{
-    // A scripted server on this thread: 100 Continue, then a body that ends with the connection.
-    QTcpServer server;
-    QVERIFY(server.listen(QHostAddress::LocalHost));
-    connect(&server, &QTcpServer::newConnection, this, [&server] {
-        QTcpSocket *socket = server.nextPendingConnection();
-        connect(socket, &QTcpSocket::readyRead, socket, [socket] {
-            socket->readAll();
-            socket->write("HTTP/1.1 100 Continue\r\n\r\n"
-                          "HTTP/1.1 200 OK\r\nX-Seen: yes\r\n\r\nuntil the end");
-            socket->disconnectFromHost();
-        });
-    });
-    TestCall call(server.serverPort(), "POST", "/raw");
-    call.startRaw("POST /raw HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\nhi");
-    QTRY_VERIFY(call.isFinished());
-    QCOMPARE(call.response().status, 200);
-    QCOMPARE(call.response().header("x-seen"), "yes");
-    QCOMPARE(call.response().body, "until the end");
-    QVERIFY(call.response().complete);
-    QVERIFY(call.response().connectionClosed);
 }
 
 QTEST_GUILESS_MAIN(tst_MockProvider)

@@ -95,7 +95,7 @@ private slots:
 
 void tst_MockWire::responses_json_isAResponseObjectWithUsage()
 {
-    const TestResponse response = post(kResponses, responsesBody(u"hello there"_s));
+    const LoopbackResponse response = post(kResponses, responsesBody(u"hello there"_s));
     QCOMPARE(response.status, 200);
     QCOMPARE(response.header("Content-Type"), "application/json");
     const QJsonObject answer = objectOf(response.body);
@@ -151,7 +151,7 @@ void tst_MockWire::responses_input_echoesLastUserText()
 
 void tst_MockWire::responses_stream_namedEventsInOrderWithSequenceNumbers()
 {
-    const TestResponse response = post(kResponses, responsesBody(u"one two three"_s, true));
+    const LoopbackResponse response = post(kResponses, responsesBody(u"one two three"_s, true));
     QCOMPARE(response.status, 200);
     QVERIFY(response.complete && response.chunked);
     QCOMPARE(response.header("Content-Type"), "text/event-stream");
@@ -194,7 +194,7 @@ void tst_MockWire::responses_createdIds_areFoundUntilDeleted()
     const QByteArray id = created[u"id"_s].toString().toLatin1();
     const QByteArray path = "/v1/responses/" + id;
 
-    const TestResponse found = get(path);
+    const LoopbackResponse found = get(path);
     QCOMPARE(found.status, 200);
     QCOMPARE(objectOf(found.body), created);
 
@@ -208,7 +208,7 @@ void tst_MockWire::responses_createdIds_areFoundUntilDeleted()
     QCOMPARE(items[u"last_id"_s], data[1][u"id"_s]);
     QCOMPARE(items[u"has_more"_s].toBool(true), false);
 
-    const TestResponse deleted = fetch(port(), "DELETE", path);
+    const LoopbackResponse deleted = fetch(port(), "DELETE", path);
     QCOMPARE(deleted.status, 200);
     QCOMPARE(objectOf(deleted.body), (QJsonObject{{u"id"_s, created[u"id"_s]}, {u"object"_s, u"response"_s},
                                                   {u"deleted"_s, true}}));
@@ -225,14 +225,14 @@ void tst_MockWire::responses_createdIds_areFoundUntilDeleted()
 void tst_MockWire::responses_cancel_onlyForBackgroundResponses()
 {
     const QByteArray plain = objectOf(post(kResponses, responsesBody(u"x"_s)).body)[u"id"_s].toString().toLatin1();
-    const TestResponse refused = post("/v1/responses/" + plain + "/cancel", {});
+    const LoopbackResponse refused = post("/v1/responses/" + plain + "/cancel", {});
     QCOMPARE(refused.status, 400);
     QCOMPARE(errorTypeOf(refused.body, ApiStyle::OpenAI), u"invalid_request_error"_s);
 
     const QJsonObject background{{u"background"_s, true}};
     const QJsonObject made = objectOf(post(kResponses, responsesBody(u"x"_s, false, background)).body);
     QCOMPARE(made[u"background"_s].toBool(), true);
-    const TestResponse cancelled = post("/v1/responses/" + made[u"id"_s].toString().toLatin1() + "/cancel", {});
+    const LoopbackResponse cancelled = post("/v1/responses/" + made[u"id"_s].toString().toLatin1() + "/cancel", {});
     QCOMPARE(cancelled.status, 200);
     QCOMPARE(objectOf(cancelled.body)[u"id"_s], made[u"id"_s]);
 }
@@ -259,7 +259,7 @@ void tst_MockWire::responses_unknownOrUnstoredId_is404InOpenAIShape()
         const QByteArray body = responsesBody(u"x"_s, false, {{u"store"_s, false}});
         id = objectOf(post(kResponses, body).body)[u"id"_s].toString().toLatin1();
     }
-    const TestResponse response = fetch(port(), method, "/v1/responses/" + id + suffix);
+    const LoopbackResponse response = fetch(port(), method, "/v1/responses/" + id + suffix);
     QCOMPARE(response.status, 404);
     QCOMPARE(errorTypeOf(response.body, ApiStyle::OpenAI), u"invalid_request_error"_s);
     QVERIFY(objectOf(response.body)[u"error"_s][u"message"_s].toString().contains(QString::fromLatin1(id)));
@@ -280,7 +280,7 @@ void tst_MockWire::responses_codexStyleStream_parsesAsCodexExpects()
     const HeaderList headers{{"Content-Type", "application/json"}, {"Accept", "text/event-stream"},
                              {"Authorization", "Bearer sk-test"}, {"originator", "codex_exec"},
                              {"session_id", "0199-session"}};
-    const TestResponse response = post(kResponses, responsesBody(input, true, settings), headers);
+    const LoopbackResponse response = post(kResponses, responsesBody(input, true, settings), headers);
     QCOMPARE(response.status, 200);
     QVERIFY(response.complete);
 
@@ -315,7 +315,7 @@ void tst_MockWire::responses_codexStyleStream_parsesAsCodexExpects()
 void tst_MockWire::countTokens_isDeterministicAndMatchesMessagesUsage()
 {
     const QByteArray body = messagesBody(u"count these four words"_s);
-    const TestResponse counted = post("/v1/messages/count_tokens", body, kAnthropic);
+    const LoopbackResponse counted = post("/v1/messages/count_tokens", body, kAnthropic);
     QCOMPARE(counted.status, 200);
     const QJsonObject answer = objectOf(counted.body);
     QCOMPARE(answer.keys(), QStringList{u"input_tokens"_s});
@@ -324,7 +324,7 @@ void tst_MockWire::countTokens_isDeterministicAndMatchesMessagesUsage()
     QCOMPARE(objectOf(post("/v1/messages/count_tokens", body, kAnthropic).body), answer);
     QCOMPARE(objectOf(post(kMessages, body, kAnthropic).body)[u"usage"_s][u"input_tokens"_s].toInt(), tokens);
 
-    const TestResponse bad = post("/v1/messages/count_tokens", "{oops", kAnthropic);
+    const LoopbackResponse bad = post("/v1/messages/count_tokens", "{oops", kAnthropic);
     QCOMPARE(bad.status, 400);
     QCOMPARE(errorTypeOf(bad.body, ApiStyle::Anthropic), u"invalid_request_error"_s);
 }
@@ -345,7 +345,7 @@ void tst_MockWire::models_answerInTheShapeOfTheCallersApi()
     QFETCH(bool, anthropic);
     const HeaderList headers = anthropic ? HeaderList{{"x-api-key", "sk-ant"}, {"anthropic-version", "2023-06-01"}}
                                          : HeaderList{{"Authorization", "Bearer sk"}};
-    const TestResponse response = get(path, headers);
+    const LoopbackResponse response = get(path, headers);
     QCOMPARE(response.status, 200);
     const QJsonObject answer = objectOf(response.body);
     const bool list = path == "/v1/models";
@@ -372,7 +372,7 @@ void tst_MockWire::messageBatches_createListAndGetInAnthropicShape()
     const QJsonObject params = objectOf(messagesBody(u"in a batch"_s));
     const QJsonArray requests{QJsonObject{{u"custom_id"_s, u"a"_s}, {u"params"_s, params}},
                               QJsonObject{{u"custom_id"_s, u"b"_s}, {u"params"_s, params}}};
-    const TestResponse created = post("/v1/messages/batches", jsonOf({{u"requests"_s, requests}}), kAnthropic);
+    const LoopbackResponse created = post("/v1/messages/batches", jsonOf({{u"requests"_s, requests}}), kAnthropic);
     QCOMPARE(created.status, 200);
     const QJsonObject batch = objectOf(created.body);
     QCOMPARE(batch[u"type"_s].toString(), u"message_batch"_s);
@@ -406,7 +406,7 @@ void tst_MockWire::upload_multipart_describesTheExactBytes()
     const QByteArray content = binaryContent();
     const QByteArray body = multipartBody(boundary, {{field, "a value"}}, "upload.bin", fileType, content);
     const QByteArray contentType = "multipart/form-data; boundary=" + boundary;
-    const TestResponse response = post(path, body, {{"Content-Type", contentType}});
+    const LoopbackResponse response = post(path, body, {{"Content-Type", contentType}});
     QCOMPARE(response.status, 200);
     const QJsonObject answer = objectOf(response.body);
     const QJsonObject received = answer[u"received"_s].toObject();
@@ -436,7 +436,7 @@ void tst_MockWire::upload_multipart_describesTheExactBytes()
 void tst_MockWire::upload_anyBody_describesItsBytes()
 {
     const QByteArray audio = binaryContent().repeated(64);
-    const TestResponse response = post("/v1/audio/transcriptions", audio, {{"Content-Type", "audio/wav"}});
+    const LoopbackResponse response = post("/v1/audio/transcriptions", audio, {{"Content-Type", "audio/wav"}});
     QCOMPARE(response.status, 200);
     const QJsonObject received = objectOf(response.body)[u"received"_s].toObject();
     QCOMPARE(received[u"bytes"_s].toInteger(), qint64(audio.size()));
@@ -479,7 +479,7 @@ void tst_MockWire::simpleRoutes_answerPlausibleJson()
     QFETCH(QByteArray, body);
     QFETCH(QString, field);
     QFETCH(QJsonValue, value);
-    const TestResponse response = fetch(port(), method, path, kJsonContentType, body);
+    const LoopbackResponse response = fetch(port(), method, path, kJsonContentType, body);
     QCOMPARE(response.status, 200);
     QCOMPARE(response.header("Content-Type"), "application/json");
     const QJsonObject answer = objectOf(response.body);
@@ -507,7 +507,7 @@ void tst_MockWire::unknownRoutes_stay404()
 {
     QFETCH(QByteArray, method);
     QFETCH(QByteArray, path);
-    const TestResponse response = fetch(port(), method, path, kJsonContentType, "{}");
+    const LoopbackResponse response = fetch(port(), method, path, kJsonContentType, "{}");
     QCOMPARE(response.status, 404);
     QCOMPARE(errorTypeOf(response.body, ApiStyle::OpenAI), u"invalid_request_error"_s);
 }

@@ -42,7 +42,7 @@ bool isAnthropicError(const QByteArray &body)
 }
 
 // The answer's text, from a JSON answer or from the content deltas of a stream.
-QString answerText(const TestResponse &response)
+QString answerText(const LoopbackResponse &response)
 {
     if (!response.chunked)
         return json(response.body)["choices"].toArray().at(0)["message"]["content"].toString();
@@ -114,7 +114,7 @@ void TestProxy::jsonRoundTrip()
     QFETCH(bool, anthropic);
     QFETCH(QString, expected);
     ProxyHarness harness;
-    const TestResponse response = harness.post(path, body, anthropic ? kAnthropicAuth : kOpenAiAuth);
+    const LoopbackResponse response = harness.post(path, body, anthropic ? kAnthropicAuth : kOpenAiAuth);
     QCOMPARE(response.status, 200);
     QVERIFY(response.complete);
     QVERIFY2(json(response.body).contains(expected), response.body.constData());
@@ -131,7 +131,7 @@ void TestProxy::forwardsCredentialsAndStripsHopHeaders()
     HeaderList headers = kAnthropicAuth;
     headers += {{"anthropic-beta", "tools-2024"}, {"Connection", "keep-alive, X-Hop"}, {"X-Hop", "secret"},
                 {"Keep-Alive", "timeout=5"}, {"X-Stainless-Retry-Count", "0"}};
-    const TestResponse response = harness.post("/v1/messages", messagesBody(u"hi"_s), headers);
+    const LoopbackResponse response = harness.post("/v1/messages", messagesBody(u"hi"_s), headers);
     QCOMPARE(response.status, 200);
     const HeaderList forwarded = harness.mock()->lastRequestHeaders();
     auto has = [&](const QByteArray &name) {
@@ -151,7 +151,7 @@ void TestProxy::forwardsCredentialsAndStripsHopHeaders()
 void TestProxy::modelsArePassedThrough()
 {
     ProxyHarness harness;
-    const TestResponse response = harness.get("/v1/models");
+    const LoopbackResponse response = harness.get("/v1/models");
     QCOMPARE(response.status, 200);
     QCOMPARE(json(response.body).value(u"object"_s).toString(), u"list"_s);
     QCOMPARE(response.header("x-breakwater-dedup"), "bypass"_ba);
@@ -161,7 +161,7 @@ void TestProxy::modelsArePassedThrough()
 void TestProxy::healthz_answersOk()
 {
     ProxyHarness harness;
-    const TestResponse response = harness.get("/healthz");
+    const LoopbackResponse response = harness.get("/healthz");
     QCOMPARE(response.status, 200);
     QCOMPARE(harness.mock()->callCount(), 0);
 }
@@ -170,15 +170,15 @@ void TestProxy::stream_arrivesEventByEvent()
 {
     ProxyHarness harness;
     harness.mock()->setChunkInterval(100ms);
-    TestCall *call = harness.start("/v1/chat/completions", chatBody(u"one two three four five"_s, true));
+    LoopbackClient *call = harness.start("/v1/chat/completions", chatBody(u"one two three four five"_s, true));
     // When the client holds its first event, the mock has not yet sent its last one.
     int mockOpenAtFirstEvent = -1;
-    connect(call, &TestCall::chunkReceived, this, [&] {
+    connect(call, &LoopbackClient::chunkReceived, this, [&] {
         if (mockOpenAtFirstEvent < 0)
             mockOpenAtFirstEvent = harness.mock()->inFlight();
     });
     QTRY_VERIFY_WITH_TIMEOUT(call->isFinished(), 10000);
-    const TestResponse &response = call->response();
+    const LoopbackResponse &response = call->response();
     QCOMPARE(response.status, 200);
     QVERIFY(response.chunked);
     QVERIFY(response.complete);
@@ -193,7 +193,7 @@ void TestProxy::stream_arrivesEventByEvent()
 void TestProxy::anthropicStream_keepsEventNames()
 {
     ProxyHarness harness;
-    const TestResponse response = harness.post("/v1/messages", messagesBody(u"name the events"_s, true), kAnthropicAuth);
+    const LoopbackResponse response = harness.post("/v1/messages", messagesBody(u"name the events"_s, true), kAnthropicAuth);
     QCOMPARE(response.status, 200);
     QStringList names;
     for (const QByteArray &line : response.body.split('\n')) {
@@ -214,12 +214,12 @@ void TestProxy::twentyDifferentRequests_allReachUpstreamAtOnce()
 {
     ProxyHarness harness;   // default concurrency (64)
     harness.mock()->setHoldAnswers(true);
-    QList<TestCall *> calls;
+    QList<LoopbackClient *> calls;
     for (int i = 0; i < 20; ++i)
         calls.append(harness.start("/v1/chat/completions", chatBody(u"prompt %1"_s.arg(i))));
     QTRY_COMPARE_WITH_TIMEOUT(harness.mock()->inFlight(), 20, 10000);
     harness.mock()->releaseHeld();
-    QTRY_VERIFY_WITH_TIMEOUT(std::all_of(calls.begin(), calls.end(), [](TestCall *c) { return c->isFinished(); }), 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(allFinished(calls), 10000);
     for (int i = 0; i < 20; ++i) {
         QCOMPARE(calls[i]->response().status, 200);
         QVERIFY(calls[i]->response().body.contains(u"prompt %1"_s.arg(i).toUtf8()));
@@ -232,7 +232,7 @@ void TestProxy::concurrencyFour_neverMoreThanFourAtOnce()
 {
     ProxyHarness harness([](ProxyConfig &c) { c.concurrency = 4; });
     harness.mock()->setHoldAnswers(true);
-    QList<TestCall *> calls;
+    QList<LoopbackClient *> calls;
     for (int i = 0; i < 20; ++i)
         calls.append(harness.start("/v1/chat/completions", chatBody(u"prompt %1"_s.arg(i))));
     int released = 0;
@@ -242,7 +242,7 @@ void TestProxy::concurrencyFour_neverMoreThanFourAtOnce()
         harness.mock()->releaseHeld();
         released += 4;
         QTRY_COMPARE_WITH_TIMEOUT(int(std::count_if(calls.begin(), calls.end(),
-                                                    [](TestCall *c) { return c->isFinished(); })), released, 10000);
+                                                    [](LoopbackClient *c) { return c->isFinished(); })), released, 10000);
     }
     QCOMPARE(harness.mock()->maxInFlight(), 4);
     QCOMPARE(harness.mock()->callCount(), 20);
@@ -257,11 +257,11 @@ void TestProxy::fullQueue_refusedWith429NoRetry()
 {
     ProxyHarness harness([](ProxyConfig &c) { c.concurrency = 1; c.maxQueued = 1; });
     harness.mock()->setHoldAnswers(true);
-    TestCall *running = harness.start("/v1/chat/completions", chatBody(u"a"_s));
+    LoopbackClient *running = harness.start("/v1/chat/completions", chatBody(u"a"_s));
     QTRY_COMPARE(harness.mock()->heldCount(), 1);
-    TestCall *waiting = harness.start("/v1/chat/completions", chatBody(u"b"_s));
+    LoopbackClient *waiting = harness.start("/v1/chat/completions", chatBody(u"b"_s));
     QTRY_COMPARE(harness.onProxyThread<int>([](ProxyServer *p) { return p->openai().pool->queued(); }), 1);
-    const TestResponse refused = harness.post("/v1/chat/completions", chatBody(u"c"_s));
+    const LoopbackResponse refused = harness.post("/v1/chat/completions", chatBody(u"c"_s));
     QCOMPARE(refused.status, 429);
     QCOMPARE(refused.header("x-should-retry"), "false"_ba);
     QVERIFY(isOpenAiError(refused.body));
@@ -276,7 +276,7 @@ void TestProxy::clientHangUp_othersGetTheirOwnBytes()
 {
     ProxyHarness harness;
     harness.mock()->setHoldAnswers(true);
-    QList<TestCall *> calls;
+    QList<LoopbackClient *> calls;
     for (int i = 0; i < 10; ++i)
         calls.append(harness.start("/v1/chat/completions", chatBody(u"caller %1"_s.arg(i), i % 3 == 0)));
     QTRY_COMPARE_WITH_TIMEOUT(harness.mock()->heldCount(), 10, 10000);
@@ -285,7 +285,7 @@ void TestProxy::clientHangUp_othersGetTheirOwnBytes()
     harness.mock()->releaseHeld();
     for (int i = 1; i < 10; i += 2) {
         QTRY_VERIFY_WITH_TIMEOUT(calls[i]->isFinished(), 10000);
-        const TestResponse &response = calls[i]->response();
+        const LoopbackResponse &response = calls[i]->response();
         QCOMPARE(response.status, 200);
         QVERIFY(response.complete);
         QVERIFY2(answerText(response).endsWith(u"caller %1"_s.arg(i)), qPrintable(answerText(response)));
@@ -300,11 +300,11 @@ void TestProxy::timeout_gives504NoRetry()
 {
     ProxyHarness harness([](ProxyConfig &c) { c.upstreamTimeout = 300ms; });
     harness.mock()->setMode(MockProvider::Mode::Hang);
-    const TestResponse openai = harness.post("/v1/chat/completions", chatBody(u"hang"_s));
+    const LoopbackResponse openai = harness.post("/v1/chat/completions", chatBody(u"hang"_s));
     QCOMPARE(openai.status, 504);
     QCOMPARE(openai.header("x-should-retry"), "false"_ba);
     QVERIFY(isOpenAiError(openai.body));
-    const TestResponse anthropic = harness.post("/v1/messages", messagesBody(u"hang"_s), kAnthropicAuth);
+    const LoopbackResponse anthropic = harness.post("/v1/messages", messagesBody(u"hang"_s), kAnthropicAuth);
     QCOMPARE(anthropic.status, 504);
     QCOMPARE(anthropic.header("x-should-retry"), "false"_ba);
     QVERIFY(isAnthropicError(anthropic.body));
@@ -315,13 +315,13 @@ void TestProxy::cutStream_endsWithErrorEvent()
 {
     ProxyHarness harness;
     harness.mock()->setMode(MockProvider::Mode::CutStream);
-    const TestResponse openai = harness.post("/v1/chat/completions", chatBody(u"one two three four"_s, true));
+    const LoopbackResponse openai = harness.post("/v1/chat/completions", chatBody(u"one two three four"_s, true));
     QCOMPARE(openai.status, 200);
     QVERIFY(openai.complete);
     QVERIFY(!openai.body.contains("[DONE]"));
     const QByteArray lastEvent = openai.body.trimmed().split('\n').last();
     QVERIFY2(lastEvent.startsWith("data: {\"error\""), lastEvent.constData());
-    const TestResponse anthropic = harness.post("/v1/messages", messagesBody(u"one two three"_s, true), kAnthropicAuth);
+    const LoopbackResponse anthropic = harness.post("/v1/messages", messagesBody(u"one two three"_s, true), kAnthropicAuth);
     QVERIFY(anthropic.body.contains("event: error\ndata: {"));
     QVERIFY(!anthropic.body.contains("message_stop"));
 }
@@ -330,7 +330,7 @@ void TestProxy::garbageAnswer_gives502()
 {
     ProxyHarness harness;
     harness.mock()->setMode(MockProvider::Mode::Garbage);
-    const TestResponse response = harness.post("/v1/chat/completions", chatBody(u"x"_s));
+    const LoopbackResponse response = harness.post("/v1/chat/completions", chatBody(u"x"_s));
     QCOMPARE(response.status, 502);
     QCOMPARE(response.header("x-should-retry"), "false"_ba);
     QVERIFY(isOpenAiError(response.body));
@@ -340,7 +340,7 @@ void TestProxy::upstreamError_passedThroughWithRetryHints()
 {
     ProxyHarness harness;
     harness.mock()->setMode(MockProvider::Mode::RateLimited429);
-    const TestResponse response = harness.post("/v1/chat/completions", chatBody(u"x"_s));
+    const LoopbackResponse response = harness.post("/v1/chat/completions", chatBody(u"x"_s));
     QCOMPARE(response.status, 429);
     QCOMPARE(response.header("retry-after"), "1"_ba);
     QVERIFY(isOpenAiError(response.body));
@@ -353,11 +353,11 @@ void TestProxy::unreachableUpstream_gives502()
         c.openaiUpstream = QUrl(u"http://127.0.0.1:%1/v1"_s.arg(port));
         c.anthropicUpstream = QUrl(u"http://127.0.0.1:%1"_s.arg(port));
     });
-    const TestResponse openai = harness.post("/v1/chat/completions", chatBody(u"x"_s));
+    const LoopbackResponse openai = harness.post("/v1/chat/completions", chatBody(u"x"_s));
     QCOMPARE(openai.status, 502);
     QCOMPARE(openai.header("x-should-retry"), "false"_ba);
     QVERIFY(isOpenAiError(openai.body));
-    const TestResponse anthropic = harness.post("/v1/messages", messagesBody(u"x"_s), kAnthropicAuth);
+    const LoopbackResponse anthropic = harness.post("/v1/messages", messagesBody(u"x"_s), kAnthropicAuth);
     QCOMPARE(anthropic.status, 502);
     QVERIFY(isAnthropicError(anthropic.body));
 }
@@ -386,7 +386,7 @@ void TestProxy::badInput()
     QFETCH(int, status);
     QFETCH(bool, anthropic);
     ProxyHarness harness;
-    const TestResponse response = fetch(harness.port(), method, path, anthropic ? kAnthropicAuth : kOpenAiAuth, body);
+    const LoopbackResponse response = fetch(harness.port(), method, path, anthropic ? kAnthropicAuth : kOpenAiAuth, body);
     QCOMPARE(response.status, status);
     QCOMPARE(response.header("x-should-retry"), "false"_ba);
     QVERIFY2(anthropic ? isAnthropicError(response.body) : isOpenAiError(response.body), response.body.constData());
@@ -398,7 +398,7 @@ void TestProxy::badInput()
 void TestProxy::oversizedContentLength_refusedBeforeBody()
 {
     ProxyHarness harness;   // default limit: 32 MiB
-    TestCall call(harness.port(), "POST", "/v1/messages", {});
+    LoopbackClient call(harness.port(), "POST", "/v1/messages", {});
     // Announce 33 MiB but send none of it: the refusal must not wait for the body.
     call.startRaw("POST /v1/messages HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
                   "Content-Length: 34603008\r\n\r\n");
@@ -413,7 +413,7 @@ void TestProxy::oversizedContentLength_refusedBeforeBody()
 void TestProxy::oversizedChunkedBody_refused()
 {
     ProxyHarness harness([](ProxyConfig &c) { c.maxBodyBytes = 64 * 1024; });
-    TestCall call(harness.port(), "POST", "/v1/chat/completions", {});
+    LoopbackClient call(harness.port(), "POST", "/v1/chat/completions", {});
     QByteArray raw = "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n";
     const QByteArray piece(16 * 1024, 'a');
     for (int i = 0; i < 12; ++i)
@@ -428,7 +428,7 @@ void TestProxy::oversizedChunkedBody_refused()
 void TestProxy::hugeHeaders_give431()
 {
     ProxyHarness harness;
-    TestCall call(harness.port(), "GET", "/healthz", {});
+    LoopbackClient call(harness.port(), "GET", "/healthz", {});
     call.startRaw("GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: " + QByteArray(100 * 1024, 'h') + "\r\n\r\n");
     QTRY_VERIFY_WITH_TIMEOUT(call.isFinished(), 5000);
     QCOMPARE(call.response().status, 431);

@@ -25,14 +25,14 @@ constexpr int kWait = 30000;   // ms: generous, for a loaded 2-core machine; nev
 const QByteArray kChat = "/v1/chat/completions";
 const QByteArray kMessages = "/v1/messages";
 
-int countDedup(const QList<TestCall *> &calls, const QByteArray &outcome)
+int countDedup(const QList<LoopbackClient *> &calls, const QByteArray &outcome)
 {
-    return int(std::count_if(calls.begin(), calls.end(), [&](const TestCall *c) {
+    return int(std::count_if(calls.begin(), calls.end(), [&](const LoopbackClient *c) {
         return c->response().header("x-breakwater-dedup") == outcome;
     }));
 }
 
-int headerCount(const TestResponse &response, const QByteArray &name)
+int headerCount(const LoopbackResponse &response, const QByteArray &name)
 {
     return int(std::count_if(response.headers.begin(), response.headers.end(), [&](const auto &h) {
         return h.first.compare(name, Qt::CaseInsensitive) == 0;
@@ -88,7 +88,7 @@ void TestSingleFlight::herdOfTwoHundred_makesOneUpstreamCall()
 {
     ProxyHarness harness;
     harness.mock()->setHoldAnswers(true);
-    QList<TestCall *> calls;
+    QList<LoopbackClient *> calls;
     for (int i = 0; i < 200; ++i)
         calls.append(harness.start(kChat, chatBody(u"the herd"_s)));
     QTRY_COMPARE_WITH_TIMEOUT(harness.ridersWaiting(), 200, kWait);
@@ -104,7 +104,7 @@ void TestSingleFlight::herdOfTwoHundred_makesOneUpstreamCall()
     const QByteArray body = calls.first()->response().body;
     QVERIFY(body.contains("echo: the herd"));
     QSet<QByteArray> requestIds;
-    for (const TestCall *call : calls) {
+    for (const LoopbackClient *call : calls) {
         QCOMPARE(call->response().status, 200);
         QVERIFY(call->response().complete);
         QCOMPARE(call->response().body, body);
@@ -159,7 +159,7 @@ void TestSingleFlight::anthropicHerd_makesOneUpstreamCall()
 {
     ProxyHarness harness;
     harness.mock()->setHoldAnswers(true);
-    QList<TestCall *> calls;
+    QList<LoopbackClient *> calls;
     for (int i = 0; i < 20; ++i)
         calls.append(harness.start(kMessages, messagesBody(u"claude herd"_s), kAnthropicAuth));
     QTRY_COMPARE_WITH_TIMEOUT(harness.ridersWaiting(), 20, kWait);
@@ -169,7 +169,7 @@ void TestSingleFlight::anthropicHerd_makesOneUpstreamCall()
     QCOMPARE(harness.mock()->callCount(u"/v1/messages"_s), 1);
     QCOMPARE(countDedup(calls, "miss"), 1);
     QCOMPARE(countDedup(calls, "joined"), 19);
-    for (const TestCall *call : calls) {
+    for (const LoopbackClient *call : calls) {
         QCOMPARE(call->response().status, 200);
         QCOMPARE(call->response().body, calls.first()->response().body);
     }
@@ -181,12 +181,12 @@ void TestSingleFlight::finishedAnswer_isHitUntilWindowPasses()
 {
     FakeClock clock;   // outlives the harness that reads it
     ProxyHarness harness([](ProxyConfig &c) { c.dedupWindow = 5s; }, &clock);
-    const TestResponse first = harness.post(kChat, chatBody(u"remember me"_s));
+    const LoopbackResponse first = harness.post(kChat, chatBody(u"remember me"_s));
     QCOMPARE(first.status, 200);
     QCOMPARE(first.header("x-breakwater-dedup"), "miss"_ba);
 
     clock.advance(4999);
-    const TestResponse second = harness.post(kChat, chatBody(u"remember me"_s));
+    const LoopbackResponse second = harness.post(kChat, chatBody(u"remember me"_s));
     QCOMPARE(second.status, 200);
     QCOMPARE(second.header("x-breakwater-dedup"), "hit"_ba);
     QCOMPARE(second.body, first.body);
@@ -196,7 +196,7 @@ void TestSingleFlight::finishedAnswer_isHitUntilWindowPasses()
     QCOMPARE(harness.mock()->callCount(), 1);
 
     clock.advance(1);   // the window has passed
-    const TestResponse third = harness.post(kChat, chatBody(u"remember me"_s));
+    const LoopbackResponse third = harness.post(kChat, chatBody(u"remember me"_s));
     QCOMPARE(third.status, 200);
     QCOMPARE(third.header("x-breakwater-dedup"), "miss"_ba);
     QCOMPARE(harness.mock()->callCount(), 2);
@@ -260,9 +260,9 @@ void TestSingleFlight::secondRequest_sharesOnlyWhenTheAnswerWouldBeTheSame()
     QFETCH(QByteArray, secondOutcome);
     ProxyHarness harness;
     harness.mock()->setHoldAnswers(true);
-    TestCall *first = harness.start(path, firstBody, firstHeaders);
+    LoopbackClient *first = harness.start(path, firstBody, firstHeaders);
     QTRY_COMPARE_WITH_TIMEOUT(harness.mock()->heldCount(), 1, kWait);
-    TestCall *second = harness.start(path, secondBody, secondHeaders);
+    LoopbackClient *second = harness.start(path, secondBody, secondHeaders);
     // Both wait on an upstream call, whether their own or a shared one.
     QTRY_COMPARE_WITH_TIMEOUT(harness.ridersWaiting(), 2, kWait);
     const int expectedCalls = secondOutcome == "joined" ? 1 : 2;
@@ -286,7 +286,7 @@ void TestSingleFlight::noCache_bypassesACachedAnswer()
     const QByteArray body = chatBody(u"fresh please"_s);
     QCOMPARE(harness.post(kChat, body).header("x-breakwater-dedup"), "miss"_ba);
     QCOMPARE(harness.post(kChat, body).header("x-breakwater-dedup"), "hit"_ba);
-    const TestResponse fresh = harness.post(kChat, body, with(kOpenAiAuth, {{"Cache-Control", "no-cache"}}));
+    const LoopbackResponse fresh = harness.post(kChat, body, with(kOpenAiAuth, {{"Cache-Control", "no-cache"}}));
     QCOMPARE(fresh.status, 200);
     QCOMPARE(fresh.header("x-breakwater-dedup"), "bypass"_ba);
     QCOMPARE(harness.mock()->callCount(), 2);
@@ -300,16 +300,16 @@ void TestSingleFlight::fiftyStreamJoiners_getTheWholeStreamFromOneCall()
     ProxyHarness harness;
     harness.mock()->setChunkInterval(30ms);
     const QByteArray body = chatBody(words(60), true);   // about 60 events, one every 30 ms
-    TestCall *first = harness.start(kChat, body);
-    QList<TestCall *> calls{first};
-    QList<TestCall *> lastBatch;
+    LoopbackClient *first = harness.start(kChat, body);
+    QList<LoopbackClient *> calls{first};
+    QList<LoopbackClient *> lastBatch;
     int eventsAtFirst = 0;
     // Seven batches of seven joiners, each started as another event reaches the first client.
-    connect(first, &TestCall::chunkReceived, this, [&] {
+    connect(first, &LoopbackClient::chunkReceived, this, [&] {
         if (++eventsAtFirst > 7)
             return;
         for (int i = 0; i < 7; ++i) {
-            TestCall *joiner = harness.start(kChat, body);
+            LoopbackClient *joiner = harness.start(kChat, body);
             calls.append(joiner);
             if (eventsAtFirst == 7)
                 lastBatch.append(joiner);
@@ -323,7 +323,7 @@ void TestSingleFlight::fiftyStreamJoiners_getTheWholeStreamFromOneCall()
     const QByteArray whole = first->response().body;
     QVERIFY(whole.endsWith("data: [DONE]\n\n"));
     QVERIFY(whole.contains("w59"));
-    for (const TestCall *call : calls) {
+    for (const LoopbackClient *call : calls) {
         QCOMPARE(call->response().status, 200);
         QVERIFY(call->response().chunked);
         QVERIFY(call->response().complete);
@@ -331,7 +331,7 @@ void TestSingleFlight::fiftyStreamJoiners_getTheWholeStreamFromOneCall()
         QCOMPARE(call->response().body, whole);
     }
     // The late joiners got what they had missed as one catch-up piece, then the live ones.
-    for (const TestCall *call : lastBatch)
+    for (const LoopbackClient *call : lastBatch)
         QVERIFY(call->response().chunks.size() < first->response().chunks.size());
 }
 
@@ -340,7 +340,7 @@ void TestSingleFlight::firstCallerHangsUp_othersAnsweredAndAnswerCached()
     ProxyHarness harness;
     harness.mock()->setHoldAnswers(true);
     const QByteArray body = chatBody(u"impatient"_s);
-    QList<TestCall *> calls;
+    QList<LoopbackClient *> calls;
     for (int i = 0; i < 10; ++i)
         calls.append(harness.start(kChat, body));
     QTRY_COMPARE_WITH_TIMEOUT(harness.ridersWaiting(), 10, kWait);
@@ -350,15 +350,15 @@ void TestSingleFlight::firstCallerHangsUp_othersAnsweredAndAnswerCached()
     QCOMPARE(harness.onProxyThread<int>([](ProxyServer *p) { return p->flightsInProgress(); }), 1);
     QCOMPARE(harness.mock()->inFlight(), 1);
     harness.mock()->releaseHeld();
-    const QList<TestCall *> others = calls.mid(1);
+    const QList<LoopbackClient *> others = calls.mid(1);
     QTRY_VERIFY_WITH_TIMEOUT(allFinished(others), kWait);
-    for (const TestCall *call : others) {
+    for (const LoopbackClient *call : others) {
         QCOMPARE(call->response().status, 200);
         QCOMPARE(call->response().header("x-breakwater-dedup"), "joined"_ba);
         QCOMPARE(call->response().body, others.first()->response().body);
     }
     // Its retry finds the answer its hang-up did not cancel.
-    const TestResponse retry = harness.post(kChat, body);
+    const LoopbackResponse retry = harness.post(kChat, body);
     QCOMPARE(retry.status, 200);
     QCOMPARE(retry.header("x-breakwater-dedup"), "hit"_ba);
     QCOMPARE(retry.body, others.first()->response().body);
@@ -370,10 +370,10 @@ void TestSingleFlight::streamStarterHangsUp_joinerGetsAllAndReplayIsAStream()
     ProxyHarness harness;
     harness.mock()->setChunkInterval(30ms);
     const QByteArray body = chatBody(words(30), true);
-    TestCall *first = harness.start(kChat, body);
-    TestCall *joiner = nullptr;
+    LoopbackClient *first = harness.start(kChat, body);
+    LoopbackClient *joiner = nullptr;
     int events = 0;
-    connect(first, &TestCall::chunkReceived, this, [&] {
+    connect(first, &LoopbackClient::chunkReceived, this, [&] {
         ++events;
         if (events == 2)
             joiner = harness.start(kChat, body);
@@ -383,14 +383,14 @@ void TestSingleFlight::streamStarterHangsUp_joinerGetsAllAndReplayIsAStream()
     QTRY_VERIFY_WITH_TIMEOUT(joiner && joiner->isFinished(), kWait);
     QVERIFY(first->isFinished());
     QVERIFY(!first->response().complete);
-    const TestResponse &joined = joiner->response();
+    const LoopbackResponse &joined = joiner->response();
     QCOMPARE(joined.status, 200);
     QCOMPARE(joined.header("x-breakwater-dedup"), "joined"_ba);
     QVERIFY(joined.complete);
     QVERIFY(joined.body.endsWith("data: [DONE]\n\n"));
     QVERIFY(joined.body.contains("w29"));
 
-    const TestResponse replay = harness.post(kChat, body);
+    const LoopbackResponse replay = harness.post(kChat, body);
     QCOMPARE(replay.status, 200);
     QCOMPARE(replay.header("x-breakwater-dedup"), "hit"_ba);
     QVERIFY(replay.chunked);   // a cached stream is replayed as a stream
@@ -437,7 +437,7 @@ void TestSingleFlight::failedFlight_sharedWithEveryWaiterButNeverCached()
     ProxyHarness harness(noBreaker);
     harness.mock()->setMode(mode);
     harness.mock()->setHoldAnswers(true);
-    QList<TestCall *> calls;
+    QList<LoopbackClient *> calls;
     for (int i = 0; i < 5; ++i)
         calls.append(harness.start(path, body, headers));
     QTRY_COMPARE_WITH_TIMEOUT(harness.ridersWaiting(), 5, kWait);
@@ -448,8 +448,8 @@ void TestSingleFlight::failedFlight_sharedWithEveryWaiterButNeverCached()
     QCOMPARE(harness.mock()->callCount(QString::fromLatin1(path)), upstreamCalls);
     QCOMPARE(countDedup(calls, "miss"), 1);
     QCOMPARE(countDedup(calls, "joined"), 4);
-    for (const TestCall *call : calls) {
-        const TestResponse &response = call->response();
+    for (const LoopbackClient *call : calls) {
+        const LoopbackResponse &response = call->response();
         QCOMPARE(response.status, status);
         QVERIFY(response.complete);
         QCOMPARE(response.body, calls.first()->response().body);
@@ -467,7 +467,7 @@ void TestSingleFlight::failedFlight_sharedWithEveryWaiterButNeverCached()
     // Nothing was kept: the same request, once the provider is well, calls it again.
     harness.mock()->setHoldAnswers(false);
     harness.mock()->setMode(MockProvider::Mode::Ok);
-    const TestResponse next = harness.post(path, body, headers);
+    const LoopbackResponse next = harness.post(path, body, headers);
     QCOMPARE(next.status, 200);
     QCOMPARE(next.header("x-breakwater-dedup"), "miss"_ba);
     QCOMPARE(harness.mock()->callCount(QString::fromLatin1(path)), upstreamCalls + 1);
@@ -485,11 +485,11 @@ void TestSingleFlight::timedOutFlight_everyWaiterGets504AndNothingIsCached()
     });
     harness.mock()->setMode(MockProvider::Mode::Hang);
     const QByteArray body = chatBody(u"hung"_s);
-    QList<TestCall *> calls;
+    QList<LoopbackClient *> calls;
     for (int i = 0; i < 5; ++i)
         calls.append(harness.start(kChat, body));
     QTRY_VERIFY_WITH_TIMEOUT(allFinished(calls), kWait);
-    for (const TestCall *call : calls) {
+    for (const LoopbackClient *call : calls) {
         QCOMPARE(call->response().status, 504);
         QCOMPARE(call->response().header("x-should-retry"), "false"_ba);
     }
@@ -499,7 +499,7 @@ void TestSingleFlight::timedOutFlight_everyWaiterGets504AndNothingIsCached()
     QCOMPARE(harness.onProxyThread<int>([](ProxyServer *p) { return p->cache().count(); }), 0);
 
     harness.mock()->setMode(MockProvider::Mode::Ok);
-    const TestResponse next = harness.post(kChat, body);
+    const LoopbackResponse next = harness.post(kChat, body);
     QCOMPARE(next.status, 200);
     QCOMPARE(next.header("x-breakwater-dedup"), "miss"_ba);
     QCOMPARE(harness.mock()->callCount(), misses + 1);

@@ -8,12 +8,12 @@ MockTest::MockTest(QObject *parent) : QObject(parent) { }
 
 MockTest::~MockTest() = default;
 
-TestResponse MockTest::post(const QByteArray &path, const QByteArray &body, const HeaderList &headers) const
+LoopbackResponse MockTest::post(const QByteArray &path, const QByteArray &body, const HeaderList &headers) const
 {
     return fetch(port(), "POST", path, headers, body);
 }
 
-TestResponse MockTest::get(const QByteArray &path, const HeaderList &headers) const
+LoopbackResponse MockTest::get(const QByteArray &path, const HeaderList &headers) const
 {
     return fetch(port(), "GET", path, headers);
 }

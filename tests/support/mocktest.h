@@ -7,7 +7,7 @@
 
 #include "mockprovider.h"
 #include "servicethread.h"
-#include "testclient.h"
+#include "loopbackclient.h"
 
 inline const HeaderList kJsonContentType{{"Content-Type", "application/json"}};
 
@@ -26,9 +26,9 @@ public:
 protected:
     MockProvider *mock() const { return m_mock->service(); }
     quint16 port() const { return mock()->port(); }
-    TestResponse post(const QByteArray &path, const QByteArray &body,
+    LoopbackResponse post(const QByteArray &path, const QByteArray &body,
                       const HeaderList &headers = kJsonContentType) const;
-    TestResponse get(const QByteArray &path, const HeaderList &headers = {}) const;
+    LoopbackResponse get(const QByteArray &path, const HeaderList &headers = {}) const;
 
 private slots:
     void init();

@@ -37,19 +37,19 @@ ProxyHarness::~ProxyHarness()
     m_mock.reset();
 }
 
-TestResponse ProxyHarness::post(const QByteArray &path, const QByteArray &body, const HeaderList &headers)
+LoopbackResponse ProxyHarness::post(const QByteArray &path, const QByteArray &body, const HeaderList &headers)
 {
     return fetch(m_port, "POST", path, headers.isEmpty() ? kOpenAiAuth : headers, body);
 }
 
-TestResponse ProxyHarness::get(const QByteArray &path)
+LoopbackResponse ProxyHarness::get(const QByteArray &path)
 {
     return fetch(m_port, "GET", path, kOpenAiAuth);
 }
 
-TestCall *ProxyHarness::start(const QByteArray &path, const QByteArray &body, const HeaderList &headers)
+LoopbackClient *ProxyHarness::start(const QByteArray &path, const QByteArray &body, const HeaderList &headers)
 {
-    auto *call = new TestCall(m_port, "POST", path, headers.isEmpty() ? kOpenAiAuth : headers, body, this);
+    auto *call = new LoopbackClient(m_port, "POST", path, headers.isEmpty() ? kOpenAiAuth : headers, body, this);
     call->start();
     return call;
 }

@@ -1,11 +1,11 @@
 #pragma once
 
 #include "accounting/callrecord.h"
+#include "loopbackclient.h"
 #include "mockprovider.h"
 #include "proxyconfig.h"
 #include "proxyserver.h"
 #include "servicethread.h"
-#include "testclient.h"
 #include "upstream/circuitbreaker.h"
 
 #include <QList>
@@ -31,10 +31,10 @@ public:
     quint16 port() const { return m_port; }
     const ProxyConfig &config() const { return m_config; }
 
-    TestResponse post(const QByteArray &path, const QByteArray &body, const HeaderList &headers = {});
-    TestResponse get(const QByteArray &path);
+    LoopbackResponse post(const QByteArray &path, const QByteArray &body, const HeaderList &headers = {});
+    LoopbackResponse get(const QByteArray &path);
     // A call that is started now and completes asynchronously (owned by the harness).
-    TestCall *start(const QByteArray &path, const QByteArray &body, const HeaderList &headers = {});
+    LoopbackClient *start(const QByteArray &path, const QByteArray &body, const HeaderList &headers = {});
 
     QList<CallRecord> records;
     QList<BreakerTransition> transitions;

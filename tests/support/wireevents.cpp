@@ -6,7 +6,7 @@
 
 using namespace Qt::StringLiterals;
 
-QList<SseEvent> sseEvents(const TestResponse &response)
+QList<SseEvent> sseEvents(const LoopbackResponse &response)
 {
     QList<SseEvent> events;
     for (const QByteArray &chunk : response.chunks) {

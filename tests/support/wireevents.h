@@ -6,7 +6,7 @@
 #include <QList>
 #include <QString>
 
-#include "testclient.h"
+#include "loopbackclient.h"
 
 // Reading what a server wrote, for tests that check the wire: a stream's SSE events (one per chunk,
 // as Breakwater and the mock send them), their names and text, and a response's header block
@@ -21,7 +21,7 @@ struct SseEvent
     QJsonObject json;
 };
 
-QList<SseEvent> sseEvents(const TestResponse &response);
+QList<SseEvent> sseEvents(const LoopbackResponse &response);
 
 // Event names in order, each run of one name (the deltas) collapsed to one entry; pings left out
 // unless asked for.
