@@ -1,5 +1,6 @@
 #pragma once
 
+#include "http/requestframer.h"
 #include "proxyconfig.h"
 
 #include <QByteArray>
@@ -11,9 +12,9 @@ class QTcpSocket;
 
 // Watches the raw bytes of one client connection *before* Qt's HTTP parser sees them, because
 // Qt 6.4's QHttpServer has no limits of its own: it buffers any body, any header size, and keeps
-// idle or slow clients forever. The meter frames requests itself (head, then Content-Length or
-// chunked body), so it can refuse a too-large body as soon as its Content-Length is known, answer
-// `Expect: 100-continue`, and drop clients that stall.
+// idle or slow clients forever. The meter frames requests itself (RequestFramer: head, then
+// Content-Length or chunked body), so it can refuse a too-large body as soon as its Content-Length
+// is known, answer `Expect: 100-continue`, and drop clients that stall.
 //
 // It lives on the socket's thread (the proxy thread) as a child of the socket.
 class RequestMeter final : public QObject
@@ -40,22 +41,13 @@ public:
 private:
     RequestMeter(QTcpSocket *socket, const Limits &limits);
     void onReadyRead();
-    qsizetype consumeHead(const QByteArray &data, qsizetype from);
-    qsizetype consumeBody(const QByteArray &data, qsizetype from);
-    void startRequest();
-    void finishRequest();
     void refuse(int status);
     void noteActivity();
     void onWatchdog();
 
-    enum class Phase { Head, Body, ChunkedBody, Refused };
     QTcpSocket *m_socket = nullptr;   // parent; outlives this object
     Limits m_limits;
-    Phase m_phase = Phase::Head;
-    QByteArray m_head;                // the head being read, up to maxHeaderBytes
-    qint64 m_bodyRemaining = 0;
-    qint64 m_bodyRead = 0;
-    QByteArray m_chunkTail;           // last bytes of a chunked body, to find its end
+    RequestFramer m_framer;
     int m_openRequests = 0;           // received but not yet answered
     // One repeating watchdog per connection, checked against deadlines instead of timers restarted
     // on every request and write (timer churn showed up in profiles of the cache-hit path):
