@@ -16,7 +16,7 @@
 namespace {
 bool isCount(qint64 tokens)
 {
-    return tokens >= -1;
+    return tokens >= -1 && tokens <= 3 * kMaxTokenCount;   // Anthropic's input adds three counts
 }
 } // namespace
 
@@ -37,7 +37,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
     }
     const QJsonObject body = QJsonDocument::fromJson(bytes).object();
-    FUZZ_CHECK(requestedMaxTokens(body) > 0);
+    FUZZ_CHECK(requestedMaxTokens(body) >= 0 && requestedMaxTokens(body) <= kMaxTokenCount);
     FUZZ_CHECK(estimateInputTokens(bytes) >= qint64(size) / 4);
     return 0;
 }

@@ -7,10 +7,12 @@ using namespace Qt::StringLiterals;
 
 namespace {
 
+// Casting a double beyond qint64 is undefined behaviour, and sums of counts near qint64's limit
+// overflow: anything that is not a plausible count is "not said".
 qint64 count(const QJsonObject &object, QStringView name)
 {
-    const QJsonValue value = object.value(name);
-    return value.isDouble() ? qint64(value.toDouble()) : -1;
+    const double value = object.value(name).toDouble(-1);
+    return value >= 0 && value <= double(kMaxTokenCount) ? qint64(value) : -1;
 }
 
 // OpenAI: prompt_tokens already includes the cached ones. Embeddings have no completion tokens.
@@ -99,7 +101,7 @@ qint64 requestedMaxTokens(const QJsonObject &body)
     for (QStringView name : {u"max_tokens", u"max_completion_tokens", u"max_output_tokens"}) {
         const QJsonValue value = body.value(name);
         if (value.isDouble() && value.toDouble() > 0)
-            return qint64(value.toDouble());
+            return qint64(qMin(value.toDouble(), double(kMaxTokenCount)));
     }
     return kDefaultMaxOutputTokens;
 }

@@ -2,6 +2,19 @@
 
 #include <QList>
 
+namespace {
+int hexDigit(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+} // namespace
+
 RequestFramer::Progress RequestFramer::feed(QByteArrayView data)
 {
     Progress progress;
@@ -81,7 +94,9 @@ qsizetype RequestFramer::consumeHead(QByteArrayView data, qsizetype from, Progre
     m_bodyRead = 0;
     if (chunked) {
         m_phase = Phase::ChunkedBody;
-        m_chunkTail.clear();
+        m_chunk = Chunk::Size;
+        m_bodyRemaining = 0;
+        m_sizeHasDigits = false;
     } else if (contentLength > 0) {
         m_phase = Phase::Body;
         m_bodyRemaining = contentLength;
@@ -100,17 +115,80 @@ qsizetype RequestFramer::consumeBody(QByteArrayView data, qsizetype from, Progre
             finishRequest(progress);
         return from + take;
     }
-    // Chunked: count the bytes and look for the terminating zero-size chunk.
-    const QByteArrayView piece = data.sliced(from);
-    m_bodyRead += piece.size();
-    if (m_bodyRead > m_limits.maxBodyBytes + m_limits.chunkFramingBytes) {
+    return consumeChunked(data, from, progress);
+}
+
+qsizetype RequestFramer::consumeChunked(QByteArrayView data, qsizetype from, Progress &progress)
+{
+    const qint64 limit = m_limits.maxBodyBytes + m_limits.chunkFramingBytes;
+    qsizetype pos = from;
+    bool ended = false;
+    while (pos < data.size() && !ended) {
+        if (m_chunk == Chunk::Data) {
+            const qint64 take = qMin<qint64>(m_bodyRemaining, data.size() - pos);
+            pos += take;
+            m_bodyRemaining -= take;
+            if (m_bodyRemaining == 0)
+                m_chunk = Chunk::DataEnd;
+            continue;
+        }
+        if (m_chunk == Chunk::Unframed) {
+            pos = data.size();
+            break;
+        }
+        const char c = data[pos++];
+        switch (m_chunk) {
+        case Chunk::Size:
+            if (const int digit = hexDigit(c); digit >= 0) {
+                if (m_bodyRemaining > (limit - digit) / 16) {   // this chunk alone breaks the limit
+                    progress.refusal = 413;
+                    m_phase = Phase::Refused;
+                    return data.size();
+                }
+                m_bodyRemaining = m_bodyRemaining * 16 + digit;
+                m_sizeHasDigits = true;
+            } else if (m_sizeHasDigits && (c == ';' || c == ' ' || c == '\t' || c == '\r')) {
+                m_chunk = Chunk::SizeRest;
+            } else if (m_sizeHasDigits && c == '\n') {
+                m_chunk = m_bodyRemaining > 0 ? Chunk::Data : Chunk::TrailerStart;
+            } else {
+                m_chunk = Chunk::Unframed;
+            }
+            break;
+        case Chunk::SizeRest:
+            if (c == '\n')
+                m_chunk = m_bodyRemaining > 0 ? Chunk::Data : Chunk::TrailerStart;
+            break;
+        case Chunk::DataEnd:
+            if (c == '\n') {
+                m_chunk = Chunk::Size;
+                m_sizeHasDigits = false;
+            } else if (c != '\r') {
+                m_chunk = Chunk::Unframed;
+            }
+            break;
+        case Chunk::TrailerStart:
+            if (c == '\n')
+                ended = true;   // the empty line after the last chunk and its trailers
+            else if (c != '\r')
+                m_chunk = Chunk::Trailer;
+            break;
+        case Chunk::Trailer:
+            if (c == '\n')
+                m_chunk = Chunk::TrailerStart;
+            break;
+        case Chunk::Data:
+        case Chunk::Unframed:
+            break;
+        }
+    }
+    m_bodyRead += pos - from;
+    if (m_bodyRead > limit) {   // framing included, so that no framing trick goes unbounded
         progress.refusal = 413;
         m_phase = Phase::Refused;
         return data.size();
     }
-    m_chunkTail.append(piece.last(qMin<qsizetype>(piece.size(), 7)));
-    m_chunkTail = m_chunkTail.right(7);
-    if (m_chunkTail.endsWith("\r\n0\r\n\r\n") || (m_bodyRead == 5 && m_chunkTail == "0\r\n\r\n"))
+    if (ended)
         finishRequest(progress);
-    return data.size();
+    return pos;
 }
