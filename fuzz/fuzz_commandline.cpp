@@ -29,8 +29,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!line.error.isEmpty())
         return 0;
 
-    const QJsonObject object = QJsonDocument::fromJson(QByteArray::fromRawData(
-        reinterpret_cast<const char *>(data), qsizetype(size))).object();
+    const QJsonObject object = QJsonDocument::fromJson(fuzz::bytesOf(data, size)).object();
     for (const QString &name : line.given)
         FUZZ_CHECK(name == u"--config"_s || object.contains(name.mid(2)));
     FUZZ_CHECK(!line.showHelp && !line.showVersion && !line.report && !line.reportJson);

@@ -43,8 +43,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     FUZZ_CHECK(table.size() >= builtIn.size());
 
-    const QJsonObject models = QJsonDocument::fromJson(QByteArray::fromRawData(
-        reinterpret_cast<const char *>(data), qsizetype(size))).object().value(u"models"_s).toObject();
+    const QJsonObject models =
+        QJsonDocument::fromJson(fuzz::bytesOf(data, size)).object().value(u"models"_s).toObject();
     const Usage usage{1000, 500, 200};
     for (auto it = models.begin(); it != models.end(); ++it) {
         const std::optional<PriceTable::Price> price = table.find(it.key());

@@ -62,8 +62,7 @@ extern "C" int LLVMFuzzerInitialize(int *, char ***)
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    const QJsonDocument document = QJsonDocument::fromJson(
-        QByteArray::fromRawData(reinterpret_cast<const char *>(data), qsizetype(size)));
+    const QJsonDocument document = QJsonDocument::fromJson(fuzz::bytesOf(data, size));
     QJsonObject body;
     if (document.isObject()) {
         body = document.object();

@@ -28,7 +28,7 @@ extern "C" int LLVMFuzzerInitialize(int *, char ***)
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    const QByteArray bytes(reinterpret_cast<const char *>(data), qsizetype(size));
+    const QByteArray bytes = fuzz::bytesOf(data, size);
     for (const ApiStyle style : {ApiStyle::OpenAI, ApiStyle::Anthropic}) {
         for (const bool stream : {true, false}) {
             const Usage usage = parseUsage(style, bytes, stream);

@@ -23,6 +23,12 @@ namespace fuzz {
     std::abort();
 }
 
+// The input as bytes, without a copy: valid only during LLVMFuzzerTestOneInput.
+inline QByteArray bytesOf(const uint8_t *data, size_t size)
+{
+    return QByteArray::fromRawData(reinterpret_cast<const char *>(data), qsizetype(size));
+}
+
 inline void quietQt()
 {
     qInstallMessageHandler([](QtMsgType type, const QMessageLogContext &, const QString &message) {

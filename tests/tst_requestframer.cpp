@@ -100,6 +100,9 @@ void TestRequestFramer::framing_isTheSameForEveryCut_data()
         << 0 << 0 << 413 << true;
     QTest::newRow("chunk announced over the limit, before its data")
         << chunked("FFFFFFFFFFFFFFFFFFFF\r\n") << 0 << 0 << 413 << true;
+    // The limit here is 1024 + 64 = 0x440 bytes.
+    QTest::newRow("chunk announced one over the limit") << chunked("441\r\n") << 0 << 0 << 413 << true;
+    QTest::newRow("chunk announced at the limit") << chunked("440\r\n") << 0 << 0 << 0 << true;
     QTest::newRow("head over the limit") << QByteArray("GET / HTTP/1.1\r\nX-Big: " + QByteArray(300, 'h') + "\r\n\r\n")
                                          << 0 << 0 << 431 << true;
     QTest::newRow("second head over the limit") << QByteArray(kGet + "GET / HTTP/1.1\r\nX-Big: " + QByteArray(300, 'h'))

@@ -140,7 +140,8 @@ qsizetype RequestFramer::consumeChunked(QByteArrayView data, qsizetype from, Pro
         switch (m_chunk) {
         case Chunk::Size:
             if (const int digit = hexDigit(c); digit >= 0) {
-                if (m_bodyRemaining > (limit - digit) / 16) {   // this chunk alone breaks the limit
+                // This chunk alone breaks the limit (tested so that the size never overflows).
+                if (m_bodyRemaining > (limit - digit) / 16 || m_bodyRemaining * 16 + digit > limit) {
                     progress.refusal = 413;
                     m_phase = Phase::Refused;
                     return data.size();
