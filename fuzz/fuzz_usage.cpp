@@ -1,10 +1,8 @@
 // The event-stream and answer parser that reads token usage (accounting/usage.h): the input as a
 // whole streamed event sequence and as a JSON answer, in both APIs' shapes, and as a request body
 // for the output tokens the spend guard reserves. A count is a number of tokens or -1 for "not
-// said", never anything else, whatever the provider sends.
-//
-// The stream completeness check (Flight::hasFinalEvent) is a private member of a whole Flight and
-// the SSE event parser of issue 11 does not exist yet: TODO(issue 11) give it its own target here.
+// said", never anything else, whatever the provider sends. (The stream completeness check has no
+// target yet: see the TODO in fuzz/CMakeLists.txt.)
 
 #include "accounting/usage.h"
 

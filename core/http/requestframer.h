@@ -53,8 +53,9 @@ private:
     void finishRequest(Progress &progress);
 
     enum class Phase { Head, Body, ChunkedBody, Refused };
-    // Where a chunked body is (RFC 9112 7.1), byte by byte outside chunk data. Line ends are LF
-    // with an optional CR before it, as Qt's parser reads them.
+    // Where a chunked body is (RFC 9112 7.1), byte by byte outside chunk data. Lenient: a line
+    // ends at LF with or without CR, and extensions are skipped; where Qt's parser is stricter, it
+    // refuses the request itself.
     enum class Chunk {
         Size,           // hex digits of a chunk's size
         SizeRest,       // after the digits: extensions, the line end
