@@ -69,7 +69,10 @@ bool parseSeconds(const QString &text, std::chrono::milliseconds *out, bool allo
     const double seconds = text.toDouble(&ok);
     if (!ok || !std::isfinite(seconds) || seconds < 0 || (!allowZero && seconds == 0) || seconds > 86400 * 365)
         return false;
-    *out = std::chrono::milliseconds(qint64(std::llround(seconds * 1000)));
+    // Kept in whole milliseconds: a positive value never rounds down to 0 (a 0 ms timeout would
+    // time out every call at once; found by fuzz_commandline).
+    const qint64 milliseconds = std::llround(seconds * 1000);
+    *out = std::chrono::milliseconds(seconds > 0 ? qMax<qint64>(milliseconds, 1) : 0);
     return true;
 }
 

@@ -14,6 +14,8 @@ packages=(
     prometheus              # promtool, to check the /metrics text in the tests
     dpkg-dev file           # CPack's .deb: dpkg-shlibdeps computes the runtime dependencies
     desktop-file-utils appstream lintian   # the packaging test validates what ships
+    clang-14 libclang-rt-14-dev   # fuzz/run.sh; libFuzzer and the sanitizer runtimes are only Recommends
+    llvm-14                 # llvm-symbolizer: fuzz crash reports with file and line
 )
 
 missing=()

@@ -14,6 +14,7 @@ class TestCommandLine final : public QObject
 private slots:
     void defaults_matchTheDesign();
     void validValues_areApplied();
+    void tinySeconds_neverRoundToZero();
     void invalidValues_areRefused_data();
     void invalidValues_areRefused();
     void configFile_isOverriddenByCommandLine();
@@ -66,6 +67,22 @@ void TestCommandLine::validValues_areApplied()
     QCOMPARE(line->config.cacheBytes, qint64(1.5 * 1024 * 1024));
     QCOMPARE(line->config.breakerFailures, 3);
     QCOMPARE(line->config.breakerCooldown, 500ms);
+}
+
+void TestCommandLine::tinySeconds_neverRoundToZero()
+{
+    // 0.1 ms is "greater than 0", so it must not become a 0 ms timeout that fails every call.
+    CommandLine line = parse({u"--timeout"_s, u"0.0001"_s, u"--breaker-cooldown"_s, u"1e-9"_s});
+    QVERIFY2(line.error.isEmpty(), qPrintable(line.error));
+    QCOMPARE(line.config.upstreamTimeout, 1ms);
+    QCOMPARE(line.config.breakerCooldown, 1ms);
+    QTemporaryFile file;
+    QVERIFY(file.open());
+    file.write(R"({"timeout": 1e-6})");
+    file.close();
+    line = parse({u"--config"_s, file.fileName()});
+    QVERIFY2(line.error.isEmpty(), qPrintable(line.error));
+    QCOMPARE(line.config.upstreamTimeout, 1ms);
 }
 
 void TestCommandLine::invalidValues_areRefused_data()

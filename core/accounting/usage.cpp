@@ -7,10 +7,12 @@ using namespace Qt::StringLiterals;
 
 namespace {
 
+// Casting a double beyond qint64 is undefined behaviour, and sums of counts near qint64's limit
+// overflow: anything that is not a plausible count is "not said".
 qint64 count(const QJsonObject &object, QStringView name)
 {
-    const QJsonValue value = object.value(name);
-    return value.isDouble() ? qint64(value.toDouble()) : -1;
+    const double value = object.value(name).toDouble(-1);
+    return value >= 0 && value <= double(kMaxTokenCount) ? qint64(value) : -1;
 }
 
 // OpenAI: prompt_tokens already includes the cached ones. Embeddings have no completion tokens.

@@ -21,6 +21,11 @@ struct Usage
     bool known() const { return inputTokens >= 0 && outputTokens >= 0; }
 };
 
+// The largest token count believed: 2^53, the last whole number a JSON double holds exactly (and far
+// beyond any real call). A larger count from a provider reads as -1, not said; a larger max_tokens
+// in a request is reserved as this many.
+inline constexpr qint64 kMaxTokenCount = qint64(1) << 53;
+
 // Reads the usage from a complete answer body. For a stream, `body` is the whole event sequence:
 // OpenAI sends usage on one chunk near the end (only with stream_options.include_usage);
 // Anthropic sends input counts in message_start and cumulative output counts in message_delta.

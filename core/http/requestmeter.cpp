@@ -18,7 +18,8 @@ RequestMeter *RequestMeter::of(QTcpSocket *socket)
 }
 
 RequestMeter::RequestMeter(QTcpSocket *socket, const Limits &limits)
-    : QObject(socket), m_socket(socket), m_limits(limits)
+    : QObject(socket), m_socket(socket), m_limits(limits),
+      m_framer({.maxBodyBytes = limits.maxBodyBytes, .maxHeaderBytes = limits.maxHeaderBytes})
 {
     m_clock.start();
     // A quarter of the shorter limit: a deadline is enforced at most 25 % late.
@@ -37,7 +38,7 @@ void RequestMeter::noteActivity()
 void RequestMeter::onWatchdog()
 {
     const qint64 now = m_clock.elapsed();
-    if (m_phase == Phase::Refused) {
+    if (m_framer.isRefused()) {
         const bool over = now - m_lingerStartedMs >= m_limits.lingerTime.count()
                           || now - m_lastActivityMs >= m_limits.lingerTimeout.count();
         if (over || m_socket->state() != QAbstractSocket::ConnectedState) {
@@ -66,133 +67,33 @@ void RequestMeter::responseFinished()
 
 void RequestMeter::onReadyRead()
 {
-    if (m_phase == Phase::Refused) {
+    if (m_framer.isRefused()) {
         discardInput();  // the parser must never see a refused request
         return;
     }
     // Qt's parser drains the socket after this slot, so what is available now is exactly the
-    // bytes that arrived since the last call (its readyRead handler parses all that is readable,
-    // https://code.qt.io/cgit/qt/qthttpserver.git/tree/src/httpserver/qabstracthttpserver.cpp?h=v6.4.2#n62).
-    const QByteArray data = m_socket->peek(m_socket->bytesAvailable());
-    qsizetype pos = 0;
-    while (pos < data.size() && m_phase != Phase::Refused) {
-        if (m_phase == Phase::Head)
-            pos = consumeHead(data, pos);
-        else
-            pos = consumeBody(data, pos);
-    }
-    if (m_phase == Phase::Refused)
-        discardInput();
-    noteActivity();
-}
-
-void RequestMeter::startRequest()
-{
-    if (m_requestStartedMs < 0)
-        m_requestStartedMs = m_clock.elapsed();
-}
-
-void RequestMeter::finishRequest()
-{
-    m_requestStartedMs = -1;
-    ++m_openRequests;
-    m_phase = Phase::Head;
-    m_head.clear();
-}
-
-qsizetype RequestMeter::consumeHead(const QByteArray &data, qsizetype from)
-{
-    // Blank lines between requests are allowed (RFC 9112 2.2); skip them.
-    if (m_head.isEmpty()) {
-        while (from < data.size() && (data[from] == '\r' || data[from] == '\n'))
-            ++from;
-        if (from == data.size())
-            return from;
-    }
-    startRequest();
-    const qsizetype searchFrom = qMax<qsizetype>(0, m_head.size() - 3);
-    const qsizetype headBefore = m_head.size();
-    const qsizetype room = m_limits.maxHeaderBytes - headBefore;
-    m_head += data.mid(from, qMin<qsizetype>(data.size() - from, room + 1));
-    const qsizetype end = m_head.indexOf("\r\n\r\n", searchFrom);
-    if (end < 0) {
-        if (m_head.size() > m_limits.maxHeaderBytes)
-            refuse(431);
-        return data.size();
-    }
-    const qsizetype headLength = end + 4;
-    const qsizetype consumed = headLength - headBefore;
-    m_head.truncate(headLength);
-    if (m_head.size() > m_limits.maxHeaderBytes) {
-        refuse(431);
-        return data.size();
-    }
-
-    qint64 contentLength = 0;
-    bool chunked = false;
-    bool expectContinue = false;
-    const QList<QByteArray> lines = m_head.split('\n');
-    for (qsizetype i = 1; i < lines.size(); ++i) {
-        const QByteArray line = lines[i].trimmed();
-        const qsizetype colon = line.indexOf(':');
-        if (colon <= 0)
-            continue;
-        const QByteArray name = line.left(colon).trimmed().toLower();
-        const QByteArray value = line.mid(colon + 1).trimmed().toLower();
-        if (name == "content-length")
-            contentLength = value.toLongLong();
-        else if (name == "transfer-encoding")
-            chunked = value.contains("chunked");
-        else if (name == "expect")
-            expectContinue = value == "100-continue";
-    }
-    if (contentLength > m_limits.maxBodyBytes) {
-        refuse(413);
-        return data.size();
-    }
-    if (expectContinue)
+    // bytes that arrived since the last call.
+    const RequestFramer::Progress progress = m_framer.feed(m_socket->peek(m_socket->bytesAvailable()));
+    m_openRequests += progress.completed;
+    for (int i = 0; i < progress.continues; ++i)
         m_socket->write("HTTP/1.1 100 Continue\r\n\r\n");
-
-    m_bodyRead = 0;
-    if (chunked) {
-        m_phase = Phase::ChunkedBody;
-        m_chunkTail.clear();
-    } else if (contentLength > 0) {
-        m_phase = Phase::Body;
-        m_bodyRemaining = contentLength;
-    } else {
-        finishRequest();
+    if (progress.refusal != 0) {
+        refuse(progress.refusal);
+        discardInput();
+    } else if (!m_framer.inRequest()) {
+        m_requestStartedMs = -1;
+    } else if (m_requestStartedMs < 0 || progress.completed > 0) {
+        // The read deadline runs from the first byte of the request now in progress.
+        m_requestStartedMs = m_clock.elapsed();
     }
-    return from + consumed;
-}
-
-qsizetype RequestMeter::consumeBody(const QByteArray &data, qsizetype from)
-{
-    if (m_phase == Phase::Body) {
-        const qint64 take = qMin<qint64>(m_bodyRemaining, data.size() - from);
-        m_bodyRemaining -= take;
-        if (m_bodyRemaining == 0)
-            finishRequest();
-        return from + take;
-    }
-    // Chunked: count the bytes and look for the terminating zero-size chunk.
-    const QByteArray piece = data.mid(from);
-    m_bodyRead += piece.size();
-    if (m_bodyRead > m_limits.maxBodyBytes + 64 * 1024) {  // allow for chunk framing
-        refuse(413);
-        return data.size();
-    }
-    m_chunkTail = QByteArray(m_chunkTail + piece).right(7);
-    if (m_chunkTail.endsWith("\r\n0\r\n\r\n") || (m_bodyRead == 5 && m_chunkTail == "0\r\n\r\n"))
-        finishRequest();
-    return data.size();
+    noteActivity();
 }
 
 void RequestMeter::refuse(int status)
 {
-    m_phase = Phase::Refused;
+    m_framer.refuse();
     m_watchdog.stop();
-    const bool anthropic = m_head.contains(" /v1/messages");
+    const bool anthropic = m_framer.head().contains(" /v1/messages");
     const ApiStyle style = anthropic ? ApiStyle::Anthropic : ApiStyle::OpenAI;
     ApiError error;
     if (status == 413)

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "http/apierror.h"
+#include "http/requestframer.h"
 #include "proxyconfig.h"
 
 #include <QByteArray>
@@ -16,7 +17,7 @@ class QTcpSocket;
 // (https://code.qt.io/cgit/qt/qthttpserver.git/tree/src/httpserver/qhttpserverrequest.cpp?h=v6.4.2#n272),
 // and it keeps idle or slow clients forever (no timer in
 // https://code.qt.io/cgit/qt/qthttpserver.git/tree/src/httpserver/qabstracthttpserver.cpp?h=v6.4.2#n36).
-// The meter frames requests itself (head, then Content-Length or chunked body), so it can refuse a
+// The meter frames requests itself (RequestFramer: head, then Content-Length or chunked body), so it can refuse a
 // too-large body as soon as its Content-Length is known, answer `Expect: 100-continue`, and drop
 // clients that stall. What a refusal says is written by whoever listens to `refused` (FrontDoor);
 // the meter itself writes nothing but `100 Continue`.
@@ -56,17 +57,13 @@ public:
     void responseFinished();
 
 Q_SIGNALS:
-    // A request broke a limit: answer it with `error` and close. Nothing more is read from the
-    // client, and the connection is dropped two seconds later in any case.
+    // A request broke a limit: answer it with `error` and Connection: close, but do not close; the
+    // meter then lingers (above) and closes the connection itself.
     void refused(ApiStyle style, const ApiError &error);
 
 private:
     RequestMeter(QTcpSocket *socket, const Limits &limits);
     void onReadyRead();
-    qsizetype consumeHead(const QByteArray &data, qsizetype from);
-    qsizetype consumeBody(const QByteArray &data, qsizetype from);
-    void startRequest();
-    void finishRequest();
     void refuse(int status);
     void linger();
     void shutDownWritingWhenSent();
@@ -74,14 +71,9 @@ private:
     void noteActivity();
     void onWatchdog();
 
-    enum class Phase { Head, Body, ChunkedBody, Refused };
     QTcpSocket *m_socket = nullptr;   // parent; outlives this object
     Limits m_limits;
-    Phase m_phase = Phase::Head;
-    QByteArray m_head;                // the head being read, up to maxHeaderBytes
-    qint64 m_bodyRemaining = 0;
-    qint64 m_bodyRead = 0;
-    QByteArray m_chunkTail;           // last bytes of a chunked body, to find its end
+    RequestFramer m_framer;           // where the bytes read so far stand; refused() once refused
     int m_openRequests = 0;           // received but not yet answered
     // One repeating watchdog per connection, checked against deadlines instead of timers restarted
     // on every request and write (timer churn showed up in profiles of the cache-hit path):

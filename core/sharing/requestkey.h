@@ -32,7 +32,9 @@ struct RequestKeyInput
 // 32 raw bytes.
 QByteArray requestKey(const RequestKeyInput &input);
 
-// The body in canonical form: keys sorted (QJsonObject keeps them sorted), compact.
+// The body in canonical form: keys sorted (QJsonObject keeps them sorted), compact. Canonical for a
+// body parsed from text, as the proxy's are: Qt 6.4 orders keys holding characters beyond U+FFFF
+// differently in an object built with insert() (found by fuzz/fuzz_requestkey).
 QByteArray canonicalJson(const QJsonObject &body);
 
 // A short, non-reversible fingerprint for logs and the dashboard: 12 hex digits.

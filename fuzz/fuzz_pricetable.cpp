@@ -1,0 +1,62 @@
+// The price file parser: `--prices FILE` with the input as FILE's contents, loaded over the built-in
+// table. A file that is refused changes nothing and says why; a file that loads prices every model
+// it names at what it says, never below zero, and every cost figured from the table is a number
+// (the spend guard compares them with the cap: a NaN would never reach it).
+
+#include "accounting/pricetable.h"
+
+#include <cmath>
+
+#include <QJsonDocument>
+#include <QJsonObject>
+
+#include "accounting/usage.h"
+#include "fuzzsupport.h"
+
+using namespace Qt::StringLiterals;
+
+namespace {
+bool isCost(std::optional<double> cost)
+{
+    return cost && !std::isnan(*cost) && *cost >= 0;
+}
+} // namespace
+
+extern "C" int LLVMFuzzerInitialize(int *, char ***)
+{
+    fuzz::quietQt();
+    return 0;
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    static const fuzz::ScratchFile file(u"prices.json"_s);
+    static const PriceTable builtIn;   // parsed once: a plain value, copied for each input
+    file.write(data, size);
+    PriceTable table = builtIn;
+    QString error;
+    const bool loaded = table.load(file.path(), &error);
+    if (!loaded) {
+        FUZZ_CHECK(!error.isEmpty());
+        FUZZ_CHECK(table.size() == builtIn.size());
+        return 0;
+    }
+    FUZZ_CHECK(table.size() >= builtIn.size());
+
+    const QJsonObject models =
+        QJsonDocument::fromJson(fuzz::bytesOf(data, size)).object().value(u"models"_s).toObject();
+    const Usage usage{1000, 500, 200};
+    for (auto it = models.begin(); it != models.end(); ++it) {
+        const std::optional<PriceTable::Price> price = table.find(it.key());
+        FUZZ_CHECK(price);
+        FUZZ_CHECK(price->input == it.value()[u"input"_s].toDouble());
+        FUZZ_CHECK(price->output == it.value()[u"output"_s].toDouble());
+        FUZZ_CHECK(price->input >= 0 && price->cachedInput >= 0 && price->output >= 0);
+        FUZZ_CHECK(isCost(table.cost(it.key(), usage)));
+        FUZZ_CHECK(isCost(table.maxCost(it.key(), 0, 0)));
+        FUZZ_CHECK(isCost(table.maxCost(it.key(), 1000, 4096)));
+        // A dated snapshot is priced by its listed prefix ("" can be listed, but is nobody's prefix).
+        FUZZ_CHECK(it.key().isEmpty() || isCost(table.maxCost(it.key() + u"-2025-01-01"_s, 1000, 4096)));
+    }
+    return 0;
+}
