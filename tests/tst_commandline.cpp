@@ -72,17 +72,17 @@ void TestCommandLine::validValues_areApplied()
 void TestCommandLine::tinySeconds_neverRoundToZero()
 {
     // 0.1 ms is "greater than 0", so it must not become a 0 ms timeout that fails every call.
-    CommandLine line = parse({u"--timeout"_s, u"0.0001"_s, u"--breaker-cooldown"_s, u"1e-9"_s});
-    QVERIFY2(line.error.isEmpty(), qPrintable(line.error));
-    QCOMPARE(line.config.upstreamTimeout, 1ms);
-    QCOMPARE(line.config.breakerCooldown, 1ms);
+    const Expected<CommandLine> line = parse({u"--timeout"_s, u"0.0001"_s, u"--breaker-cooldown"_s, u"1e-9"_s});
+    QVERIFY2(line.ok(), qPrintable(line.error()));
+    QCOMPARE(line->config.upstreamTimeout, 1ms);
+    QCOMPARE(line->config.breakerCooldown, 1ms);
     QTemporaryFile file;
     QVERIFY(file.open());
     file.write(R"({"timeout": 1e-6})");
     file.close();
-    line = parse({u"--config"_s, file.fileName()});
-    QVERIFY2(line.error.isEmpty(), qPrintable(line.error));
-    QCOMPARE(line.config.upstreamTimeout, 1ms);
+    const Expected<CommandLine> fromFile = parse({u"--config"_s, file.fileName()});
+    QVERIFY2(fromFile.ok(), qPrintable(fromFile.error()));
+    QCOMPARE(fromFile->config.upstreamTimeout, 1ms);
 }
 
 void TestCommandLine::invalidValues_areRefused_data()
