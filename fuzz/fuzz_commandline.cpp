@@ -24,10 +24,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static const fuzz::ScratchFile file(u"config.json"_s);
     file.write(data, size);
-    const CommandLine line = parseCommandLine({u"breakwater"_s, u"--config"_s, file.path()});
-    FUZZ_CHECK(line.configFile == file.path());
-    if (!line.error.isEmpty())
+    const Expected<CommandLine> parsed = parseCommandLine({u"breakwater"_s, u"--config"_s, file.path()});
+    if (!parsed.ok()) {
+        FUZZ_CHECK(parsed.error().contains(file.path()));   // every refusal names the file
         return 0;
+    }
+    const CommandLine &line = parsed.value();
+    FUZZ_CHECK(line.configFile == file.path());
 
     const QJsonObject object = QJsonDocument::fromJson(fuzz::bytesOf(data, size)).object();
     for (const QString &name : line.given)
