@@ -129,7 +129,7 @@ private:
     QTcpSocket *m_socket = nullptr;   // child of this
     QByteArray m_buffer;              // received, not yet parsed
     QElapsedTimer m_clock;            // since start()
-    QTimer m_timeout;                 // inactive unless setTimeout()
+    QTimer m_timeout{this};           // inactive unless setTimeout(); a child, so it moves threads with us
     bool m_finished = false;
     // One call.
     Stage m_stage = Stage::StatusLine;
@@ -146,7 +146,7 @@ private:
     bool m_stopping = false;
     double m_intervalMs = 0;          // 0: no pace
     double m_nextSlotMs = 0;
-    QTimer m_slot;                    // paced: the next request
+    QTimer m_slot{this};              // paced: the next request
     int m_missedSlots = 0;
 };
 
