@@ -250,6 +250,7 @@ void ProxyServer::handlePassThrough(const Route &route, const IncomingRequest &r
 void ProxyServer::share(const QByteArray &key, const IncomingRequest &request, const QJsonObject &body,
                         ApiStyle style, CallRecord record, ResponseWriter writer)
 {
+    Q_EMIT callStarted(record);
     m_flights.share(key, style, *upstreamFor(style).breaker, {std::move(writer), std::move(record), {}},
                     [&](Flight &flight, Flight::Rider &rider) { return takeOff(request, body, flight, rider); });
 }

@@ -65,6 +65,10 @@ public:
     ProxySnapshot snapshot();
 
 Q_SIGNALS:
+    // Published on the proxy thread for every request that reaches sharing (every proxied call but
+    // one refused as bad input), when it is received: the dashboard draws it in flight until its
+    // callCompleted (same requestId) arrives.
+    void callStarted(const CallRecord &record);
     // Published on the proxy thread for every request when its response is over.
     void callCompleted(const CallRecord &record);
     void breakerChanged(const BreakerTransition &transition);

@@ -20,16 +20,19 @@ int severity(BreakerState state)
 
 DashboardModel::Category DashboardModel::categoryOf(Outcome outcome)
 {
-    switch (outcome) {
-    case Outcome::Miss: return Category::Miss;
-    case Outcome::Joined: return Category::Joined;
-    case Outcome::Hit: return Category::Hit;
-    case Outcome::Bypass: return Category::Bypass;
-    case Outcome::BreakerRefused:
-    case Outcome::SpendRefused: return Category::Refused;
-    case Outcome::Error: return Category::Error;
+    switch (servedOf(outcome)) {
+    case Served::Miss: return Category::Miss;
+    case Served::Joined: return Category::Joined;
+    case Served::Hit: return Category::Hit;
+    case Served::Bypass: return Category::Bypass;
+    case Served::Refused: return Category::Refused;
     }
-    return Category::Error;
+    return Category::Refused;
+}
+
+DashboardModel::Category DashboardModel::categoryOf(const CallRecord &record)
+{
+    return isFailure(endingOf(record)) ? Category::Failed : categoryOf(record.outcome);
 }
 
 QString DashboardModel::categoryName(Category category)
@@ -40,9 +43,9 @@ QString DashboardModel::categoryName(Category category)
     case Category::Hit: return u"hit"_s;
     case Category::Bypass: return u"bypass"_s;
     case Category::Refused: return u"refused"_s;
-    case Category::Error: return u"error"_s;
+    case Category::Failed: return u"failed"_s;
     }
-    return u"error"_s;
+    return u"failed"_s;
 }
 
 qint64 DashboardModel::Totals::upstreamCalls() const
@@ -57,43 +60,111 @@ DashboardModel::DashboardModel(QObject *parent)
 
 void DashboardModel::addRecord(const CallRecord &record)
 {
-    const Category category = categoryOf(record.outcome);
+    m_inFlight.remove(record.requestId);
+    count(record);
+    ++m_revision;
+    if (record.outcome == Outcome::SpendRefused)
+        Q_EMIT spendRefused(record);
+}
+
+void DashboardModel::addStarted(const CallRecord &record)
+{
+    if (m_inFlight.size() >= kMaxInFlight)
+        return;
+    m_inFlight.insert(record.requestId, record);
+    noteTime(record.receivedAtMs);
+    ++m_revision;
+}
+
+void DashboardModel::count(const CallRecord &record)
+{
+    const Category served = categoryOf(record.outcome);
+    const Ending ending = endingOf(record);
     ++m_totals.requests;
-    ++m_totals.perCategory[size_t(category)];
+    ++m_totals.perCategory[size_t(served)];
+    ++m_totals.perEnding[size_t(ending)];
+    if (isFailure(ending)) {
+        ++m_totals.perCategory[size_t(Category::Failed)];
+        if (ending == Ending::UpstreamError)
+            ++m_totals.upstreamErrorStatuses[record.status];
+    }
     // Only the caller that started an upstream call pays for it; riders and hits save its cost.
-    if ((category == Category::Miss || category == Category::Bypass) && record.costUsd >= 0) {
+    if ((served == Category::Miss || served == Category::Bypass) && record.costUsd >= 0) {
         m_totals.costSpentUsd += record.costUsd;
         ++m_totals.pricedCalls;
     }
     if (record.costSavedUsd > 0)
         m_totals.costSavedUsd += record.costSavedUsd;
 
-    const qint64 at = record.endAtMs > 0 ? record.endAtMs : record.receivedAtMs;
-    addToBucket(at, category);
-    addSample(record, at);
-    noteTime(at);
+    // Placed by arrival, as every other view places it; the latency samples are thinned per
+    // second of completion, when they are known.
+    addToBucket(record.receivedAtMs, categoryOf(record));
+    const qint64 end = record.endAtMs > 0 ? record.endAtMs : record.receivedAtMs;
+    addSample(record, end);
+    noteTime(end);
 
     m_records.push_back(record);
     if (m_records.size() > size_t(kMaxRecords))
         m_records.pop_front();
     ++m_recordSequence;
-    ++m_revision;
-    if (record.outcome == Outcome::SpendRefused)
-        Q_EMIT spendRefused(record);
 }
 
 void DashboardModel::addHistory(const QList<CallRecord> &records)
 {
+    if (records.isEmpty())
+        return;
     for (const CallRecord &record : records) {
-        m_records.push_back(record);
-        if (m_records.size() > size_t(kMaxRecords))
-            m_records.pop_front();
-        ++m_recordSequence;
+        count(record);
+        m_history.fromMs = m_history.calls == 0 ? record.receivedAtMs : std::min(m_history.fromMs, record.receivedAtMs);
+        m_history.toMs = std::max({m_history.toMs, record.receivedAtMs, record.endAtMs});
+        ++m_history.calls;
     }
+    addHistoricBreakerStates(records);
     ++m_revision;
 }
 
+void DashboardModel::addHistoricBreakerStates(QList<CallRecord> byArrival)
+{
+    std::stable_sort(byArrival.begin(), byArrival.end(), [](const CallRecord &a, const CallRecord &b) {
+        return a.receivedAtMs < b.receivedAtMs;
+    });
+    const auto stateOf = [](const QByteArray &name) {
+        for (const BreakerState state : {BreakerState::Closed, BreakerState::HalfOpen, BreakerState::Open}) {
+            if (breakerStateName(state) == name)
+                return state;
+        }
+        return BreakerState::Closed;
+    };
+    for (const CallRecord &record : byArrival) {
+        if (record.upstream.isEmpty())
+            continue;
+        const QString upstream = QString::fromLatin1(record.upstream);
+        const bool known = m_breakers.contains(upstream);
+        BreakerHistory &history = historyFor(upstream, record.receivedAtMs);
+        const BreakerState state = stateOf(record.breakerState);
+        if (!known) {
+            history.initial = state;
+            history.current = state;
+        } else if (state != history.current) {
+            appendTransition({upstream, record.receivedAtMs, history.current, state, u"seen in the call log"_s});
+        }
+    }
+    // This run's breakers start closed.
+    for (const QString &upstream : m_upstreamOrder) {
+        BreakerHistory &history = m_breakers[upstream];
+        if (history.current != BreakerState::Closed)
+            appendTransition({upstream, m_history.toMs, history.current, BreakerState::Closed, u"Breakwater restarted"_s});
+    }
+}
+
 void DashboardModel::addTransition(const BreakerTransition &transition)
+{
+    appendTransition(transition);
+    ++m_revision;
+    Q_EMIT breakerTransitioned(transition);
+}
+
+void DashboardModel::appendTransition(const BreakerTransition &transition)
 {
     BreakerHistory &history = historyFor(transition.upstream, transition.atMs);
     if (history.transitions.empty() && transition.atMs <= history.firstSeenMs)
@@ -110,8 +181,6 @@ void DashboardModel::addTransition(const BreakerTransition &transition)
     }
     history.current = transition.to;
     noteTime(transition.atMs);
-    ++m_revision;
-    Q_EMIT breakerTransitioned(transition);
 }
 
 void DashboardModel::setSnapshot(const ProxySnapshot &snapshot)
@@ -137,6 +206,7 @@ void DashboardModel::clear()
     m_records.clear();
     m_samples.clear();
     m_samplesThisSecond = 0;
+    m_history = {};
     ++m_clearCount;
     ++m_revision;
 }
@@ -155,6 +225,25 @@ int DashboardModel::queued() const
     for (const UpstreamSnapshot &upstream : m_snapshot.upstreams)
         waiting += upstream.queued;
     return waiting;
+}
+
+QList<CallRecord> DashboardModel::inFlightCalls() const
+{
+    QList<CallRecord> calls(m_inFlight.cbegin(), m_inFlight.cend());
+    std::sort(calls.begin(), calls.end(), [](const CallRecord &a, const CallRecord &b) {
+        return a.receivedAtMs != b.receivedAtMs ? a.receivedAtMs < b.receivedAtMs : a.requestId < b.requestId;
+    });
+    return calls;
+}
+
+qint64 DashboardModel::oldestInFlightMs() const
+{
+    qint64 oldest = 0;
+    for (const CallRecord &call : m_inFlight) {
+        if (oldest == 0 || call.receivedAtMs < oldest)
+            oldest = call.receivedAtMs;
+    }
+    return oldest;
 }
 
 BreakerState DashboardModel::breakerState(const QString &upstream) const
@@ -276,7 +365,7 @@ void DashboardModel::addToBucket(qint64 atMs, Category category)
 
 void DashboardModel::addSample(const CallRecord &record, qint64 atMs)
 {
-    const LatencySample sample{record.receivedAtMs, record.totalMs(), record.outcome, record.status};
+    const LatencySample sample{record.receivedAtMs, record.totalMs(), record.outcome, record.status, endingOf(record)};
     const qint64 second = atMs / 1000;
     if (second != m_sampleSecond) {
         m_sampleSecond = second;

@@ -5,15 +5,18 @@
 
 #include <QHash>
 #include <QList>
+#include <QMap>
 #include <QObject>
 #include <QStringList>
 
+#include "accounting/callending.h"
 #include "accounting/callrecord.h"
 #include "proxysnapshot.h"
 #include "upstream/circuitbreaker.h"
 
 // Everything the dashboard shows, as plain data: running totals, per-second outcome buckets, each
-// upstream's breaker history, the latest live figures and the most recent records. The proxy's
+// upstream's breaker history, the latest live figures, the most recent records and the calls in
+// flight. Every view places a call by its arrival (receivedAtMs), whether it is finished or not. The proxy's
 // events reach it queued on the GUI thread and cost O(1) each; the widgets read it on their own
 // redraw timer, so a burst of 5,000 events a second never turns into 5,000 repaints.
 // Holds no widgets, so tests can feed it a recorded sequence and check the figures directly.
@@ -22,26 +25,44 @@ class DashboardModel final : public QObject
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(DashboardModel)
 public:
-    // The outcome classes drawn as stacked series (refused joins breaker and spend refusals).
-    enum class Category : quint8 { Miss, Joined, Hit, Bypass, Refused, Error };
+    // The classes drawn as stacked series: how an answered call was served (refused: no upstream
+    // call, breaker, spend, queue or bad input), and Failed for a call that was served but did not
+    // end well (accounting/callending.h), whatever served it.
+    enum class Category : quint8 { Miss, Joined, Hit, Bypass, Refused, Failed };
     static constexpr int kCategoryCount = 6;
     using Counts = std::array<qint64, kCategoryCount>;
-    static Category categoryOf(Outcome outcome);
+    static Category categoryOf(Outcome outcome);            // how it was served: never Failed
+    static Category categoryOf(const CallRecord &record);   // as drawn: a failure is Failed
     static QString categoryName(Category category);
 
     static constexpr int kMaxRecords = 2000;           // recent records kept for table and staircase
     static constexpr int kMaxTransitions = 500;        // per upstream
+    static constexpr int kMaxInFlight = 10'000;        // calls in flight tracked (more are not drawn)
     static constexpr qint64 kBucketHistoryMs = 16 * 60 * 1000;   // a little over the widest window
 
     struct Totals
     {
         qint64 requests = 0;
+        // By how the call was served; Failed counts the failures too, so a failed miss is counted
+        // under Miss and under Failed.
         Counts perCategory{};
+        std::array<qint64, kEndingCount> perEnding{};
+        QMap<int, qint64> upstreamErrorStatuses;   // the failures ended upstream_error, by status
         double costSpentUsd = 0;
         double costSavedUsd = 0;
         qint64 pricedCalls = 0;         // records whose cost was known
         qint64 upstreamCalls() const;   // misses + bypasses: the calls a provider bills
         qint64 count(Category category) const { return perCategory[size_t(category)]; }
+        qint64 count(Ending ending) const { return perEnding[size_t(ending)]; }
+        qint64 failures() const { return count(Category::Failed); }
+    };
+
+    // The call log's rows loaded by addHistory: how many and the arrivals they span.
+    struct History
+    {
+        qint64 calls = 0;
+        qint64 fromMs = 0;
+        qint64 toMs = 0;
     };
 
     // One dot of "latency vs arrival". At most kSamplesPerSecond are kept per second of completions
@@ -52,6 +73,7 @@ public:
         qint64 totalMs = 0;
         Outcome outcome = Outcome::Miss;
         int status = 0;
+        Ending ending = Ending::Ok;
     };
     static constexpr int kSamplesPerSecond = 20;
 
@@ -66,18 +88,27 @@ public:
 
     // Event intake: connect the proxy's signals here (queued).
     void addRecord(const CallRecord &record);
+    // A call received and not yet finished (ProxyServer::callStarted); its addRecord ends it.
+    void addStarted(const CallRecord &record);
     void addTransition(const BreakerTransition &transition);
     void setSnapshot(const ProxySnapshot &snapshot);
-    // Records from before this run (the call log): shown in the table and staircase, not counted.
+    // Records from before this run (the call log), oldest first: counted and drawn in every view as
+    // this run's are (no spend notifications), with their range in history(). The breakers'
+    // states at admission become the breaker timeline of that time, closed again at its end (a
+    // restarted proxy starts with closed breakers).
     void addHistory(const QList<CallRecord> &records);
-    // Starts the request figures afresh (the "Clear" button): totals, buckets and records go. The
-    // breakers' history stays: it is state, not a count, and a timeline with a hole would mislead.
+    // Starts the request figures afresh (the "Clear" button): totals, buckets, records and history
+    // go. The breakers' history and the calls in flight stay: they are state, not counts.
     void clear();
 
     const Totals &totals() const { return m_totals; }
     const ProxySnapshot &snapshot() const { return m_snapshot; }
     int inFlight() const;   // upstream calls running now, over all upstreams
     int queued() const;     // calls waiting for a pool slot
+    // Calls received and not finished, by arrival, and the oldest one's arrival (0: none).
+    QList<CallRecord> inFlightCalls() const;
+    qint64 oldestInFlightMs() const;
+    const History &history() const { return m_history; }
 
     QStringList upstreams() const { return m_upstreamOrder; }
     BreakerState breakerState(const QString &upstream) const;
@@ -121,6 +152,9 @@ private:
         std::deque<BreakerTransition> transitions;
     };
     BreakerHistory &historyFor(const QString &upstream, qint64 seenAtMs);
+    void appendTransition(const BreakerTransition &transition);
+    void count(const CallRecord &record);
+    void addHistoricBreakerStates(QList<CallRecord> byArrival);
     void addToBucket(qint64 atMs, Category category);
     void addSample(const CallRecord &record, qint64 atMs);
     void noteTime(qint64 atMs);
@@ -131,6 +165,8 @@ private:
     QStringList m_upstreamOrder;
     std::deque<Bucket> m_buckets;      // sorted by second, sparse
     std::deque<CallRecord> m_records;  // in the order they completed
+    QHash<QByteArray, CallRecord> m_inFlight;   // by request id
+    History m_history;
     std::deque<LatencySample> m_samples;   // in the order they completed
     qint64 m_sampleSecond = 0;             // completion second of the newest sample ...
     int m_samplesThisSecond = 0;           // ... and how many that second has

@@ -20,8 +20,8 @@ QColor outcomeColor(DashboardModel::Category category)
     case Category::Joined: return QColor(0x8e, 0x5b, 0xd6);   // purple: rode along on one
     case Category::Hit: return QColor(0x17, 0xa2, 0x8f);      // teal: answered from the cache
     case Category::Bypass: return QColor(0x8a, 0x8f, 0x98);   // grey: sharing turned off
-    case Category::Refused: return QColor(0xd6, 0x45, 0x45);  // red: breaker or spend refusal
-    case Category::Error: return QColor(0xe8, 0x83, 0x3a);    // orange: an error of our own
+    case Category::Refused: return QColor(0xd6, 0x45, 0x45);  // red: refused, no upstream call
+    case Category::Failed: return QColor(0xe8, 0x83, 0x3a);   // orange: served, but it failed
     }
     return Qt::black;
 }
@@ -29,6 +29,12 @@ QColor outcomeColor(DashboardModel::Category category)
 QColor outcomeColor(Outcome outcome)
 {
     return outcomeColor(DashboardModel::categoryOf(outcome));
+}
+
+QColor callColor(const CallRecord &record)
+{
+    const Ending ending = endingOf(record);
+    return isFailure(ending) ? failureColor(ending) : outcomeColor(record.outcome);
 }
 
 QColor breakerColor(BreakerState state)
@@ -41,17 +47,42 @@ QColor breakerColor(BreakerState state)
     return Qt::gray;
 }
 
-QColor upstreamFailureColor()
+QColor failureColor(Ending ending)
 {
-    return QColor(0x7a, 0x10, 0x10);
+    switch (ending) {
+    case Ending::UpstreamError: return QColor(0x7a, 0x10, 0x10);   // dark red: the upstream said no
+    case Ending::ErrorEvent: return QColor(0xa8, 0x32, 0x6e);      // raspberry: said so inside a stream
+    case Ending::Timeout: return QColor(0x8b, 0x5a, 0x00);         // brown: said nothing
+    case Ending::Unreachable: return QColor(0x33, 0x33, 0x3a);     // graphite: was not there
+    case Ending::Cut: return QColor(0xc2, 0x18, 0x5b);             // magenta: stopped midway
+    case Ending::ClientClosed: return QColor(0x6d, 0x6f, 0x2a);    // olive: the client left
+    default: return outcomeColor(DashboardModel::Category::Failed);
+    }
 }
 
-bool isUpstreamFailure(Outcome outcome, int status)
+QString failureLabel(Ending ending)
 {
-    const auto category = DashboardModel::categoryOf(outcome);
-    return status >= 500 && (category == DashboardModel::Category::Miss
-                                    || category == DashboardModel::Category::Joined
-                                    || category == DashboardModel::Category::Bypass);
+    switch (ending) {
+    case Ending::UpstreamError: return u"upstream error"_s;
+    case Ending::ErrorEvent: return u"error event"_s;
+    case Ending::Timeout: return u"timeout"_s;
+    case Ending::Unreachable: return u"unreachable"_s;
+    case Ending::Cut: return u"cut stream"_s;
+    case Ending::ClientClosed: return u"client closed"_s;
+    default: return QString::fromLatin1(endingName(ending));
+    }
+}
+
+const QList<Ending> &failureEndings()
+{
+    static const QList<Ending> endings{Ending::UpstreamError, Ending::ErrorEvent, Ending::Timeout,
+                                       Ending::Unreachable, Ending::Cut, Ending::ClientClosed};
+    return endings;
+}
+
+QColor inFlightColor()
+{
+    return QColor(0x7f, 0x8f, 0xa6);   // slate: no outcome yet
 }
 
 QString breakerLabel(BreakerState state)

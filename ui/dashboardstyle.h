@@ -2,6 +2,7 @@
 
 #include <QColor>
 #include <QIcon>
+#include <QList>
 #include <QString>
 
 class QEvent;
@@ -17,12 +18,19 @@ class QWidget;
 namespace dashboardstyle {
 
 QColor outcomeColor(DashboardModel::Category category);
-QColor outcomeColor(Outcome outcome);
+QColor outcomeColor(Outcome outcome);   // how it was served
+// A call as drawn one by one (staircase, scatter, table): its failure's colour if it failed, else
+// how it was served.
+QColor callColor(const CallRecord &record);
 QColor breakerColor(BreakerState state);
-// Marks an answer the upstream failed (5xx relayed to a miss, bypass or its riders).
-QColor upstreamFailureColor();
-bool isUpstreamFailure(Outcome outcome, int status);
-inline bool isUpstreamFailure(const CallRecord &record) { return isUpstreamFailure(record.outcome, record.status); }
+// Each kind of failure (isFailure(ending)) has a colour of its own: a timeout or a refused
+// connection is not an upstream error status. "upstream error", "timeout", ... for legends.
+QColor failureColor(Ending ending);
+QString failureLabel(Ending ending);
+// The failure endings, in the order legends list them.
+const QList<Ending> &failureEndings();
+// A call still in flight.
+QColor inFlightColor();
 QString breakerLabel(BreakerState state);   // closed, half-open, open
 
 QIcon appIcon();

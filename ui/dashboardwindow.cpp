@@ -217,9 +217,11 @@ void DashboardWindow::draw(bool everything)
 {
     const qint64 now = m_nowMs();
     const qint64 from = now - m_windowMs;
-    if (m_model->revision() != m_drawnRevision) {
+    // Calls in flight age with the clock: their bars and the oldest one's age move without events.
+    const bool inFlight = m_model->oldestInFlightMs() > 0;
+    if (m_model->revision() != m_drawnRevision || inFlight) {
         m_drawnRevision = m_model->revision();
-        m_figures->refresh(*m_model);
+        m_figures->refresh(*m_model, now);
     }
     // The charts only while their tab shows; they also scroll with time, so not only on change.
     if (everything || m_tabs->currentIndex() == 0) {
@@ -229,9 +231,9 @@ void DashboardWindow::draw(bool everything)
             m_scatterDrawnAtMs = now;
             m_scatter->refresh(*m_model, from, now);
         }
-        if (m_staircaseRevision != m_model->revision()) {
+        if (m_staircaseRevision != m_model->revision() || inFlight) {
             m_staircaseRevision = m_model->revision();
-            m_staircase->refresh(*m_model);
+            m_staircase->refresh(*m_model, now);
         }
     }
     if ((everything || m_tabs->currentIndex() == 1) && m_tableRevision != m_model->revision()) {

@@ -4,6 +4,7 @@
 #include <QLoggingCategory>
 #include <QMenu>
 
+#include "accounting/calllog.h"
 #include "dashboardmodel.h"
 #include "mockprovider.h"
 #include "proxyserver.h"
@@ -116,8 +117,14 @@ quint16 DemoController::ensureSideProxy(int concurrency)
     ProxyServer *server = side->service();
     if (!server)
         return 0;
-    // Only its records: its breaker and gauges would be mistaken for the main proxy's.
+    // Only its calls: its breaker and gauges would be mistaken for the main proxy's.
+    connect(server, &ProxyServer::callStarted, m_model, &DashboardModel::addStarted, Qt::QueuedConnection);
     connect(server, &ProxyServer::callCompleted, m_model, &DashboardModel::addRecord, Qt::QueuedConnection);
+    if (CallLog *log = m_callLog) {
+        // Direct, as for the main proxy: append() only queues the record (any thread).
+        connect(server, &ProxyServer::callCompleted, server, [log](const CallRecord &record) { log->append(record); },
+                Qt::DirectConnection);
+    }
     const quint16 port = server->port();
     m_sideProxies.emplace(concurrency, std::move(side));
     qCInfo(lcDemoUi) << "second proxy with concurrency" << concurrency << "on port" << port;

@@ -10,6 +10,7 @@
 #include "demoscenarios.h"
 #include "proxyconfig.h"
 
+class CallLog;
 class DashboardModel;
 class MockProvider;
 class ProxyServer;
@@ -23,7 +24,8 @@ template <typename Service> class ServiceThread;
 // The burst's concurrency choice: the running proxy's concurrency is fixed when it starts, so a
 // burst "one at a time" (or 4 at a time) goes through a second, real ProxyServer on its own thread
 // and port, with that concurrency and the same mock upstream, built on first use and kept until
-// exit. Its records feed the same dashboard, so the staircase shows what that proxy did.
+// exit. Its records feed the same dashboard, so the staircase shows what that proxy did (in flight
+// too), and the same call log: every proxied call is on record.
 class DemoController final : public QObject
 {
     Q_OBJECT
@@ -39,6 +41,8 @@ public:
     // Runs the burst through a proxy with this concurrency (a second proxy unless it is the main one's).
     bool startBurst(int concurrency);
     quint16 sideProxyPort(int concurrency) const;
+    // The call log the second proxies write to (may be null); before the first burst through one.
+    void setCallLog(CallLog *log) { m_callLog = log; }
     QString status() const { return m_status; }
 
 Q_SIGNALS:
@@ -49,6 +53,7 @@ private:
     void onRunningChanged();
 
     DashboardModel *m_model;
+    CallLog *m_callLog = nullptr;
     quint16 m_proxyPort;
     ProxyConfig m_config;
     SystemClock m_clock;   // the second proxies' clock; outlives them (declared first)

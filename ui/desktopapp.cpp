@@ -22,7 +22,8 @@ using namespace Qt::StringLiterals;
 
 namespace {
 
-constexpr int kHistoryRows = 500;   // the call log's latest rows shown at start
+// The call log's latest rows loaded at start, into every view: as many as the model keeps.
+constexpr int kHistoryRows = DashboardModel::kMaxRecords;
 
 const QStringList kSettingOptions{u"--listen"_s, u"--upstream"_s, u"--anthropic-upstream"_s,
                                   u"--timeout"_s, u"--concurrency"_s, u"--dedup-window"_s,
@@ -76,6 +77,7 @@ void connectProxyToModel(ProxyServer *proxy, DashboardModel *model)
     qRegisterMetaType<CallRecord>();
     qRegisterMetaType<BreakerTransition>();
     qRegisterMetaType<ProxySnapshot>();
+    QObject::connect(proxy, &ProxyServer::callStarted, model, &DashboardModel::addStarted, Qt::QueuedConnection);
     QObject::connect(proxy, &ProxyServer::callCompleted, model, &DashboardModel::addRecord, Qt::QueuedConnection);
     QObject::connect(proxy, &ProxyServer::breakerChanged, model, &DashboardModel::addTransition, Qt::QueuedConnection);
     QObject::connect(proxy, &ProxyServer::snapshotReady, model, &DashboardModel::setSnapshot, Qt::QueuedConnection);
@@ -101,6 +103,7 @@ int runDesktop(ProxyServer *proxy, MockProvider *mock, const ProxyConfig &config
     std::unique_ptr<DemoController> demo;
     if (mock) {
         demo = std::make_unique<DemoController>(&model, proxy->port(), mock, config);
+        demo->setCallLog(callLog);
         window.setDemoController(demo.get());
     }
 

@@ -34,7 +34,8 @@ void connectProxyToModel(ProxyServer *proxy, DashboardModel *model);
 // Builds the dashboard, the tray (where one exists, or once it appears) and, with a mock, the demo
 // scenarios; wires the proxy's events to them (queued: the proxy lives on its own thread) and runs
 // the event loop.
-// The request table starts with the call log's latest rows when there is one (may be null).
+// Every view starts with the call log's latest rows when there is one (may be null); the demo's
+// second proxies log their calls to it too.
 // `given`: the options the command line or configuration file set, which saved settings cannot
 // change this run. `minimized`: start in the tray (or minimised, without one).
 // `proxy`, `mock` and `callLog` must outlive this call.

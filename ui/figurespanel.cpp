@@ -1,5 +1,6 @@
 #include "figurespanel.h"
 
+#include <QDateTime>
 #include <QFrame>
 #include <QGridLayout>
 #include <QLabel>
@@ -11,7 +12,24 @@
 using namespace Qt::StringLiterals;
 
 namespace {
-constexpr int kTilesPerRow = 12;
+constexpr int kTilesPerRow = 14;
+
+// "503 ×5, timeout ×2": the failures by kind, upstream errors by status, most frequent first.
+QString failureBreakdown(const DashboardModel::Totals &totals)
+{
+    QList<std::pair<qint64, QString>> parts;
+    for (auto it = totals.upstreamErrorStatuses.cbegin(); it != totals.upstreamErrorStatuses.cend(); ++it)
+        parts.append({it.value(), u"%1 ×%2"_s.arg(it.key()).arg(it.value())});
+    for (const Ending ending : dashboardstyle::failureEndings()) {
+        if (ending != Ending::UpstreamError && totals.count(ending) > 0)
+            parts.append({totals.count(ending), u"%1 ×%2"_s.arg(dashboardstyle::failureLabel(ending)).arg(totals.count(ending))});
+    }
+    std::stable_sort(parts.begin(), parts.end(), [](const auto &a, const auto &b) { return a.first > b.first; });
+    QStringList texts;
+    for (const auto &part : parts)
+        texts.append(part.second);
+    return texts.join(u", "_s);
+}
 }
 
 FiguresPanel::FiguresPanel(QWidget *parent)
@@ -27,16 +45,25 @@ FiguresPanel::FiguresPanel(QWidget *parent)
     tile(u"upstream"_s, u"upstream calls"_s, u"Calls that reached a provider (misses + bypasses): what is billed"_s);
     tile(u"joined"_s, u"joined"_s, u"Requests that rode along on an identical call in flight"_s);
     tile(u"hits"_s, u"cache hits"_s, u"Requests answered from the answer cache"_s);
-    tile(u"refused"_s, u"refused"_s, u"Refused by an open breaker or the spend limit"_s);
+    tile(u"refused"_s, u"refused"_s,
+         u"Refused without an upstream call: open breaker, spend limit, full queue or bad input"_s);
+    tile(u"failed"_s, u"failed"_s,
+         u"Served, but did not end well: upstream errors by status, timeouts, unreachable, cut streams, ..."_s);
     tile(u"spent"_s, u"cost spent"_s, u"Cost of the upstream calls made"_s);
     tile(u"saved"_s, u"cost saved"_s, u"Cost of the calls that joined or cache hits did not make"_s);
     tile(u"inflight"_s, u"in flight"_s, u"Upstream calls running now"_s);
+    tile(u"oldest"_s, u"oldest in flight"_s, u"How long the oldest request not yet answered has waited"_s);
     tile(u"queued"_s, u"queued"_s, u"Upstream calls waiting for a free pool slot"_s);
     for (const QString &key : m_tiles.keys())
         setValue(key, u"0"_s);
+    setValue(u"oldest"_s, u"–"_s);
+    m_history = new QLabel(this);
+    m_history->setForegroundRole(QPalette::PlaceholderText);
+    m_history->hide();
+    m_layout->addWidget(m_history, 2, 0, 1, kTilesPerRow);
 }
 
-void FiguresPanel::refresh(const DashboardModel &model)
+void FiguresPanel::refresh(const DashboardModel &model, qint64 nowMs)
 {
     const DashboardModel::Totals &totals = model.totals();
     using Category = DashboardModel::Category;
@@ -45,11 +72,33 @@ void FiguresPanel::refresh(const DashboardModel &model)
     setValue(u"joined"_s, QString::number(totals.count(Category::Joined)));
     setValue(u"hits"_s, QString::number(totals.count(Category::Hit)));
     setValue(u"refused"_s, QString::number(totals.count(Category::Refused)));
+    setValue(u"failed"_s, QString::number(totals.failures()));
+    const QString breakdown = failureBreakdown(totals);
+    Tile &failed = m_tiles[u"failed"_s];
+    const QString failedCaption = breakdown.isEmpty() ? u"failed"_s : u"failed: "_s + breakdown;
+    if (failed.caption->text() != failedCaption) {
+        failed.caption->setText(failedCaption);
+        failed.value->setStyleSheet(totals.failures() > 0
+            ? u"color: %1;"_s.arg(dashboardstyle::outcomeColor(Category::Failed).darker(130).name()) : QString());
+    }
     const bool priced = totals.pricedCalls > 0 || totals.costSavedUsd > 0;
     setValue(u"spent"_s, dashboardstyle::formatUsd(totals.costSpentUsd, priced));
     setValue(u"saved"_s, dashboardstyle::formatUsd(totals.costSavedUsd, priced));
     setValue(u"inflight"_s, QString::number(model.inFlight()));
     setValue(u"queued"_s, QString::number(model.queued()));
+    const qint64 oldest = model.oldestInFlightMs();
+    const qint64 now = nowMs > 0 ? nowMs : model.latestEventMs();
+    setValue(u"oldest"_s, oldest > 0 ? dashboardstyle::formatDuration(std::max<qint64>(now - oldest, 0)) : u"–"_s);
+
+    const DashboardModel::History &history = model.history();
+    const auto hhmm = [](qint64 ms) { return QDateTime::fromMSecsSinceEpoch(ms).toString(u"HH:mm"_s); };
+    const QString historyLine = history.calls == 0 ? QString()
+        : u"history from %1 to %2 (%3 calls from the call log, counted above)"_s
+              .arg(hhmm(history.fromMs), hhmm(history.toMs)).arg(history.calls);
+    if (m_history->text() != historyLine) {
+        m_history->setText(historyLine);
+        m_history->setVisible(!historyLine.isEmpty());
+    }
 
     for (const QString &upstream : model.upstreams()) {
         const QString key = u"breaker:"_s + upstream;
@@ -70,6 +119,17 @@ QString FiguresPanel::figure(const QString &key) const
 {
     const auto it = m_tiles.constFind(key);
     return it == m_tiles.constEnd() ? QString() : it->value->text();
+}
+
+QString FiguresPanel::caption(const QString &key) const
+{
+    const auto it = m_tiles.constFind(key);
+    return it == m_tiles.constEnd() ? QString() : it->caption->text();
+}
+
+QString FiguresPanel::historyText() const
+{
+    return m_history->text();
 }
 
 FiguresPanel::Tile &FiguresPanel::tile(const QString &key, const QString &caption, const QString &help)

@@ -8,7 +8,9 @@ class QGridLayout;
 class QLabel;
 
 // The row of headline figures at the top of the window: requests, upstream calls, joined, cache
-// hits, refused, cost spent and saved, in flight, queued, and one tile per upstream's breaker.
+// hits, refused, failed (its caption broken down by kind), cost spent and saved, in flight, the
+// oldest call in flight, queued, and one tile per upstream's breaker; under them, when the call
+// log's history is shown, the time it spans.
 // Each tile is addressed by a short key ("requests", "breaker:openai") so tests can read it.
 class FiguresPanel final : public QWidget
 {
@@ -17,8 +19,11 @@ class FiguresPanel final : public QWidget
 public:
     explicit FiguresPanel(QWidget *parent = nullptr);
 
-    void refresh(const DashboardModel &model);
+    // `nowMs`: the clock the oldest call in flight is aged by (0: the model's latest event).
+    void refresh(const DashboardModel &model, qint64 nowMs = 0);
     QString figure(const QString &key) const;   // the value shown, empty if no such tile
+    QString caption(const QString &key) const;
+    QString historyText() const;   // "history from 10:02 to 10:15 (407 calls)", or empty
 
 private:
     struct Tile
@@ -31,6 +36,7 @@ private:
     void setValue(const QString &key, const QString &value);
 
     QGridLayout *m_layout = nullptr;
+    QLabel *m_history = nullptr;
     QHash<QString, Tile> m_tiles;
     int m_nextColumn = 0;
 };

@@ -5,6 +5,8 @@
 #include <QChart>
 #include <QDateTime>
 #include <QDateTimeAxis>
+#include <QLegend>
+#include <QLegendMarker>
 #include <QScatterSeries>
 #include <QValueAxis>
 
@@ -33,8 +35,11 @@ LatencyScatter::LatencyScatter(QWidget *parent)
     chart->addAxis(m_timeAxis, Qt::AlignBottom);
     chart->addAxis(m_latencyAxis, Qt::AlignLeft);
 
+    // How answered calls were served; failures are drawn by kind below, so Failed has no series.
     for (int i = 0; i < DashboardModel::kCategoryCount; ++i) {
         const auto category = DashboardModel::Category(i);
+        if (category == DashboardModel::Category::Failed)
+            continue;
         auto *series = new QScatterSeries;
         series->setName(DashboardModel::categoryName(category));
         series->setMarkerShape(QScatterSeries::MarkerShapeRectangle);
@@ -46,15 +51,18 @@ LatencyScatter::LatencyScatter(QWidget *parent)
         series->attachAxis(m_latencyAxis);
         m_series.append(series);
     }
-    m_failures = new QScatterSeries;
-    m_failures->setName(u"upstream 5xx"_s);
-    m_failures->setMarkerShape(QScatterSeries::MarkerShapeTriangle);
-    m_failures->setMarkerSize(9);
-    m_failures->setColor(dashboardstyle::upstreamFailureColor());
-    m_failures->setBorderColor(dashboardstyle::upstreamFailureColor());
-    chart->addSeries(m_failures);
-    m_failures->attachAxis(m_timeAxis);
-    m_failures->attachAxis(m_latencyAxis);
+    for (const Ending ending : dashboardstyle::failureEndings()) {
+        auto *series = new QScatterSeries;
+        series->setName(dashboardstyle::failureLabel(ending));
+        series->setMarkerShape(QScatterSeries::MarkerShapeTriangle);
+        series->setMarkerSize(9);
+        series->setColor(dashboardstyle::failureColor(ending));
+        series->setBorderColor(dashboardstyle::failureColor(ending));
+        chart->addSeries(series);
+        series->attachAxis(m_timeAxis);
+        series->attachAxis(m_latencyAxis);
+        m_failures.append(series);
+    }
     setChart(chart);
     setRenderHint(QPainter::Antialiasing);
     setMinimumSize(360, 200);
@@ -63,7 +71,7 @@ LatencyScatter::LatencyScatter(QWidget *parent)
 void LatencyScatter::refresh(const DashboardModel &model, qint64 fromMs, qint64 toMs)
 {
     QList<QList<QPointF>> points(DashboardModel::kCategoryCount);
-    QList<QPointF> failures;
+    QList<QList<QPointF>> failures(m_failures.size());
     double slowest = 0;
     const auto &samples = model.latencySamples();
     // Samples in the window, thinned evenly to the point budget.
@@ -76,15 +84,20 @@ void LatencyScatter::refresh(const DashboardModel &model, qint64 fromMs, qint64 
             continue;
         const double seconds = double(it->totalMs) / 1000.0;
         const QPointF point(double(it->arrivalMs), seconds);
-        if (dashboardstyle::isUpstreamFailure(it->outcome, it->status))
-            failures.append(point);
+        if (isFailure(it->ending))
+            failures[dashboardstyle::failureEndings().indexOf(it->ending)].append(point);
         else
             points[int(DashboardModel::categoryOf(it->outcome))].append(point);
         slowest = std::max(slowest, seconds);
     }
-    for (int i = 0; i < DashboardModel::kCategoryCount; ++i)
+    for (int i = 0; i < m_series.size(); ++i)
         m_series[i]->replace(points[i]);
-    m_failures->replace(failures);
+    for (int i = 0; i < m_failures.size(); ++i) {
+        m_failures[i]->replace(failures[i]);
+        // Only the kinds of failure in view are named in the legend.
+        for (QLegendMarker *marker : chart()->legend()->markers(m_failures[i]))
+            marker->setVisible(!failures[i].isEmpty());
+    }
     m_timeAxis->setRange(QDateTime::fromMSecsSinceEpoch(fromMs), QDateTime::fromMSecsSinceEpoch(toMs));
     dashboardstyle::rescaleToPeak(m_latencyAxis, slowest, 0.5);
 }
@@ -94,5 +107,7 @@ int LatencyScatter::pointCount() const
     int count = 0;
     for (const QScatterSeries *series : m_series)
         count += int(series->count());
-    return count + int(m_failures->count());
+    for (const QScatterSeries *series : m_failures)
+        count += int(series->count());
+    return count;
 }

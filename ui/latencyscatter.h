@@ -9,7 +9,8 @@ class QScatterSeries;
 class QValueAxis;
 
 // "Latency vs arrival": a dot per request in the window at its arrival time and total latency,
-// coloured by outcome, from the model's latency samples (all requests at demo rates; the first 20
+// coloured by how it was served, or a triangle in its failure's colour (timeout, unreachable,
+// upstream error, ...), from the model's latency samples (all requests at demo rates; the first 20
 // and the slowest of each second under load). Thinned evenly to kMaxPoints dots: large scatter
 // series are the most expensive thing Qt Charts paints (~86 ms for 10k). Set with replace().
 class LatencyScatter final : public QChartView
@@ -25,8 +26,8 @@ public:
     int pointCount() const;
 
 private:
-    QList<QScatterSeries *> m_series;   // one per outcome category
-    QScatterSeries *m_failures = nullptr;   // 5xx answers from upstream, whatever their outcome
+    QList<QScatterSeries *> m_series;     // answered calls, one per category but Failed
+    QList<QScatterSeries *> m_failures;   // one per dashboardstyle::failureEndings()
     QDateTimeAxis *m_timeAxis = nullptr;
     QValueAxis *m_latencyAxis = nullptr;
 };

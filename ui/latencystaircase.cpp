@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include <QDateTime>
 #include <QHelpEvent>
 #include <QPainter>
 
@@ -43,19 +44,40 @@ void LatencyStaircase::setBarLimit(int bars)
     m_limit = std::clamp(bars, 1, DashboardModel::kMaxRecords);
 }
 
-void LatencyStaircase::refresh(const DashboardModel &model)
+void LatencyStaircase::refresh(const DashboardModel &model, qint64 nowMs)
 {
     m_bars.clear();
-    const QList<CallRecord> records = model.recentByArrival(m_limit);
+    m_nowMs = nowMs > 0 ? nowMs : model.latestEventMs();
+    const DashboardModel::History &history = model.history();
+    m_historyNote = history.calls == 0 ? QString()
+        : u"includes %1 calls from the call log, %2 to %3"_s.arg(history.calls)
+              .arg(QDateTime::fromMSecsSinceEpoch(history.fromMs).toString(u"HH:mm"_s),
+                   QDateTime::fromMSecsSinceEpoch(history.toMs).toString(u"HH:mm"_s));
+    // The finished and the unfinished, by arrival; the newest m_limit of them.
+    QList<CallRecord> records = model.recentByArrival(m_limit);
+    const qsizetype finished = records.size();
+    records += model.inFlightCalls();
+    std::inplace_merge(records.begin(), records.begin() + finished, records.end(),
+                       [](const CallRecord &a, const CallRecord &b) { return a.receivedAtMs < b.receivedAtMs; });
+    const qsizetype firstShown = std::max<qsizetype>(0, records.size() - m_limit);
     if (records.isEmpty()) {
         update();
         return;
     }
-    m_originMs = records.first().receivedAtMs;
+    m_originMs = records[firstShown].receivedAtMs;
     qint64 lastEnd = m_originMs + 1;
-    for (const CallRecord &record : records) {
+    for (qsizetype i = firstShown; i < records.size(); ++i) {
+        const CallRecord &record = records[i];
         Bar bar{record};
-        const qint64 end = std::max(record.endAtMs, record.receivedAtMs);
+        bar.inFlight = record.endAtMs == 0;
+        const qint64 end = bar.inFlight ? std::max(m_nowMs, record.receivedAtMs)
+                                        : std::max(record.endAtMs, record.receivedAtMs);
+        if (bar.inFlight) {
+            bar.upstreamFromMs = record.receivedAtMs;
+            lastEnd = std::max(lastEnd, end);
+            m_bars.append(bar);
+            continue;
+        }
         switch (record.outcome) {
         case Outcome::Miss:
         case Outcome::Bypass:
@@ -78,6 +100,11 @@ void LatencyStaircase::refresh(const DashboardModel &model)
     m_spanMs = std::max<qint64>(lastEnd - m_originMs, 50);
     m_spanMs += m_spanMs / 20;
     update();
+}
+
+int LatencyStaircase::inFlightBarCount() const
+{
+    return int(std::count_if(m_bars.begin(), m_bars.end(), [](const Bar &bar) { return bar.inFlight; }));
 }
 
 QList<QByteArray> LatencyStaircase::barRequestIds() const
@@ -112,7 +139,16 @@ QString LatencyStaircase::toolTipAt(const QPoint &position) const
         return {};
     const Bar &bar = m_bars[row];
     const CallRecord &r = bar.record;
-    QString text = u"#%1  %2  %3\n"_s.arg(row + 1).arg(QString::fromLatin1(outcomeName(r.outcome)),
+    if (bar.inFlight) {
+        return u"#%1  in flight  %2\n%3 %4\narrived +%5, waiting %6"_s.arg(row + 1)
+            .arg(QString::fromLatin1(r.requestId), QString::fromLatin1(r.route), r.model,
+                 dashboardstyle::formatDuration(r.receivedAtMs - m_originMs),
+                 dashboardstyle::formatDuration(m_nowMs - r.receivedAtMs));
+    }
+    const Ending ending = endingOf(r);
+    QString text = u"#%1  %2  %3\n"_s.arg(row + 1).arg(QString::fromLatin1(outcomeName(r.outcome))
+                                                          + (ending == Ending::Ok ? QString()
+                                                             : u", ended "_s + QString::fromLatin1(endingName(ending))),
                                                       QString::fromLatin1(r.requestId));
     text += u"%1 %2  status %3\n"_s.arg(QString::fromLatin1(r.route), r.model).arg(r.status);
     text += u"arrived +%1\n"_s.arg(dashboardstyle::formatDuration(r.receivedAtMs - m_originMs));
@@ -148,10 +184,13 @@ void LatencyStaircase::paintLegend(QPainter &painter, const QRect &area)
         painter.drawText(x + 18, y + 11, label);
         x += 18 + metrics.horizontalAdvance(label) + 12;
     };
+    // Failures are drawn in their kind's colour, not in one "failed" colour.
     for (int i = 0; i < DashboardModel::kCategoryCount; ++i) {
         const auto category = DashboardModel::Category(i);
-        swatch(dashboardstyle::outcomeColor(category), Qt::NoBrush, DashboardModel::categoryName(category));
+        if (category != DashboardModel::Category::Failed)
+            swatch(dashboardstyle::outcomeColor(category), Qt::NoBrush, DashboardModel::categoryName(category));
     }
+    swatch(dashboardstyle::inFlightColor().lighter(130), hatch(dashboardstyle::inFlightColor()), u"in flight"_s);
     x = area.left();
     y += metrics.height() + 2;
     const QColor grey(0x70, 0x70, 0x70);
@@ -160,7 +199,13 @@ void LatencyStaircase::paintLegend(QPainter &painter, const QRect &area)
     tint.setAlpha(110);
     swatch(tint, Qt::NoBrush, u"joined wait"_s);
     swatch(grey, Qt::NoBrush, u"upstream"_s);
-    swatch(dashboardstyle::upstreamFailureColor(), Qt::NoBrush, u"5xx answer"_s);
+    // Only the kinds of failure among the bars: the line has room for a few, not for all.
+    for (const Ending ending : dashboardstyle::failureEndings()) {
+        const bool shown = std::any_of(m_bars.begin(), m_bars.end(),
+                                       [ending](const Bar &bar) { return !bar.inFlight && endingOf(bar.record) == ending; });
+        if (shown)
+            swatch(dashboardstyle::failureColor(ending), Qt::NoBrush, dashboardstyle::failureLabel(ending));
+    }
 }
 
 void LatencyStaircase::paintEvent(QPaintEvent *)
@@ -188,12 +233,18 @@ void LatencyStaircase::paintEvent(QPaintEvent *)
     for (int i = 0; i < m_bars.size(); ++i) {
         const Bar &bar = m_bars[i];
         const CallRecord &r = bar.record;
-        const QColor colour = dashboardstyle::outcomeColor(r.outcome);
+        const QColor colour = bar.inFlight ? dashboardstyle::inFlightColor() : dashboardstyle::callColor(r);
         const double top = plot.top() + i * rowHeight;
         const double h = std::max(rowHeight - gap, 1.0);
         const double start = xFor(r.receivedAtMs);
-        const double end = std::max(xFor(std::max(r.endAtMs, r.receivedAtMs)), start + 3.0);   // a 1 ms answer still shows
-        if (bar.joined) {
+        const qint64 endMs = bar.inFlight ? m_nowMs : r.endAtMs;
+        const double end = std::max(xFor(std::max(endMs, r.receivedAtMs)), start + 3.0);   // a 1 ms answer still shows
+        if (bar.inFlight) {
+            // Hatched like a wait: nothing is known yet but how long it has taken.
+            const QRectF waiting(start, top, end - start, h);
+            painter.fillRect(waiting, colour.lighter(130));
+            painter.fillRect(waiting, hatch(colour));
+        } else if (bar.joined) {
             QColor tint = colour;
             tint.setAlpha(130);
             painter.fillRect(QRectF(start, top, end - start, h), tint);
@@ -208,15 +259,12 @@ void LatencyStaircase::paintEvent(QPaintEvent *)
             }
             painter.fillRect(QRectF(split, top, end - split, h), colour);
         }
-        // A failed upstream answer ends in a dark red cap, so the 5 failures before a breaker
-        // opens stand out from the successes of the same colour.
-        if (dashboardstyle::isUpstreamFailure(r))
-            painter.fillRect(QRectF(end, top, 4, h), dashboardstyle::upstreamFailureColor());
         // With few bars there is room to print each one's total at its end.
         if (rowHeight >= metrics.height()) {
             painter.setPen(palette().color(QPalette::Text));
+            const qint64 total = bar.inFlight ? m_nowMs - r.receivedAtMs : r.totalMs();
             painter.drawText(QPointF(end + 6, top + (h + metrics.ascent() - metrics.descent()) / 2),
-                             dashboardstyle::formatDuration(r.totalMs()));
+                             dashboardstyle::formatDuration(total) + (bar.inFlight ? u"…"_s : QString()));
         }
     }
 
@@ -231,4 +279,8 @@ void LatencyStaircase::paintEvent(QPaintEvent *)
     const QString side = u"%1 requests by arrival ↓"_s.arg(m_bars.size());
     painter.drawText(-metrics.horizontalAdvance(side) / 2, 0, side);
     painter.restore();
+    if (!m_historyNote.isEmpty()) {   // bars that are old should say so
+        painter.setPen(palette().color(QPalette::PlaceholderText));
+        painter.drawText(plot.adjusted(0, 0, -4, -2), Qt::AlignRight | Qt::AlignBottom, m_historyNote);
+    }
 }

@@ -9,7 +9,8 @@ class DashboardModel;
 
 // "Latency staircase": one horizontal bar per recent request, from its arrival to its last byte,
 // sorted by arrival (first at the top), split into queue wait (hatched), waiting on a joined
-// flight (tinted) and upstream time (solid), coloured by outcome. Its shape tells the story:
+// flight (tinted) and upstream time (solid), coloured by how it was served or, if it failed, by its
+// failure. A call still in flight is a bar growing to now. Its shape tells the story:
 // twenty prompts served in parallel form a wall, served one at a time a staircase, and a herd is one
 // solid bar with many joined riders under it. Hand-drawn: a few hundred rects per repaint.
 class LatencyStaircase final : public QWidget
@@ -23,10 +24,12 @@ public:
 
     void setBarLimit(int bars);   // how many of the newest requests to draw
     int barLimit() const { return m_limit; }
-    void refresh(const DashboardModel &model);
+    // `nowMs` is where bars in flight end (0: the model's latest event).
+    void refresh(const DashboardModel &model, qint64 nowMs = 0);
 
     // As last refreshed: one bar per request, top to bottom.
     int barCount() const { return int(m_bars.size()); }
+    int inFlightBarCount() const;
     QList<QByteArray> barRequestIds() const;
     QString toolTipAt(const QPoint &position) const;
     QSize sizeHint() const override;
@@ -42,6 +45,7 @@ private:
         qint64 upstreamFromMs = 0;   // queue wait is [arrival, upstreamFromMs)
         bool joined = false;         // the whole bar waited on someone else's flight
         bool answeredHere = false;   // hit, refusal or our own error: no upstream time at all
+        bool inFlight = false;       // not finished: the bar ends at m_nowMs
     };
     QRect plotRect() const;
     int rowAt(int y) const;
@@ -50,5 +54,7 @@ private:
     QList<Bar> m_bars;
     qint64 m_originMs = 0;
     qint64 m_spanMs = 1;
+    qint64 m_nowMs = 0;
+    QString m_historyNote;   // "includes history from 10:02 to 10:15", or empty
     int m_limit = kDefaultBars;
 };

@@ -31,22 +31,28 @@ OutcomeChart::OutcomeChart(QWidget *parent)
     chart->addAxis(m_timeAxis, Qt::AlignBottom);
     chart->addAxis(m_rateAxis, Qt::AlignLeft);
 
-    for (int i = 0; i < DashboardModel::kCategoryCount; ++i) {
-        const auto category = DashboardModel::Category(i);
+    // The calls in flight first, at the bottom: their band is empty but near where they arrived,
+    // so its edge costs a few points, and the bands above it already vary.
+    const auto addBand = [&](const QString &name, const QColor &colour) {
         // The area series does not own its edges; the view does, and outlives the chart's areas.
         // Each band's lower edge is the band below's upper edge (the first one's is the axis), so
-        // one list of points per outcome serves two areas.
+        // one list of points per band serves two areas.
         auto *upper = new QLineSeries(this);
         auto *area = new QAreaSeries(upper, m_upper.isEmpty() ? nullptr : m_upper.last());
-        area->setName(DashboardModel::categoryName(category));
-        const QColor colour = dashboardstyle::outcomeColor(category);
+        area->setName(name);
         area->setColor(colour);
-        area->setBorderColor(colour.darker(120));
+        // No outline: the top band's edge runs along every spike, whatever made it.
+        area->setPen(Qt::NoPen);
         chart->addSeries(area);
         area->attachAxis(m_timeAxis);
         area->attachAxis(m_rateAxis);
         m_upper.append(upper);
         m_areas.append(area);
+    };
+    addBand(u"in flight"_s, dashboardstyle::inFlightColor());
+    for (int i = 0; i < DashboardModel::kCategoryCount; ++i) {
+        const auto category = DashboardModel::Category(i);
+        addBand(DashboardModel::categoryName(category), dashboardstyle::outcomeColor(category));
     }
     setChart(chart);
     setRenderHint(QPainter::Antialiasing);
@@ -72,12 +78,18 @@ void OutcomeChart::refresh(const DashboardModel &model, qint64 fromMs, qint64 to
 
     // Step lines: a point pair only where a bucket's value changes, which keeps quiet stretches
     // down to two points and shows a one-second spike as the block it was.
+    // The calls in flight, by arrival, as the finished ones are.
+    QList<double> inFlight(buckets.size(), 0.0);
+    for (const CallRecord &call : model.inFlightCalls()) {
+        if (call.receivedAtMs >= alignedFrom && call.receivedAtMs < toMs)
+            inFlight[qsizetype((call.receivedAtMs - alignedFrom) / bucketMs)] += perSecond;
+    }
     QList<double> below(buckets.size(), 0.0);
     m_peakRate = 0;
-    for (int c = 0; c < DashboardModel::kCategoryCount; ++c) {
+    for (int c = 0; c < m_upper.size(); ++c) {
         QList<double> top(buckets.size());
         for (qsizetype b = 0; b < buckets.size(); ++b)
-            top[b] = below[b] + double(buckets[b][size_t(c)]) * perSecond;
+            top[b] = below[b] + (c == 0 ? inFlight[b] : double(buckets[b][size_t(c - 1)]) * perSecond);
         const auto stepPoints = [&](const QList<double> &values) {
             QList<QPointF> points;
             points.reserve(16);

@@ -9,10 +9,11 @@ class QDateTimeAxis;
 class QLineSeries;
 class QValueAxis;
 
-// "Outcomes over time": miss, joined, hit, bypass, refused and error per second, stacked, over the
-// chosen window. Buckets widen with the window (1 s for 1 min, 2 s for 5 min, 6 s for 15 min) so a
-// series never holds more than 2 x 150 + 2 points (under 2k in all), and each series is set with
-// replace() in one go (append() is quadratic in Qt Charts 6.4).
+// "Outcomes over time": calls in flight, then miss, joined, hit, bypass, refused and failed per
+// second, stacked, each placed by its arrival, over the chosen window. Buckets widen with the
+// window (1 s for 1 min, 2 s for 5 min, 6 s for 15 min) so a series never holds more than
+// 2 x 150 + 2 points (about 2k in all; the in-flight band at the bottom only where calls are in
+// flight), and each series is set with replace() in one go (append() is quadratic in Qt Charts 6.4).
 class OutcomeChart final : public QChartView
 {
     Q_OBJECT
@@ -26,7 +27,7 @@ public:
     double peakRate() const { return m_peakRate; }
 
 private:
-    QList<QLineSeries *> m_upper;   // cumulative top edge of each outcome's band
+    QList<QLineSeries *> m_upper;   // cumulative top edge of each band: in flight, then each category
     QList<QAreaSeries *> m_areas;
     QDateTimeAxis *m_timeAxis = nullptr;
     QValueAxis *m_rateAxis = nullptr;

@@ -1,5 +1,6 @@
 #include "requestfilter.h"
 
+#include "accounting/callending.h"
 #include "requesttablemodel.h"
 
 RequestFilter::RequestFilter(QObject *parent)
@@ -26,6 +27,12 @@ void RequestFilter::setStatus(const QString &status)
     invalidateFilter();
 }
 
+void RequestFilter::setFailedOnly(bool failedOnly)
+{
+    m_failedOnly = failedOnly;
+    invalidateFilter();
+}
+
 bool RequestFilter::filterAcceptsRow(int sourceRow, const QModelIndex &) const
 {
     const auto *table = static_cast<const RequestTableModel *>(sourceModel());
@@ -33,6 +40,8 @@ bool RequestFilter::filterAcceptsRow(int sourceRow, const QModelIndex &) const
     if (!m_outcome.isEmpty() && QString::fromLatin1(outcomeName(record.outcome)) != m_outcome)
         return false;
     if (!m_model.isEmpty() && record.model != m_model)
+        return false;
+    if (m_failedOnly && !isFailure(endingOf(record)))
         return false;
     if (!m_status.isEmpty()) {
         if (m_status.size() == 3 && m_status.endsWith(QLatin1String("xx")))

@@ -2,7 +2,8 @@
 
 #include <QSortFilterProxyModel>
 
-// Filters the request table by outcome, model and status class, all combined with "and".
+// Filters the request table by outcome, model, status class and "failed only" (isFailure of how
+// the call ended), all combined with "and".
 // An empty filter value lets every row through.
 class RequestFilter final : public QSortFilterProxyModel
 {
@@ -15,6 +16,7 @@ public:
     void setModel(const QString &model);
     // "" for all, "2xx"/"4xx"/"5xx" for a class, or an exact code such as "503".
     void setStatus(const QString &status);
+    void setFailedOnly(bool failedOnly);
 
 protected:
     bool filterAcceptsRow(int sourceRow, const QModelIndex &sourceParent) const override;
@@ -23,4 +25,5 @@ private:
     QString m_outcome;
     QString m_model;
     QString m_status;
+    bool m_failedOnly = false;
 };

@@ -1,5 +1,6 @@
 #include "requestpanel.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -55,6 +56,9 @@ RequestPanel::RequestPanel(QWidget *parent)
     filters->addWidget(m_outcome);
     filters->addWidget(m_model);
     filters->addWidget(m_status);
+    m_failedOnly = new QCheckBox(u"failed only"_s, this);
+    m_failedOnly->setToolTip(u"Only calls that were served but did not end well (upstream errors, timeouts, ...)"_s);
+    filters->addWidget(m_failedOnly);
     filters->addStretch();
     layout->addLayout(filters);
 
@@ -89,6 +93,7 @@ RequestPanel::RequestPanel(QWidget *parent)
     comboChanged(m_outcome, [this](const QString &value) { m_filter->setOutcome(value); });
     comboChanged(m_model, [this](const QString &value) { m_filter->setModel(value); });
     comboChanged(m_status, [this](const QString &value) { m_filter->setStatus(value); });
+    connect(m_failedOnly, &QCheckBox::toggled, m_filter, &RequestFilter::setFailedOnly);
     connect(m_view->selectionModel(), &QItemSelectionModel::selectionChanged, this, &RequestPanel::onSelectionChanged);
 }
 
@@ -141,6 +146,11 @@ void RequestPanel::setStatusFilter(const QString &status)
     m_status->setCurrentIndex(std::max(0, m_status->findData(status)));
 }
 
+void RequestPanel::setFailedOnly(bool failedOnly)
+{
+    m_failedOnly->setChecked(failedOnly);
+}
+
 void RequestPanel::selectRow(int row)
 {
     m_view->selectRow(row);
@@ -172,6 +182,7 @@ QString RequestPanel::describe(const CallRecord &r)
     QString text;
     text += field(u"request id"_s, QString::fromLatin1(r.requestId));
     text += field(u"outcome"_s, QString::fromLatin1(outcomeName(r.outcome)));
+    text += field(u"ended"_s, QString::fromLatin1(endingName(endingOf(r))));
     text += field(u"status"_s, QString::number(r.status) +
                   (r.errorKind.isEmpty() ? QString() : u"  ("_s + QString::fromLatin1(r.errorKind) + u')'));
     text += field(u"route"_s, QString::fromLatin1(r.route) + u" → "_s + QString::fromLatin1(r.upstream));

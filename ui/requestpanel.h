@@ -4,6 +4,7 @@
 #include <QWidget>
 
 class DashboardModel;
+class QCheckBox;
 class QComboBox;
 class QItemSelection;
 class QPlainTextEdit;
@@ -28,6 +29,7 @@ public:
     void setOutcomeFilter(const QString &outcome);
     void setModelFilter(const QString &model);
     void setStatusFilter(const QString &status);
+    void setFailedOnly(bool failedOnly);
     void selectRow(int row);
     QString detailsText() const;
     QString toCsv() const;           // the rows passing the filters, as shown
@@ -46,6 +48,7 @@ private:
     QComboBox *m_outcome = nullptr;
     QComboBox *m_model = nullptr;
     QComboBox *m_status = nullptr;
+    QCheckBox *m_failedOnly = nullptr;
     QSet<QString> m_modelsSeen;
     QSet<int> m_statusesSeen;
 };

@@ -85,6 +85,7 @@ QVariant RequestTableModel::data(const QModelIndex &index, int role) const
         case Arrival: return dashboardstyle::formatClock(r.receivedAtMs);
         case OutcomeColumn: return QString::fromLatin1(outcomeName(r.outcome));
         case Status: return r.status;
+        case Ended: return QString::fromLatin1(endingName(endingOf(r)));
         case Upstream: return QString::fromLatin1(r.upstream);
         case Model: return r.model;
         case Route: return QString::fromLatin1(r.route);
@@ -107,8 +108,8 @@ QVariant RequestTableModel::data(const QModelIndex &index, int role) const
         case Cost: return r.costUsd;
         default: return data(index, Qt::DisplayRole);
         }
-    } else if (role == Qt::ForegroundRole && index.column() == OutcomeColumn) {
-        return dashboardstyle::outcomeColor(r.outcome).darker(120);
+    } else if (role == Qt::ForegroundRole && (index.column() == OutcomeColumn || index.column() == Ended)) {
+        return (index.column() == Ended ? dashboardstyle::callColor(r) : dashboardstyle::outcomeColor(r.outcome)).darker(120);
     } else if (role == Qt::TextAlignmentRole) {
         switch (index.column()) {
         case Status: case Total: case Queue: case UpstreamTime: case Cost:
@@ -123,7 +124,7 @@ QVariant RequestTableModel::headerData(int section, Qt::Orientation orientation,
 {
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return {};
-    static const QStringList names{u"arrival"_s, u"outcome"_s, u"status"_s, u"upstream"_s, u"model"_s,
+    static const QStringList names{u"arrival"_s, u"outcome"_s, u"status"_s, u"ended"_s, u"upstream"_s, u"model"_s,
                                    u"route"_s, u"total ms"_s, u"queue ms"_s, u"upstream ms"_s,
                                    u"tokens in/out"_s, u"cost"_s, u"key"_s, u"request id"_s};
     return section >= 0 && section < names.size() ? QVariant(names[section]) : QVariant();

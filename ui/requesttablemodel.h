@@ -16,7 +16,7 @@ class RequestTableModel final : public QAbstractTableModel
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(RequestTableModel)
 public:
-    enum Column { Arrival, OutcomeColumn, Status, Upstream, Model, Route, Total, Queue, UpstreamTime,
+    enum Column { Arrival, OutcomeColumn, Status, Ended, Upstream, Model, Route, Total, Queue, UpstreamTime,
                   Tokens, Cost, Key, RequestId, ColumnCount };
     static constexpr int kMaxRows = 2000;
 

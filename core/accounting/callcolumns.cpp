@@ -9,6 +9,7 @@
 #include <QStringList>
 #include <QVariant>
 
+#include "accounting/callending.h"
 #include "accounting/calllog.h"
 
 using namespace Qt::StringLiterals;
@@ -113,16 +114,6 @@ constexpr Column body(QStringView name, QStringView type)
             [](CallRecord &r, const QVariant &v) { r.*Field = v.toByteArray(); }};
 }
 
-Outcome outcomeFromName(const QByteArray &name)
-{
-    for (Outcome o : {Outcome::Miss, Outcome::Joined, Outcome::Hit, Outcome::Bypass,
-                      Outcome::BreakerRefused, Outcome::SpendRefused, Outcome::Error}) {
-        if (outcomeName(o) == name)
-            return o;
-    }
-    return Outcome::Error;
-}
-
 // The calls table after its id, in on-disk order.
 constexpr Column kColumns[] = {
     text<&CallRecord::requestId>(u"request_id", u"TEXT"),
@@ -154,9 +145,13 @@ constexpr Column kColumns[] = {
     number<&CallRecord::costSavedUsd>(u"cost_saved_usd", u"REAL"),
     body<&CallRecord::requestBody>(u"request_body", u"BLOB"),
     body<&CallRecord::responseBody>(u"response_body", u"BLOB"),
+    // Schema 2. How the call ended (accounting/callending.h), for people querying the file; derived
+    // from outcome, status and error_kind, so it is not read back.
+    {u"ended", u"TEXT",
+     [](const CallRecord &r, bool) -> QVariant { return QString::fromLatin1(endingName(endingOf(r))); }, nullptr},
 };
 constexpr int kColumnCount = int(std::size(kColumns));
-static_assert(kColumnCount >= CallColumns::kSchema1Columns);
+static_assert(kColumnCount == CallColumns::kSchema2Columns);
 
 QString names()
 {

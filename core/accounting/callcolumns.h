@@ -13,8 +13,9 @@ class QSqlQuery;
 // renamed, retyped or reordered, only appended (each with a migration in calllog.cpp that adds it).
 namespace CallColumns {
 
-// Schema 1 has the first 27 columns (all there are so far).
+// Schema 1 has the first 27 columns; schema 2 adds `ended` (all there are so far).
 constexpr qsizetype kSchema1Columns = 27;
+constexpr qsizetype kSchema2Columns = 28;
 
 // CREATE TABLE calls with the id and the first `columns` columns, byte for byte as it was shipped.
 QString createTable(qsizetype columns);
@@ -28,7 +29,8 @@ void bind(QSqlQuery &insert, const CallRecord &record, bool storeBodies);
 // SELECT every column FROM calls, followed by `clauses` ("ORDER BY id DESC LIMIT ?"), for read().
 QString selectStatement(const QString &clauses);
 // The record in the current row of a selectStatement() query. Columns derived from the times
-// (upstream_ms, ttfb_ms, total_ms) are for people querying the file and are not read back.
+// (upstream_ms, ttfb_ms, total_ms) and from the outcome (ended) are for people querying the file
+// and are not read back.
 CallRecord read(const QSqlQuery &query);
 
 } // namespace CallColumns

@@ -1,6 +1,7 @@
 #include "accounting/calllog.h"
 
 #include <future>
+#include <optional>
 #include <utility>
 
 #include <QDateTime>
@@ -15,6 +16,7 @@
 #include <QThread>
 
 #include "accounting/callcolumns.h"
+#include "accounting/callending.h"
 #include "accounting/privatefiles.h"
 
 Q_LOGGING_CATEGORY(lcCallLog, "breakwater.calllog", QtInfoMsg)
@@ -32,6 +34,7 @@ const QList<QStringList> &migrations()
         {CallColumns::createTable(CallColumns::kSchema1Columns),
          u"CREATE INDEX calls_received ON calls(received_at_ms)"_s,
          u"CREATE INDEX calls_key ON calls(key_fp)"_s},
+        {u"ALTER TABLE calls ADD COLUMN ended TEXT"_s},   // filled for the rows already there by fillEnded
     };
     return list;
 }
@@ -39,6 +42,30 @@ const QList<QStringList> &migrations()
 Failure sqlError(const QString &what, const QSqlError &error)
 {
     return {u"%1: %2"_s.arg(what, error.text())};
+}
+
+// Schema 2's `ended` for the rows written before it: derived from outcome, status and error_kind
+// as for a new row, once per distinct combination (a handful, however many rows).
+std::optional<QSqlError> fillEnded(QSqlDatabase &db)
+{
+    QSqlQuery combinations(db);
+    if (!combinations.exec(u"SELECT DISTINCT outcome, status, error_kind FROM calls WHERE ended IS NULL"_s))
+        return combinations.lastError();
+    QSqlQuery update(db);
+    update.prepare(u"UPDATE calls SET ended = ? WHERE ended IS NULL AND outcome IS ? AND status IS ?"
+                   " AND error_kind IS ?"_s);
+    while (combinations.next()) {
+        CallRecord record;
+        record.outcome = outcomeFromName(combinations.value(0).toString().toUtf8());
+        record.status = combinations.value(1).toInt();
+        record.errorKind = combinations.value(2).toString().toUtf8();
+        update.addBindValue(QString::fromLatin1(endingName(endingOf(record))));
+        for (int i = 0; i < 3; ++i)
+            update.addBindValue(combinations.value(i));
+        if (!update.exec())
+            return update.lastError();
+    }
+    return std::nullopt;
 }
 
 } // namespace
@@ -234,13 +261,19 @@ Result CallLog::openDatabase(QSqlDatabase &db)
     if (version < kSchemaVersion) {
         db.transaction();
         for (int v = version; v < kSchemaVersion; ++v) {
+            std::optional<QSqlError> error;
             for (const QString &statement : migrations().at(v)) {
                 if (!query.exec(statement)) {
-                    const Failure failure = sqlError(u"call log %1: migrating to schema %2"_s.arg(m_path).arg(v + 1),
-                                                     query.lastError());
-                    db.rollback();
-                    return failure;
+                    error = query.lastError();
+                    break;
                 }
+            }
+            if (!error && v + 1 == 2)
+                error = fillEnded(db);
+            if (error) {
+                const Failure failure = sqlError(u"call log %1: migrating to schema %2"_s.arg(m_path).arg(v + 1), *error);
+                db.rollback();
+                return failure;
             }
         }
         query.exec(u"PRAGMA user_version = %1"_s.arg(kSchemaVersion));

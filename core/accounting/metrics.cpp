@@ -3,6 +3,7 @@
 #include <QJsonArray>
 #include <QLocale>
 
+#include "accounting/callending.h"
 #include "accounting/callrecord.h"
 #include "proxysnapshot.h"
 #include "upstream/circuitbreaker.h"
@@ -97,6 +98,7 @@ void Metrics::Histogram::observe(double seconds)
 void Metrics::record(const CallRecord &record)
 {
     ++m_requests[{record.route, outcomeName(record.outcome)}];
+    ++m_endings[{record.route, endingName(endingOf(record))}];
     m_costSavedUsd += qMax(record.costSavedUsd, 0.0);
     if (record.endAtMs > 0)
         m_duration.observe(record.totalMs() / 1000.0);
@@ -146,6 +148,9 @@ QByteArray Metrics::prometheusText(const ProxySnapshot &gauges) const
 
     out.family("breakwater_requests_total", "counter", "Client requests by route and outcome.");
     counterPairs("breakwater_requests_total", "route", "outcome", m_requests);
+    out.family("breakwater_requests_ended_total", "counter",
+               "Client requests by route and how they ended (ok, upstream_error, timeout, ...).");
+    counterPairs("breakwater_requests_ended_total", "route", "ended", m_endings);
     out.family("breakwater_upstream_calls_total", "counter",
                "Calls made to an upstream, by the HTTP status the client got.");
     counterPairs("breakwater_upstream_calls_total", "upstream", "status", m_upstreamCalls);
@@ -223,6 +228,7 @@ QJsonObject Metrics::statsJson(const ProxySnapshot &gauges) const
     return {
         {u"requestsTotal"_s, requests},
         {u"requests"_s, nested(m_requests)},
+        {u"ended"_s, nested(m_endings)},
         {u"upstreamCalls"_s, nested(m_upstreamCalls)},
         {u"upstreamErrors"_s, nested(m_upstreamErrors)},
         {u"breakerTransitions"_s, nested(m_transitions)},

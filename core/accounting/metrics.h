@@ -43,6 +43,7 @@ private:
     using LabelPair = QPair<QByteArray, QByteArray>;
 
     QMap<LabelPair, quint64> m_requests;        // route, outcome
+    QMap<LabelPair, quint64> m_endings;         // route, ending (accounting/callending.h)
     QMap<LabelPair, quint64> m_upstreamCalls;   // upstream, status
     QMap<LabelPair, quint64> m_upstreamErrors;  // upstream, error kind
     QMap<LabelPair, quint64> m_transitions;     // upstream, to

@@ -1,5 +1,6 @@
 #include "sharing/sharing.h"
 
+#include "accounting/callending.h"
 #include "clock.h"
 #include "sharing/answercache.h"
 #include "upstream/circuitbreaker.h"
@@ -20,13 +21,9 @@ int Sharing::riders() const
 
 HeaderList ownHeaders(const CallRecord &record)
 {
-    // The header says how the answer relates to sharing (miss | joined | hit | bypass); refusals and
-    // errors of our own were not answered from a shared call, so they are misses there, while the
-    // record keeps the finer outcome.
-    QByteArray dedup = "miss";
-    if (record.outcome == Outcome::Joined || record.outcome == Outcome::Hit || record.outcome == Outcome::Bypass)
-        dedup = outcomeName(record.outcome);
-    return {{"x-breakwater-dedup", dedup},
+    // The header says how the answer was served (miss | joined | hit | bypass | refused): a refusal
+    // made no upstream call, so it is never a miss; the record keeps the finer outcome.
+    return {{"x-breakwater-dedup", servedName(servedOf(record.outcome))},
             {"x-breakwater-breaker", record.breakerState},
             {"x-request-id", record.requestId}};
 }
