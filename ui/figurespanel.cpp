@@ -1,5 +1,7 @@
 #include "figurespanel.h"
 
+#include <algorithm>
+
 #include <QDateTime>
 #include <QFrame>
 #include <QGridLayout>

@@ -146,10 +146,10 @@ QString LatencyStaircase::toolTipAt(const QPoint &position) const
                  dashboardstyle::formatDuration(m_nowMs - r.receivedAtMs));
     }
     const Ending ending = endingOf(r);
-    QString text = u"#%1  %2  %3\n"_s.arg(row + 1).arg(QString::fromLatin1(outcomeName(r.outcome))
-                                                          + (ending == Ending::Ok ? QString()
-                                                             : u", ended "_s + QString::fromLatin1(endingName(ending))),
-                                                      QString::fromLatin1(r.requestId));
+    QString served = QString::fromLatin1(outcomeName(r.outcome));
+    if (ending != Ending::Ok)
+        served += u", ended "_s + QString::fromLatin1(endingName(ending));
+    QString text = u"#%1  %2  %3\n"_s.arg(row + 1).arg(served, QString::fromLatin1(r.requestId));
     text += u"%1 %2  status %3\n"_s.arg(QString::fromLatin1(r.route), r.model).arg(r.status);
     text += u"arrived +%1\n"_s.arg(dashboardstyle::formatDuration(r.receivedAtMs - m_originMs));
     if (bar.joined) {

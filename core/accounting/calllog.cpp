@@ -48,20 +48,24 @@ Failure sqlError(const QString &what, const QSqlError &error)
 // as for a new row, once per distinct combination (a handful, however many rows).
 std::optional<QSqlError> fillEnded(QSqlDatabase &db)
 {
-    QSqlQuery combinations(db);
-    if (!combinations.exec(u"SELECT DISTINCT outcome, status, error_kind FROM calls WHERE ended IS NULL"_s))
-        return combinations.lastError();
+    QSqlQuery select(db);
+    if (!select.exec(u"SELECT DISTINCT outcome, status, error_kind FROM calls WHERE ended IS NULL"_s))
+        return select.lastError();
+    QList<QVariantList> combinations;   // read them all before the table is written
+    while (select.next())
+        combinations.append(QVariantList{select.value(0), select.value(1), select.value(2)});
+    select.finish();
     QSqlQuery update(db);
     update.prepare(u"UPDATE calls SET ended = ? WHERE ended IS NULL AND outcome IS ? AND status IS ?"
                    " AND error_kind IS ?"_s);
-    while (combinations.next()) {
+    for (const QVariantList &values : combinations) {
         CallRecord record;
-        record.outcome = outcomeFromName(combinations.value(0).toString().toUtf8());
-        record.status = combinations.value(1).toInt();
-        record.errorKind = combinations.value(2).toString().toUtf8();
+        record.outcome = outcomeFromName(values[0].toString().toUtf8());
+        record.status = values[1].toInt();
+        record.errorKind = values[2].toString().toUtf8();
         update.addBindValue(QString::fromLatin1(endingName(endingOf(record))));
-        for (int i = 0; i < 3; ++i)
-            update.addBindValue(combinations.value(i));
+        for (const QVariant &value : values)
+            update.addBindValue(value);
         if (!update.exec())
             return update.lastError();
     }
