@@ -145,7 +145,10 @@ void TestCallLog::open_createsTheReleasedSchemaByteForByte()
     QStringList schema;
     for (const QVariant &sql : column(m_path, u"SELECT sql FROM sqlite_master ORDER BY rowid"_s))
         schema.append(sql.toString());
-    QCOMPARE(schema, kReleasedSchema1);
+    // Schema 1 as released, then schema 2's column as SQLite's ALTER TABLE leaves the statement.
+    QStringList expected = kReleasedSchema1;
+    expected[0].replace(u"response_body BLOB)"_s, u"response_body BLOB, ended TEXT)"_s);
+    QCOMPARE(schema, expected);
 }
 
 // A database the first release wrote: its schema, one row as its writer stored it. The new code
