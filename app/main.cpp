@@ -11,6 +11,7 @@
 
 #include <QCoreApplication>
 #include <QDate>
+#include <QEventLoop>
 #include <QJsonDocument>
 
 #include <cstdio>
@@ -34,6 +35,22 @@ int printReport(const CommandLine &options)
     else
         std::fputs(qPrintable(report->table()), stdout);
     return 0;
+}
+// Graceful shutdown: the proxy stops accepting and its calls in flight finish (or are ended after
+// `grace`), each with its record published to the call log. The event loop runs meanwhile, so a
+// second SIGTERM or SIGINT can end them at once.
+void drain(ProxyServer *proxy, std::chrono::milliseconds grace)
+{
+    QEventLoop loop;
+    QObject::connect(proxy, &ProxyServer::drained, &loop, &QEventLoop::quit, Qt::QueuedConnection);
+    onSignals([proxy] {
+        std::fprintf(stderr, "breakwater: ending the calls in flight now\n");
+        QMetaObject::invokeMethod(proxy, [proxy] { proxy->drain(std::chrono::milliseconds(0)); });
+    });
+    QMetaObject::invokeMethod(proxy, [proxy, grace] { proxy->drain(grace); }, Qt::BlockingQueuedConnection);
+    std::fprintf(stderr, "breakwater: stopping; calls in flight get up to %.0f s to finish\n",
+                 std::chrono::duration<double>(grace).count());
+    loop.exec();
 }
 } // namespace
 
@@ -128,8 +145,9 @@ int main(int argc, char *argv[])
     std::fflush(stdout);
 
     quitOnSignals();
-    if (desktop)
-        return runDesktop(proxy.service(), mock ? mock->service() : nullptr, options.config, options.given,
-                          options.minimized, callLog.isOpen() ? &callLog : nullptr);
-    return app->exec();
+    const int status = desktop ? runDesktop(proxy.service(), mock ? mock->service() : nullptr, options.config,
+                                            options.given, options.minimized, callLog.isOpen() ? &callLog : nullptr)
+                               : app->exec();
+    drain(proxy.service(), options.config.drainTimeout);
+    return status;   // then the proxy is deleted, and the call log writes the last records
 }

@@ -4,11 +4,13 @@
 #include <QSocketNotifier>
 
 #include <csignal>
+#include <functional>
 #include <sys/socket.h>
 #include <unistd.h>
 
 namespace {
 int signalPipe[2] = {-1, -1};
+std::function<void()> onEachSignal = [] { QCoreApplication::quit(); };
 
 void onSignal(int)
 {
@@ -16,6 +18,11 @@ void onSignal(int)
     [[maybe_unused]] const auto written = ::write(signalPipe[0], &byte, 1);
 }
 } // namespace
+
+void onSignals(std::function<void()> handler)
+{
+    onEachSignal = std::move(handler);
+}
 
 void quitOnSignals()
 {
@@ -25,7 +32,7 @@ void quitOnSignals()
     QObject::connect(notifier, &QSocketNotifier::activated, qApp, [] {
         char byte = 0;
         [[maybe_unused]] const auto read = ::read(signalPipe[1], &byte, 1);
-        QCoreApplication::quit();
+        onEachSignal();
     });
     struct sigaction action = {};
     action.sa_handler = onSignal;

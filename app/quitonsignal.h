@@ -1,5 +1,10 @@
 #pragma once
 
+#include <functional>
+
 // Makes SIGINT and SIGTERM quit the Qt event loop cleanly (a self-pipe: a signal handler may only
 // write to a file descriptor; the event loop reads it and quits), so pools and logs shut down in order.
 void quitOnSignals();
+// From now on a signal runs `handler` (on the main thread) instead of quitting: during the drain, a
+// second SIGTERM ends the calls left at once.
+void onSignals(std::function<void()> handler);

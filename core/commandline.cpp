@@ -32,6 +32,7 @@ const QList<Option> &options()
         {u"upstream"_s, u"URL"_s, u"OpenAI-compatible base URL including /v1 (default https://api.openai.com/v1)."_s},
         {u"anthropic-upstream"_s, u"URL"_s, u"Anthropic base URL (default https://api.anthropic.com)."_s},
         {u"timeout"_s, u"S"_s, u"Seconds to wait for the upstream's first byte and between stream chunks (default 60)."_s},
+        {u"drain"_s, u"S"_s, u"On SIGTERM, SIGINT or Quit: seconds calls in flight may finish before they are ended with an error (default 10)."_s},
         {u"concurrency"_s, u"N"_s, u"Upstream calls at once, per upstream (default 64)."_s},
         {u"max-queue"_s, u"N"_s, u"Calls that may wait for a free upstream slot before 429 (default 1024)."_s},
         {u"max-body"_s, u"MB"_s, u"Largest request body accepted, in MiB (default 32)."_s},
@@ -184,6 +185,9 @@ Result apply(CommandLine &result, const QString &name, const QString &value, con
     } else if (name == u"breaker-failures"_s) {
         if (!parseCount(value, &config.breakerFailures, 1, 1000))
             return invalid(u"a whole number from 1 to 1000"_s);
+    } else if (name == u"drain"_s) {
+        if (!parseSeconds(value, &config.drainTimeout, true))
+            return invalid(u"seconds, 0 or more"_s);
     } else if (name == u"breaker-cooldown"_s) {
         if (!parseSeconds(value, &config.breakerCooldown, false))
             return invalid(u"seconds greater than 0"_s);

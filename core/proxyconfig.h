@@ -24,6 +24,8 @@ inline constexpr qint64 kCacheBytes = 64 * 1024 * 1024;
 inline constexpr int kBreakerFailures = 5;
 inline constexpr std::chrono::milliseconds kBreakerCooldown = 60s;
 inline constexpr std::chrono::milliseconds kBreakerProbeInterval = 1s;
+inline constexpr std::chrono::milliseconds kDrainTimeout = 10s;      // calls in flight at shutdown
+inline constexpr std::chrono::milliseconds kAbandonGrace = 5s;       // a reusable call nobody waits for
 inline constexpr int kMaxRetryAfterSeconds = 60;
 inline constexpr std::chrono::milliseconds kSnapshotInterval = 250ms;   // live figures for the UI
 } // namespace defaults
@@ -42,13 +44,15 @@ struct ProxyConfig
     std::chrono::milliseconds requestReadTimeout = defaults::kRequestReadTimeout;
     std::chrono::milliseconds idleTimeout = defaults::kIdleTimeout;
     std::chrono::milliseconds dedupWindow = defaults::kDedupWindow;
+    std::chrono::milliseconds drainTimeout = defaults::kDrainTimeout;
+    std::chrono::milliseconds abandonGrace = defaults::kAbandonGrace;
     qint64 cacheBytes = defaults::kCacheBytes;
     int breakerFailures = defaults::kBreakerFailures;
     std::chrono::milliseconds breakerCooldown = defaults::kBreakerCooldown;
     std::chrono::milliseconds breakerProbeInterval = defaults::kBreakerProbeInterval;
     double maxSpendUsd = 0;             // per calendar day (local time); 0 = no cap
     double spentTodayAtStartUsd = 0;    // read back from the call log, so a restart keeps the day's spend
-    QString priceFile;
-    bool recordBodies = false;          // --log-bodies: put request and response bodies in the records                  // a user's prices, extending or overriding the built-in table
+    QString priceFile;                  // a user's prices, extending or overriding the built-in table
+    bool recordBodies = false;          // --log-bodies: put request and response bodies in the records
     QStringList allowedOrigins;         // --allow-origin: browser origins answered (normalised; http/hostguard.h)
 };

@@ -60,6 +60,7 @@ ProxyServer::ProxyServer(const ProxyConfig &config, const Clock &clock, QObject 
     setUpUpstream(m_anthropic, "anthropic", config.anthropicUpstream, u"/v1/models"_s);
     m_spend = new SpendGuard(clock, config.maxSpendUsd, this);
     m_spend->setSpentToday(config.spentTodayAtStartUsd);
+    m_flights.setAbandonGrace(config.abandonGrace);
     connect(&m_flights, &Sharing::riderFinished, this, &ProxyServer::publish);
     connect(this, &ProxyServer::breakerChanged, this,
             [this](const BreakerTransition &transition) { m_metrics.recordTransition(transition); });
@@ -127,12 +128,13 @@ Result ProxyServer::listen()
     if (!m_frontDoor->listen(m_config.listenAddress, m_config.listenPort))
         return Failure{m_frontDoor->errorString()};
     bind(m_frontDoor);
+    m_port = m_frontDoor->serverPort();   // kept: the Host check still needs it once a drain closed the door
     return {};
 }
 
 quint16 ProxyServer::port() const
 {
-    return m_frontDoor ? m_frontDoor->serverPort() : 0;
+    return m_port;
 }
 
 QString ProxyServer::baseUrl() const
@@ -157,6 +159,12 @@ bool ProxyServer::handleRequest(const QHttpServerRequest &qtRequest, QTcpSocket 
     // A foreign Host or Origin (DNS rebinding, a web page) is answered by the guard, before any route.
     if (!admitRequest({port(), m_config.allowedOrigins}, request, writer))
         return true;
+    if (m_draining) {
+        ResponseWriter(socket, true).writeError(
+            request.path.startsWith("/v1/messages") ? ApiStyle::Anthropic : ApiStyle::OpenAI,
+            {503, "api_error", "shutting_down", u"Breakwater is shutting down."_s});
+        return true;
+    }
 
     const Route *pathMatch = nullptr;
     for (const Route &route : routes()) {
@@ -345,8 +353,9 @@ void ProxyServer::settle(Upstream &upstream, const Admitted &admitted, const Fli
             m_spend->release(*admitted.reservation);
         } else {
             // An answer without usage (a stream without include_usage) is charged its reservation,
-            // so the cap cannot be walked around; a call that failed cost nothing.
-            const double charged = landed->isCacheable() ? admitted.estimateUsd : 0;
+            // so the cap cannot be walked around, and so is a call cancelled midway (the provider
+            // bills what it generated); a call that failed cost nothing.
+            const double charged = landed->isCacheable() || landed->isCancelled() ? admitted.estimateUsd : 0;
             m_spend->settle(*admitted.reservation, landed->costUsd().value_or(charged));
         }
     }
@@ -391,4 +400,35 @@ void ProxyServer::answerStats(const IncomingRequest &request, ResponseWriter wri
         writer.writeComplete(200, {{"Content-Type", "application/json"}},
                              QJsonDocument(m_metrics.statsJson(snapshot())).toJson(QJsonDocument::Compact));
     }
+}
+
+void ProxyServer::drain(std::chrono::milliseconds grace)
+{
+    const QDeadlineTimer deadline(grace);
+    if (!m_draining || deadline < m_drainDeadline)
+        m_drainDeadline = deadline;
+    if (m_draining)
+        return;
+    m_draining = true;
+    if (m_frontDoor)
+        m_frontDoor->close();   // no new connections; the open ones are answered 503 from now on
+    const int inFlight = m_flights.inProgress();
+    qCInfo(lcProxy).nospace() << "draining: " << inFlight << " call(s) in flight, up to " << grace.count() << " ms";
+    m_drainCheck.setInterval(20);
+    connect(&m_drainCheck, &QTimer::timeout, this, [this] {
+        if (m_flights.inProgress() == 0) {
+            m_drainCheck.stop();
+            Q_EMIT drained();
+            return;
+        }
+        if (m_drainDeadline.hasExpired() && !m_drainEnding) {
+            // Each running exchange aborts within its stop poll and lands as UpstreamFailure::Shutdown:
+            // its riders get the error (a stream an error event) and their records are published.
+            m_drainEnding = true;
+            qCInfo(lcProxy).nospace() << "drain time is up: ending " << m_flights.inProgress() << " call(s)";
+            m_openai.pool->stop();
+            m_anthropic.pool->stop();
+        }
+    });
+    m_drainCheck.start();
 }

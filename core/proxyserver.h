@@ -14,6 +14,7 @@
 #include "upstream/circuitbreaker.h"
 
 #include <QAbstractHttpServer>
+#include <QDeadlineTimer>
 #include <QHostAddress>
 #include <QJsonObject>
 #include <QTimer>
@@ -59,10 +60,18 @@ public:
     const AnswerCache &cache() const { return m_cache; }
     int flightsInProgress() const { return m_flights.size(); }
     int ridersInFlight() const { return m_flights.riders(); }   // callers waiting on an upstream call
+    int flightsAbandoned() const { return m_flights.abandoned(); }   // upstream calls whose callers all left
     SpendGuard *spendGuard() const { return m_spend; }
     // The live figures, for the dashboard and the tray (snapshotReady) and for /metrics and
     // /breakwater/stats alike. Reads only: taking one moves no breaker.
     ProxySnapshot snapshot();
+
+    // Graceful shutdown, like nginx's quit or Envoy's drain: stops accepting connections, answers
+    // new requests on open ones 503 `shutting_down`, lets the calls in flight finish for `grace`,
+    // then ends the rest (a stream with an error event), so every call is answered and published
+    // before `drained`. Calling it again with a shorter grace ends the calls sooner.
+    void drain(std::chrono::milliseconds grace);
+    bool isDraining() const { return m_draining; }
 
 Q_SIGNALS:
     // Published on the proxy thread for every request that reaches sharing (every proxied call but
@@ -74,6 +83,8 @@ Q_SIGNALS:
     void breakerChanged(const BreakerTransition &transition);
     // Every kSnapshotInterval, for the dashboard and the tray.
     void snapshotReady(const ProxySnapshot &snapshot);
+    // After `drain`: no call is in flight any more and every record was published.
+    void drained();
 
 protected:
     bool handleRequest(const QHttpServerRequest &request, QTcpSocket *socket) override;
@@ -110,6 +121,7 @@ private:
     ProxyConfig m_config;
     const Clock &m_clock;
     FrontDoor *m_frontDoor = nullptr;
+    quint16 m_port = 0;
     Upstream m_openai;
     Upstream m_anthropic;
     AnswerCache m_cache;
@@ -118,4 +130,8 @@ private:
     SpendGuard *m_spend = nullptr;
     Metrics m_metrics;
     QTimer m_snapshotTimer;
+    bool m_draining = false;
+    QTimer m_drainCheck;              // while draining: are the calls in flight done?
+    QDeadlineTimer m_drainDeadline;   // then the calls left are ended
+    bool m_drainEnding = false;       // the pools were told to end their calls
 };

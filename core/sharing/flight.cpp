@@ -1,10 +1,13 @@
 #include "sharing/flight.h"
 
-#include "clock.h"
-#include "http/protocol.h"
+#include <algorithm>
 
 #include <QJsonDocument>
 #include <QJsonParseError>
+#include <QTcpSocket>
+
+#include "clock.h"
+#include "http/protocol.h"
 
 Flight::Flight(const QByteArray &key, ApiStyle style, double timeoutSeconds, const Clock &clock,
                QObject *parent)
@@ -15,6 +18,7 @@ Flight::Flight(const QByteArray &key, ApiStyle style, double timeoutSeconds, con
 void Flight::follow(UpstreamCall *call)
 {
     call->setParent(this);
+    m_call = call;
     connect(call, &UpstreamCall::started, this, [this](qint64 waited) {
         m_queueWaitMs = waited;
         m_upstreamStartAtMs = m_clock.wallMs();
@@ -42,6 +46,9 @@ void Flight::addRider(Rider rider)
 {
     m_riders.append(std::move(rider));
     Rider &added = m_riders.last();
+    // A rider who hangs up only leaves; when the last one has, Sharing may cancel the call.
+    if (QTcpSocket *socket = added.writer.socket())
+        connect(socket, &QAbstractSocket::disconnected, this, &Flight::onRiderLeft);
     if (m_streaming)
         beginRiderStream(added);
     if (m_finished)
@@ -105,6 +112,23 @@ bool Flight::hasFinalEvent() const
     return tail.endsWith("data: [DONE]") || tail.endsWith("data:[DONE]");
 }
 
+bool Flight::isAbandoned() const
+{
+    return std::none_of(m_riders.begin(), m_riders.end(), [](const Rider &rider) { return rider.writer.isConnected(); });
+}
+
+void Flight::onRiderLeft()
+{
+    if (!m_finished && !isCancelled() && isAbandoned())
+        Q_EMIT abandoned(this);
+}
+
+void Flight::cancel()
+{
+    if (m_call && !m_finished)
+        m_call->cancel();
+}
+
 std::optional<ApiError> Flight::failure() const
 {
     switch (m_result.failure) {
@@ -118,6 +142,10 @@ std::optional<ApiError> Flight::failure() const
         return ApiError::upstreamUnreachable(m_result.detail);
     case UpstreamFailure::Shutdown:
         return ApiError{503, "upstream_error", "shutting_down", QStringLiteral("Breakwater is shutting down.")};
+    case UpstreamFailure::Cancelled:
+        // Nobody hears it (every rider had gone); 499 is nginx's "client closed request", for the log.
+        return ApiError{499, "upstream_error", "cancelled",
+                        QStringLiteral("Every caller hung up; Breakwater cancelled the upstream call.")};
     }
     if (m_garbage)
         return ApiError{502, "upstream_error", "invalid_upstream_answer",
@@ -133,6 +161,7 @@ BreakerVerdict Flight::breakerVerdict() const
     case UpstreamFailure::Cut: return {Kind::Failure, QStringLiteral("stream cut")};
     case UpstreamFailure::Unreachable: return {Kind::Failure, QStringLiteral("unreachable")};
     case UpstreamFailure::Shutdown: return {};
+    case UpstreamFailure::Cancelled: return {};
     case UpstreamFailure::None: break;
     }
     if (m_garbage)
@@ -157,6 +186,7 @@ void Flight::setUsage(const Usage &usage, std::optional<double> costUsd)
 
 void Flight::release()
 {
+    m_released = true;
     for (Rider &rider : m_riders)
         finishRider(rider);
     m_riders.clear();

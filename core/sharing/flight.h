@@ -80,17 +80,27 @@ public:
     const Usage &usage() const { return m_usage; }
     std::optional<double> costUsd() const { return m_costUsd; }
 
+    // Every rider has hung up (before the answer was over).
+    bool isAbandoned() const;
+    // Ends the upstream call now; it lands as UpstreamFailure::Cancelled (Sharing decides when).
+    void cancel();
+    bool isCancelled() const { return m_call && m_call->isCancelled(); }
+
     // Answers every rider and publishes each rider's record. Call once, after `upstreamFinished`.
     void release();
+    bool isReleased() const { return m_released; }
 
 Q_SIGNALS:
     void upstreamFinished(Flight *flight);
+    // The last rider hung up while the upstream call was still running.
+    void abandoned(Flight *flight);
     void riderFinished(const CallRecord &record);
 
 private:
     void onHeaders(int status, const HeaderList &headers);
     void onBody(const QByteArray &piece);
     void onFinished(const UpstreamResult &result);
+    void onRiderLeft();
     void beginRiderStream(Rider &rider);
     void finishRider(Rider &rider);
     bool hasFinalEvent() const;
@@ -100,9 +110,11 @@ private:
     double m_timeoutSeconds;
     const Clock &m_clock;
     QList<Rider> m_riders;
+    UpstreamCall *m_call = nullptr;   // a child: lives as long as the flight
     bool m_headersReceived = false;
     bool m_streaming = false;
     bool m_finished = false;
+    bool m_released = false;
     bool m_garbage = false;        // a 2xx that claims JSON but is not; decided once at the end
     int m_status = 0;
     HeaderList m_headers;

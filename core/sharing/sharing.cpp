@@ -1,9 +1,14 @@
 #include "sharing/sharing.h"
 
+#include <QLoggingCategory>
+#include <QTimer>
+
 #include "accounting/callending.h"
 #include "clock.h"
 #include "sharing/answercache.h"
 #include "upstream/circuitbreaker.h"
+
+Q_LOGGING_CATEGORY(lcSharing, "breakwater.sharing", QtInfoMsg)
 
 Sharing::Sharing(AnswerCache &cache, const Clock &clock, double timeoutSeconds, bool recordBodies,
                  QObject *parent)
@@ -17,6 +22,23 @@ int Sharing::riders() const
     for (const Flight *flight : findChildren<Flight *>(QString(), Qt::FindDirectChildrenOnly))
         riders += flight->riderCount();
     return riders;
+}
+
+int Sharing::inProgress() const
+{
+    // A released flight is deleted later; it no longer counts.
+    int flights = 0;
+    for (const Flight *flight : findChildren<Flight *>(QString(), Qt::FindDirectChildrenOnly))
+        flights += flight->isReleased() ? 0 : 1;
+    return flights;
+}
+
+int Sharing::abandoned() const
+{
+    int flights = 0;
+    for (const Flight *flight : findChildren<Flight *>(QString(), Qt::FindDirectChildrenOnly))
+        flights += !flight->isReleased() && flight->isAbandoned() ? 1 : 0;
+    return flights;
 }
 
 HeaderList ownHeaders(const CallRecord &record)
@@ -64,6 +86,7 @@ void Sharing::fly(const QByteArray &key, ApiStyle style, Rider rider, Start star
         land(finished, landed);
     });
     connect(flight, &Flight::riderFinished, this, &Sharing::riderFinished);
+    connect(flight, &Flight::abandoned, this, &Sharing::onAbandoned);
     rider.extraHeaders = ownHeaders(rider.record);
     flight->addRider(std::move(rider));
     if (!key.isEmpty())
@@ -89,6 +112,30 @@ void Sharing::land(Flight *flight, const std::function<void(Flight &)> &landed)
     }
     flight->release();
     flight->deleteLater();
+}
+
+void Sharing::onAbandoned(Flight *flight)
+{
+    // An answer nobody waits for is worth finishing only if it may still be used: by a retry that
+    // rejoins within the grace time, or from the cache. Otherwise the provider bills it for nothing.
+    const bool reusable = !flight->key().isEmpty() && m_cache.enabled();
+    if (!reusable || m_abandonGrace.count() <= 0) {
+        cancel(flight);
+        return;
+    }
+    QTimer::singleShot(m_abandonGrace, flight, [this, flight] {
+        if (flight->isAbandoned())
+            cancel(flight);
+    });
+}
+
+void Sharing::cancel(Flight *flight)
+{
+    qCInfo(lcSharing) << "every caller hung up: cancelling the upstream call" << flight->key().toHex().left(12);
+    // Out of the table first: nobody may join a call that is being ended.
+    if (!flight->key().isEmpty() && m_flights.value(flight->key()) == flight)
+        m_flights.remove(flight->key());
+    flight->cancel();
 }
 
 void Sharing::answerFromCache(const CachedAnswer &answer, Rider rider)

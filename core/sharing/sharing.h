@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <functional>
 
 #include <QHash>
@@ -54,8 +55,14 @@ public:
     // table and the cache, and the rider keeps its outcome.
     void share(const QByteArray &key, ApiStyle style, CircuitBreaker &breaker, Rider rider, Start start);
 
+    // How long a flight whose callers all hung up runs on for a retry to rejoin it, when its answer
+    // could be reused; one that cannot be reused is cancelled at once. 0: always at once.
+    void setAbandonGrace(std::chrono::milliseconds grace) { m_abandonGrace = grace; }
+
     int size() const { return int(m_flights.size()); }   // flights in the table
     int riders() const;   // riders on every flight in progress, shared or not
+    int inProgress() const;   // flights not yet over, shared or not
+    int abandoned() const;    // of those, the ones whose callers all hung up (kept for a retry, or ending)
 
 Q_SIGNALS:
     // Every rider's record when its answer is over: cache hits, joiners and the rider who started.
@@ -65,11 +72,14 @@ private:
     void answerFromCache(const CachedAnswer &answer, Rider rider);
     void fly(const QByteArray &key, ApiStyle style, Rider rider, Start start);
     void land(Flight *flight, const std::function<void(Flight &)> &landed);
+    void onAbandoned(Flight *flight);
+    void cancel(Flight *flight);
 
     AnswerCache &m_cache;
     const Clock &m_clock;
     double m_timeoutSeconds = 0;
     bool m_recordBodies = false;
+    std::chrono::milliseconds m_abandonGrace{0};
     QHash<QByteArray, Flight *> m_flights;   // Go's singleflight map: the flights that can be joined
 };
 

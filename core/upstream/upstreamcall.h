@@ -5,6 +5,7 @@
 #include <QObject>
 #include <QUrl>
 
+#include <atomic>
 #include <chrono>
 
 // One exchange with an upstream, as the proxy thread sees it. The exchange itself runs on a pool
@@ -27,6 +28,7 @@ enum class UpstreamFailure : quint8 {
     Timeout,      // our own --timeout expired (first byte or a gap in the body)
     Cut,          // the answer began but the connection ended before it was complete
     Shutdown,     // Breakwater is stopping
+    Cancelled,    // nobody waits for the answer any more and it cannot be reused (Flight::cancel)
 };
 
 struct UpstreamResult
@@ -43,11 +45,19 @@ class UpstreamCall final : public QObject
 public:
     explicit UpstreamCall(QObject *parent = nullptr) : QObject(parent) {}
 
+    // Asks the exchange to end now (proxy thread); it ends as UpstreamFailure::Cancelled within its
+    // 100 ms stop poll. Read on the pool thread, hence atomic; the call outlives the exchange.
+    void cancel() { m_cancelled = true; }
+    bool isCancelled() const { return m_cancelled.load(); }
+
 Q_SIGNALS:
     void started(qint64 queueWaitMs);
     void headersReceived(int status, const HeaderList &headers);
     void bodyReceived(const QByteArray &piece);
     void finished(const UpstreamResult &result);
+
+private:
+    std::atomic<bool> m_cancelled{false};
 };
 
 Q_DECLARE_METATYPE(UpstreamResult)

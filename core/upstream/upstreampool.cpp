@@ -59,7 +59,8 @@ public:
         m_counters->queued.fetch_sub(1);
         m_counters->running.fetch_add(1);
         const UpstreamResult result = m_counters->stopping ? UpstreamResult{UpstreamFailure::Shutdown, {}, 0}
-                                                           : exchange();
+                                      : m_call->isCancelled() ? UpstreamResult{UpstreamFailure::Cancelled, {}, 0}
+                                                              : exchange();
         m_counters->running.fetch_sub(1);
         post([call = m_call, result] { Q_EMIT call->finished(result); });
     }
@@ -118,7 +119,7 @@ private:
             reply->abort();
         });
         QObject::connect(&stopPoll, &QTimer::timeout, &loop, [&] {
-            if (m_counters->stopping)
+            if (m_counters->stopping || m_call->isCancelled())
                 reply->abort();
         });
         QObject::connect(reply, &QNetworkReply::finished, &loop, &QEventLoop::quit);
@@ -129,7 +130,8 @@ private:
 
         UpstreamResult result;
         const QNetworkReply::NetworkError error = reply->error();
-        if (!timedOut && !m_counters->stopping) {
+        const bool cancelled = m_call->isCancelled();
+        if (!timedOut && !m_counters->stopping && !cancelled) {
             // Bytes that came with the end (no readyRead for them) still belong to the answer.
             sendHeaders();
             const QByteArray rest = reply->readAll();
@@ -141,6 +143,8 @@ private:
             result.failure = UpstreamFailure::Timeout;
         } else if (m_counters->stopping) {
             result.failure = UpstreamFailure::Shutdown;
+        } else if (cancelled) {
+            result.failure = UpstreamFailure::Cancelled;
         } else if (transportFailure(error) != UpstreamFailure::None || (result.status == 0 && error != QNetworkReply::NoError)) {
             result.failure = headersSent ? UpstreamFailure::Cut : UpstreamFailure::Unreachable;
             result.detail = reply->errorString();

@@ -28,6 +28,10 @@ public:
     // Returns nullptr when `maxQueued` calls are already waiting.
     UpstreamCall *submit(const UpstreamRequest &request, QObject *owner);
 
+    // Ends every exchange, running or queued, as UpstreamFailure::Shutdown (each within its 100 ms
+    // stop poll), and every later one at once. For the end of a drain.
+    void stop() { m_counters->stopping = true; }
+
     QString name() const { return m_name; }
     int concurrency() const { return m_pool.maxThreadCount(); }
     int running() const { return m_counters->running.load(); }
