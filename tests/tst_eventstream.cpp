@@ -25,30 +25,31 @@ QStringList render(const QList<ServerSentEvent> &events)
     return lines;
 }
 
-// Feeds `stream` cut at each position in `cuts` (ascending) and returns every event.
+// Hands `feed` the pieces of `stream` cut at each position in `cuts` (ascending).
+template <typename Feed>
+void feedInPieces(QByteArrayView stream, const QList<qsizetype> &cuts, Feed feed)
+{
+    qsizetype from = 0;
+    for (const qsizetype cut : cuts) {
+        feed(stream.sliced(from, cut - from));
+        from = cut;
+    }
+    feed(stream.sliced(from));
+}
+
 QList<ServerSentEvent> parse(QByteArrayView stream, const QList<qsizetype> &cuts = {})
 {
     EventStreamParser parser;
     QList<ServerSentEvent> events;
     auto keep = [&events](const ServerSentEvent &event) { events.append(event); };
-    qsizetype from = 0;
-    for (const qsizetype cut : cuts) {
-        parser.feed(stream.sliced(from, cut - from), keep);
-        from = cut;
-    }
-    parser.feed(stream.sliced(from), keep);
+    feedInPieces(stream, cuts, [&](QByteArrayView piece) { parser.feed(piece, keep); });
     return events;
 }
 
 StreamVerdict judge(QByteArrayView stream, const QList<qsizetype> &cuts = {})
 {
     StreamVerdict verdict;
-    qsizetype from = 0;
-    for (const qsizetype cut : cuts) {
-        verdict.feed(stream.sliced(from, cut - from));
-        from = cut;
-    }
-    verdict.feed(stream.sliced(from));
+    feedInPieces(stream, cuts, [&verdict](QByteArrayView piece) { verdict.feed(piece); });
     return verdict;
 }
 
