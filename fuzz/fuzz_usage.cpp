@@ -1,8 +1,8 @@
 // The event-stream and answer parser that reads token usage (accounting/usage.h): the input as a
 // whole streamed event sequence and as a JSON answer, in both APIs' shapes, and as a request body
 // for the output tokens the spend guard reserves. A count is a number of tokens or -1 for "not
-// said", never anything else, whatever the provider sends. (The stream completeness check has no
-// target yet: see the TODO in fuzz/CMakeLists.txt.)
+// said", never anything else, whatever the provider sends. (The stream completeness check is
+// fuzz_eventstream's.)
 
 #include "accounting/usage.h"
 

@@ -17,8 +17,9 @@ build=${BREAKWATER_FUZZ_BUILD:-build-fuzz}
 
 # Target and the longest input it is given: a few requests with small limits, a config or price file,
 # an event stream, a request body.
-declare -A max_len=([requestframer]=8192 [requestkey]=4096 [commandline]=4096 [pricetable]=8192 [usage]=8192)
-targets=(${BREAKWATER_FUZZ_ONLY:-requestframer requestkey commandline pricetable usage})
+declare -A max_len=([requestframer]=8192 [requestkey]=4096 [commandline]=4096 [pricetable]=8192 [usage]=8192
+                  [eventstream]=8192)
+targets=(${BREAKWATER_FUZZ_ONLY:-requestframer requestkey commandline pricetable usage eventstream})
 
 if [[ ! -f $build/CMakeCache.txt ]]; then
     CC=clang-14 CXX=clang++-14 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBREAKWATER_FUZZ=ON

@@ -50,6 +50,22 @@ public:
         return {};
     }
 
+    // The body of a chunked answer, its framing taken off.
+    QByteArray streamedBody() const
+    {
+        QByteArray body;
+        for (qsizetype at = received.indexOf("\r\n\r\n") + 4; at > 3 && at < received.size();) {
+            const qsizetype sizeEnd = received.indexOf("\r\n", at);
+            bool ok = false;
+            const qsizetype size = received.mid(at, sizeEnd - at).toLongLong(&ok, 16);
+            if (sizeEnd < 0 || !ok || size == 0)
+                break;
+            body += received.mid(sizeEnd + 2, size);
+            at = sizeEnd + 2 + size + 2;
+        }
+        return body;
+    }
+
     QByteArray received;
 
 protected:
@@ -102,7 +118,42 @@ void fail(UpstreamCall *call, UpstreamFailure failure)
 }
 
 // One way an upstream call can end, for the table-driven tests.
-enum class End { Ok, ServerError, RateLimited, ClientError, Timeout, Unreachable, CutStream, Garbage, Shutdown };
+enum class End {
+    Ok, ServerError, RateLimited, ClientError, Timeout, Unreachable, CutStream, Garbage, Shutdown,
+    // 200 streams that go wrong inside: the provider's own error or failure event, then the end.
+    ErrorChunk, RateLimitChunk, ResponsesFailed, ResponsesIncomplete, ResponsesErrorEvent
+};
+
+const HeaderList kEventStream{{"Content-Type", "text/event-stream"}};
+const QByteArray kFirstChunk = "data: {\"choices\":[{\"delta\":{\"content\":\"Hi\"}}]}\n\n";
+const QByteArray kResponsesStart =
+    "event: response.created\ndata: {\"type\":\"response.created\",\"sequence_number\":0}\n\n";
+
+// The body of an End that fails inside a 200 stream (empty for the others).
+QByteArray inStreamFailure(End how)
+{
+    switch (how) {
+    case End::ErrorChunk:
+        return kFirstChunk + "data: {\"error\":{\"message\":\"overloaded\",\"type\":\"server_error\",\"param\":null,"
+                             "\"code\":null}}\n\n";
+    case End::RateLimitChunk:
+        return kFirstChunk + "data: {\"error\":{\"message\":\"slow down\",\"type\":\"requests\",\"param\":null,"
+                             "\"code\":\"rate_limit_exceeded\"}}\n\n";
+    case End::ResponsesFailed:
+        return kResponsesStart + "event: response.failed\ndata: {\"type\":\"response.failed\",\"sequence_number\":1,"
+                                 "\"response\":{\"status\":\"failed\",\"error\":{\"code\":\"server_error\","
+                                 "\"message\":\"overloaded\"}}}\n\n";
+    case End::ResponsesIncomplete:
+        return kResponsesStart + "event: response.incomplete\ndata: {\"type\":\"response.incomplete\",\"sequence_number\":1,"
+                                 "\"response\":{\"status\":\"incomplete\",\"incomplete_details\":"
+                                 "{\"reason\":\"max_output_tokens\"}}}\n\n";
+    case End::ResponsesErrorEvent:
+        return kResponsesStart + "event: error\ndata: {\"type\":\"error\",\"sequence_number\":1,"
+                                 "\"code\":\"server_is_overloaded\",\"message\":\"busy\",\"param\":null}\n\n";
+    default:
+        return {};
+    }
+}
 
 void end(UpstreamCall *call, End how)
 {
@@ -118,6 +169,11 @@ void end(UpstreamCall *call, End how)
         break;
     case End::Garbage: answer(call, 200, kJson, "<html>not json</html>"); break;
     case End::Shutdown: fail(call, UpstreamFailure::Shutdown); break;
+    case End::ErrorChunk:
+    case End::RateLimitChunk:
+    case End::ResponsesFailed:
+    case End::ResponsesIncomplete:
+    case End::ResponsesErrorEvent: answer(call, 200, kEventStream, inStreamFailure(how)); break;
     }
 }
 
@@ -189,6 +245,8 @@ private slots:
     void sharedAnswers_areGivenWhileTheBreakerIsOpen();
     void breakerVerdict_oneForEveryEnd_data();
     void breakerVerdict_oneForEveryEnd();
+    void failureInsideAStream_everyRiderGetsTheProvidersErrorAlone_data();
+    void failureInsideAStream_everyRiderGetsTheProvidersErrorAlone();
 };
 
 void TestSharing::identicalRequests_rideOneCall_andLaterOnesHitTheCache()
@@ -308,6 +366,15 @@ void TestSharing::failedFlight_reachesEveryRiderButIsNeverCached_data()
     QTest::newRow("unreachable") << End::Unreachable << 502 << "upstream_unreachable"_ba;
     QTest::newRow("cut stream") << End::CutStream << 200 << "stream_cut"_ba;
     QTest::newRow("garbage 2xx") << End::Garbage << 502 << "invalid_upstream_answer"_ba;
+    // The stream has sent its 200; the failure is the provider's own event in it.
+    QTest::newRow("error chunk in a 200 stream") << End::ErrorChunk << 200 << "stream_error_event:server_error"_ba;
+    QTest::newRow("rate limit chunk in a 200 stream")
+        << End::RateLimitChunk << 200 << "stream_error_event:rate_limit_exceeded"_ba;
+    QTest::newRow("responses failed") << End::ResponsesFailed << 200 << "stream_response_failed:server_error"_ba;
+    QTest::newRow("responses incomplete")
+        << End::ResponsesIncomplete << 200 << "stream_response_incomplete:max_output_tokens"_ba;
+    QTest::newRow("responses error event")
+        << End::ResponsesErrorEvent << 200 << "stream_error_event:server_is_overloaded"_ba;
 }
 
 void TestSharing::failedFlight_reachesEveryRiderButIsNeverCached()
@@ -416,6 +483,13 @@ void TestSharing::breakerVerdict_oneForEveryEnd_data()
     QTest::newRow("unreachable") << End::Unreachable << Kind::Failure << u"unreachable"_s;
     QTest::newRow("cut stream") << End::CutStream << Kind::Failure << u"stream cut"_s;
     QTest::newRow("garbage 2xx") << End::Garbage << Kind::Failure << u"invalid answer"_s;
+    QTest::newRow("error chunk") << End::ErrorChunk << Kind::Failure << u"error chunk: server_error"_s;
+    QTest::newRow("rate limit chunk, no verdict") << End::RateLimitChunk << Kind::None << QString();
+    QTest::newRow("responses failed") << End::ResponsesFailed << Kind::Failure << u"response.failed: server_error"_s;
+    QTest::newRow("responses error event")
+        << End::ResponsesErrorEvent << Kind::Failure << u"error event: server_is_overloaded"_s;
+    // Stopped at the request's own max_output_tokens: the provider answered as asked.
+    QTest::newRow("responses incomplete") << End::ResponsesIncomplete << Kind::Success << QString();
 }
 
 void TestSharing::breakerVerdict_oneForEveryEnd()
@@ -436,6 +510,45 @@ void TestSharing::breakerVerdict_oneForEveryEnd()
     QCOMPARE(verdicts, 1);   // one call, two riders: one verdict
     QCOMPARE(verdict.kind, kind);
     QCOMPARE(verdict.reason, reason);
+}
+
+void TestSharing::failureInsideAStream_everyRiderGetsTheProvidersErrorAlone_data()
+{
+    QTest::addColumn<End>("how");
+    QTest::newRow("error chunk") << End::ErrorChunk;
+    QTest::newRow("responses failed") << End::ResponsesFailed;
+    QTest::newRow("responses incomplete") << End::ResponsesIncomplete;
+    QTest::newRow("responses error event") << End::ResponsesErrorEvent;
+}
+
+void TestSharing::failureInsideAStream_everyRiderGetsTheProvidersErrorAlone()
+{
+    QFETCH(End, how);
+    const QByteArray stream = inStreamFailure(how);
+    Bench bench;
+    FakeClientSocket *starter = bench.ask();
+    FakeClientSocket *joiner = bench.ask();
+    UpstreamCall *call = bench.upstream.last();
+    Q_EMIT call->started(0);
+    Q_EMIT call->headersReceived(200, kEventStream);
+    const qsizetype half = stream.size() / 2;
+    Q_EMIT call->bodyReceived(stream.first(half));
+    FakeClientSocket *lateJoiner = bench.ask();   // gets what came so far, then the rest
+    Q_EMIT call->bodyReceived(stream.sliced(half));
+    Q_EMIT call->finished(UpstreamResult{UpstreamFailure::None, {}, 200});
+
+    // The provider's error is the last thing each rider reads, and there is no second of ours.
+    for (FakeClientSocket *client : {starter, joiner, lateJoiner}) {
+        QCOMPARE(client->status(), 200);
+        const QByteArray body = client->streamedBody();
+        QCOMPARE(body, stream);
+        QCOMPARE(bench.recordOf(client)->errorKind, bench.records.first().errorKind);
+    }
+    QCOMPARE(bench.recordOf(lateJoiner)->outcome, Outcome::Joined);
+    QVERIFY(bench.records.first().errorKind.startsWith("stream_"));
+    QCOMPARE(bench.cache.count(), 0);
+    bench.ask();
+    QCOMPARE(bench.upstream.starts, 2);
 }
 
 QTEST_GUILESS_MAIN(TestSharing)

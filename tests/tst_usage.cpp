@@ -60,6 +60,32 @@ void TestUsage::parseUsage_readsEveryShape_data()
     QTest::newRow("openai stream without usage") << false << true
         << "data: {\"choices\":[{\"delta\":{\"content\":\"Hi\"}}]}\n\ndata: [DONE]\n\n"_ba
         << qint64(-1) << qint64(-1) << qint64(-1);
+    // The Responses API: OpenAI's style in other words, told apart by its shape.
+    QTest::newRow("responses json") << false << false
+        << R"({"id":"resp_1","object":"response","status":"completed","output":[],
+              "usage":{"input_tokens":36,"input_tokens_details":{"cached_tokens":12},"output_tokens":87,
+              "output_tokens_details":{"reasoning_tokens":50},"total_tokens":123}})"_ba
+        << qint64(36) << qint64(87) << qint64(12);
+    QTest::newRow("responses json, no details") << false << false
+        << R"({"object":"response","usage":{"input_tokens":5,"output_tokens":2,"total_tokens":7}})"_ba
+        << qint64(5) << qint64(2) << qint64(-1);
+    QTest::newRow("responses stream: usage of response.completed") << false << true
+        << "event: response.created\ndata: {\"type\":\"response.created\",\"sequence_number\":0,"
+           "\"response\":{\"status\":\"in_progress\",\"usage\":null}}\n\n"
+           "event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\","
+           "\"sequence_number\":1,\"delta\":\"usage\"}\n\n"
+           "event: response.completed\ndata: {\"type\":\"response.completed\",\"sequence_number\":2,"
+           "\"response\":{\"status\":\"completed\",\"usage\":{\"input_tokens\":21,"
+           "\"input_tokens_details\":{\"cached_tokens\":4},\"output_tokens\":9,"
+           "\"output_tokens_details\":{\"reasoning_tokens\":0},\"total_tokens\":30}}}\n\n"_ba
+        << qint64(21) << qint64(9) << qint64(4);
+    QTest::newRow("responses stream: usage of response.incomplete") << false << true
+        << "event: response.incomplete\ndata: {\"type\":\"response.incomplete\",\"response\":"
+           "{\"status\":\"incomplete\",\"usage\":{\"input_tokens\":8,\"output_tokens\":16}}}\n\n"_ba
+        << qint64(8) << qint64(16) << qint64(-1);
+    QTest::newRow("responses stream cut before its end") << false << true
+        << "event: response.created\ndata: {\"type\":\"response.created\",\"response\":{\"usage\":null}}\n\n"_ba
+        << qint64(-1) << qint64(-1) << qint64(-1);
     QTest::newRow("anthropic json with cache") << true << false
         << R"({"type":"message","usage":{"input_tokens":20,"cache_creation_input_tokens":100,
               "cache_read_input_tokens":300,"output_tokens":42}})"_ba

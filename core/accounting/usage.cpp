@@ -16,14 +16,19 @@ qint64 count(const QJsonObject &object, QStringView name)
 }
 
 // OpenAI: prompt_tokens already includes the cached ones. Embeddings have no completion tokens.
+// The Responses API says the same in other words: input_tokens (cached included), output_tokens
+// (reasoning included), input_tokens_details.cached_tokens; told apart by shape, since both are
+// OpenAI's style.
 Usage openaiUsage(const QJsonObject &usage)
 {
+    const bool responses = !usage.contains(u"prompt_tokens") && usage.contains(u"input_tokens");
     Usage result;
-    result.inputTokens = count(usage, u"prompt_tokens");
-    result.outputTokens = count(usage, u"completion_tokens");
+    result.inputTokens = count(usage, responses ? u"input_tokens" : u"prompt_tokens");
+    result.outputTokens = count(usage, responses ? u"output_tokens" : u"completion_tokens");
     if (result.outputTokens < 0 && result.inputTokens >= 0)
         result.outputTokens = 0;
-    result.cachedTokens = count(usage.value(u"prompt_tokens_details").toObject(), u"cached_tokens");
+    const QJsonObject details = usage.value(responses ? u"input_tokens_details" : u"prompt_tokens_details").toObject();
+    result.cachedTokens = count(details, u"cached_tokens");
     return result;
 }
 
@@ -82,7 +87,11 @@ Usage parseUsage(ApiStyle style, const QByteArray &body, bool stream)
     // Only the few events that mention usage are parsed, not every token chunk.
     for (const QJsonObject &event : dataObjects(body, "\"usage\"")) {
         if (style == ApiStyle::OpenAI) {
-            const QJsonValue usage = event.value(u"usage");
+            // Chat and completions carry it on a chunk of its own; the Responses API in the
+            // response of its last event (response.completed, or .incomplete / .failed).
+            QJsonValue usage = event.value(u"usage");
+            if (!usage.isObject())
+                usage = event.value(u"response").toObject().value(u"usage");
             if (usage.isObject())   // every chunk but the last carries "usage": null
                 result = openaiUsage(usage.toObject());
             continue;

@@ -27,7 +27,8 @@ struct Usage
 inline constexpr qint64 kMaxTokenCount = qint64(1) << 53;
 
 // Reads the usage from a complete answer body. For a stream, `body` is the whole event sequence:
-// OpenAI sends usage on one chunk near the end (only with stream_options.include_usage);
+// OpenAI sends usage on one chunk near the end (only with stream_options.include_usage), the
+// Responses API in the `response` of its response.completed event (usage.input_tokens, ...);
 // Anthropic sends input counts in message_start and cumulative output counts in message_delta.
 Usage parseUsage(ApiStyle style, const QByteArray &body, bool stream);
 

@@ -9,6 +9,28 @@
 #include "clock.h"
 #include "http/protocol.h"
 
+using namespace Qt::StringLiterals;
+
+namespace {
+
+// The record's error kind names the event and the provider's own word for it, e.g.
+// "stream_error_event:overloaded_error"; riders never see this error, they have the provider's.
+ApiError inStreamError(const StreamError &error)
+{
+    QByteArray kind = "stream_error_event";
+    if (error.event == "response.failed")
+        kind = "stream_response_failed";
+    else if (error.isIncomplete())
+        kind = "stream_response_incomplete";
+    const QString message = error.message.isEmpty()
+        ? QStringLiteral("The upstream's stream ended with %1.").arg(QString::fromUtf8(error.event))
+        : error.message;
+    return {502, error.type.isEmpty() ? QByteArrayLiteral("upstream_error") : error.type,
+            kind + ':' + error.what(), message};
+}
+
+} // namespace
+
 Flight::Flight(const QByteArray &key, ApiStyle style, double timeoutSeconds, const Clock &clock,
                QObject *parent)
     : QObject(parent), m_key(key), m_style(style), m_timeoutSeconds(timeoutSeconds), m_clock(clock)
@@ -82,6 +104,7 @@ void Flight::onBody(const QByteArray &piece)
     m_body += piece;
     if (!m_streaming)
         return;
+    m_verdict.feed(piece);
     for (Rider &rider : m_riders)
         rider.writer.writeChunk(piece);
 }
@@ -104,12 +127,18 @@ void Flight::onFinished(const UpstreamResult &result)
     Q_EMIT upstreamFinished(this);
 }
 
+// Its API's last word, a clean end or an error event, from the parsed events: never from text
+// in the body, which the model may have written "event: message_stop" into.
 bool Flight::hasFinalEvent() const
 {
-    if (m_style == ApiStyle::Anthropic)
-        return m_body.contains("event: message_stop") || m_body.contains("event: error");
-    const QByteArray tail = m_body.right(64).trimmed();
-    return tail.endsWith("data: [DONE]") || tail.endsWith("data:[DONE]");
+    return m_verdict.state() != StreamVerdict::State::Open;
+}
+
+// A 200 stream that carried the provider's error (or a Responses failure) and then ended.
+bool Flight::failedInStream() const
+{
+    return m_result.failure == UpstreamFailure::None && m_streaming && isSuccess(m_status)
+        && m_verdict.state() == StreamVerdict::State::Failed;
 }
 
 bool Flight::isAbandoned() const
@@ -150,6 +179,8 @@ std::optional<ApiError> Flight::failure() const
     if (m_garbage)
         return ApiError{502, "upstream_error", "invalid_upstream_answer",
                         QStringLiteral("The upstream answered 2xx with a body that is not valid JSON.")};
+    if (failedInStream())
+        return inStreamError(m_verdict.error());
     return std::nullopt;
 }
 
@@ -166,6 +197,17 @@ BreakerVerdict Flight::breakerVerdict() const
     }
     if (m_garbage)
         return {Kind::Failure, QStringLiteral("invalid answer")};
+    if (failedInStream()) {
+        const StreamError &error = m_verdict.error();
+        if (error.isRateLimit())
+            return {};   // the streamed form of a 429
+        if (error.isIncomplete())
+            return {Kind::Success, {}};   // stopped at the request's own limit: the provider is well
+        const QString said = error.event == "message" ? QStringLiteral("error chunk")
+                           : error.event == "error"   ? QStringLiteral("error event")
+                                                      : QString::fromUtf8(error.event);
+        return {Kind::Failure, said + u": "_s + QString::fromUtf8(error.what())};
+    }
     if (m_status >= 500)
         return {Kind::Failure, QStringLiteral("HTTP %1").arg(m_status)};
     if (m_status == 429)
@@ -175,7 +217,7 @@ BreakerVerdict Flight::breakerVerdict() const
 
 bool Flight::isCacheable() const
 {
-    return m_result.failure == UpstreamFailure::None && isSuccess(m_status) && !m_garbage;
+    return m_result.failure == UpstreamFailure::None && isSuccess(m_status) && !m_garbage && !failedInStream();
 }
 
 void Flight::setUsage(const Usage &usage, std::optional<double> costUsd)
@@ -218,10 +260,13 @@ void Flight::finishRider(Rider &rider)
         record.status = error->status;
         record.errorKind = error->code;
         if (rider.writer.isStreaming()) {
-            // Never a clean end the SDK would take for success: an error event first.
-            if (!m_body.endsWith("\n\n"))
-                rider.writer.writeChunk("\n\n");
-            rider.writer.writeChunk(errorEvent(m_style, *error));
+            // Never a clean end the SDK would take for success: an error event first, unless the
+            // stream already carries the provider's own (a second would only confuse the SDK).
+            if (m_verdict.state() != StreamVerdict::State::Failed) {
+                if (!m_body.endsWith("\n\n"))
+                    rider.writer.writeChunk("\n\n");
+                rider.writer.writeChunk(errorEvent(m_style, *error));
+            }
             rider.writer.endStream();
             record.status = m_status;
         } else {

@@ -4,6 +4,7 @@
 #include "accounting/usage.h"
 #include "http/apierror.h"
 #include "http/responsewriter.h"
+#include "http/streamverdict.h"
 #include "upstream/upstreamcall.h"
 
 #include <QObject>
@@ -31,7 +32,10 @@ struct BreakerVerdict
 //
 // A streamed answer (text/event-stream) goes to every rider as it arrives; a rider who joins late
 // first gets every piece received so far, then the live ones. Other answers are buffered and sent
-// whole. Touched only on the proxy thread.
+// whole. A stream is judged by its parsed events (StreamVerdict): complete at its API's final event,
+// failed at an error event inside the 200 (then every rider has the provider's own error, and the
+// call is a failure for the cache, the breaker and spend alike), cut when it ends with neither.
+// Touched only on the proxy thread.
 class Flight final : public QObject
 {
     Q_OBJECT
@@ -65,7 +69,10 @@ public:
     std::optional<ApiError> failure() const;
     BreakerVerdict breakerVerdict() const;
     // A complete 2xx answer: fit for the answer cache, and billed even when it reports no usage.
+    // Never a stream that carried an error event or a Responses failure.
     bool isCacheable() const;
+    // What the stream's own events say of its end (Open for an answer that is no stream).
+    const StreamVerdict &streamVerdict() const { return m_verdict; }
 
     qint64 upstreamStartAtMs() const { return m_upstreamStartAtMs; }
     qint64 firstByteAtMs() const { return m_firstByteAtMs; }
@@ -104,6 +111,7 @@ private:
     void beginRiderStream(Rider &rider);
     void finishRider(Rider &rider);
     bool hasFinalEvent() const;
+    bool failedInStream() const;
 
     QByteArray m_key;
     ApiStyle m_style;
@@ -119,6 +127,7 @@ private:
     int m_status = 0;
     HeaderList m_headers;
     QByteArray m_body;
+    StreamVerdict m_verdict;       // fed every piece of a stream as it arrives
     UpstreamResult m_result;
     qint64 m_upstreamStartAtMs = 0;
     qint64 m_firstByteAtMs = 0;

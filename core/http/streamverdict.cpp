@@ -1,0 +1,106 @@
+#include "http/streamverdict.h"
+
+#include <utility>
+
+#include <QJsonDocument>
+#include <QJsonObject>
+
+using namespace Qt::StringLiterals;
+
+namespace {
+
+QJsonObject objectOf(const QByteArray &data)
+{
+    return QJsonDocument::fromJson(data).object();
+}
+
+QByteArray utf8(const QJsonValue &value)
+{
+    return value.isString() ? value.toString().toUtf8() : QByteArray();
+}
+
+// An error object in any provider's shape: {type, code, message} (OpenAI, the Responses API's
+// response.error and bare error event) or {type, message} (Anthropic).
+StreamError errorFrom(const QByteArray &event, const QJsonObject &error)
+{
+    return {event, utf8(error.value(u"type")), utf8(error.value(u"code")),
+            error.value(u"message").toString()};
+}
+
+} // namespace
+
+QByteArray StreamError::what() const
+{
+    if (!code.isEmpty())
+        return code;
+    return type.isEmpty() ? QByteArrayLiteral("unknown") : type;
+}
+
+bool StreamError::isRateLimit() const
+{
+    return type.contains("rate_limit") || code.contains("rate_limit");
+}
+
+void StreamVerdict::feed(QByteArrayView piece)
+{
+    if (m_state != State::Open)
+        return;   // decided: the rest is relayed, never judged
+    m_parser.feed(piece, [this](const ServerSentEvent &event) { judge(event); });
+}
+
+void StreamVerdict::judge(const ServerSentEvent &event)
+{
+    if (m_state != State::Open)
+        return;   // a piece may hold events after the deciding one
+    if (event.type != "message") {
+        judgeNamed(event.type, event.data);
+        return;
+    }
+    // A data-only event: OpenAI's chunks and its [DONE], or an API that names its events only in
+    // their data. Only a chunk that could carry an error or a type is parsed; the others (nearly
+    // all, the text deltas) are not.
+    if (event.data == "[DONE]") {
+        m_state = State::Complete;
+        return;
+    }
+    if (!event.data.contains("\"error\"") && !event.data.contains("\"type\""))
+        return;
+    const QJsonObject data = objectOf(event.data);
+    if (const QJsonValue error = data.value(u"error"); error.isObject()) {
+        fail(errorFrom(event.type, error.toObject()));
+        return;
+    }
+    const QByteArray named = utf8(data.value(u"type"));
+    if (!named.isEmpty() && named != "message")
+        judgeNamed(named, event.data);
+}
+
+void StreamVerdict::judgeNamed(QByteArrayView type, const QByteArray &data)
+{
+    if (type == "message_stop" || type == "response.completed") {
+        m_state = State::Complete;
+    } else if (type == "error") {
+        // Anthropic nests the error ({"type":"error","error":{...}}); the Responses API's bare
+        // error event carries code and message at the top, where "type" is the event's.
+        const QJsonObject object = objectOf(data);
+        const QJsonValue nested = object.value(u"error");
+        StreamError error = errorFrom("error", nested.isObject() ? nested.toObject() : object);
+        if (!nested.isObject())
+            error.type.clear();
+        fail(error);
+    } else if (type == "response.failed") {
+        const QJsonObject response = objectOf(data).value(u"response").toObject();
+        fail(errorFrom("response.failed", response.value(u"error").toObject()));
+    } else if (type == "response.incomplete") {
+        const QJsonObject response = objectOf(data).value(u"response").toObject();
+        const QByteArray reason = utf8(response.value(u"incomplete_details").toObject().value(u"reason"));
+        fail({"response.incomplete", {}, reason,
+              u"The response is incomplete (%1)."_s.arg(QString::fromUtf8(reason.isEmpty() ? "no reason given" : reason))});
+    }
+}
+
+void StreamVerdict::fail(StreamError error)
+{
+    m_error = std::move(error);
+    m_state = State::Failed;
+}
