@@ -82,6 +82,7 @@ void TestCallEnding::endingOf_derivesFromOutcomeStatusAndKind_data()
     QTest::newRow("queue full") << Outcome::Error << 429 << "queue_full"_ba << Served::Refused << "queue_full"_ba;
     QTest::newRow("bad json") << Outcome::Error << 400 << "invalid_json"_ba << Served::Refused << "bad_request"_ba;
     QTest::newRow("client closed") << Outcome::Miss << 200 << "client_closed"_ba << Served::Miss << "client_closed"_ba;
+    QTest::newRow("cancelled: every caller hung up") << Outcome::Bypass << 499 << "cancelled"_ba << Served::Bypass << "client_closed"_ba;
 }
 
 void TestCallEnding::endingOf_derivesFromOutcomeStatusAndKind()

@@ -26,7 +26,7 @@ Ending endingOf(const CallRecord &record)
     // The kinds are the error codes the proxy answers with (ApiError::code), and client_closed.
     if (kind.isEmpty())
         return record.status >= 400 ? Ending::UpstreamError : Ending::Ok;   // the upstream's own errors
-    if (kind == "client_closed")
+    if (kind == "client_closed" || kind == "cancelled")   // cancelled: every caller had hung up
         return Ending::ClientClosed;
     if (kind == "upstream_timeout")
         return Ending::Timeout;

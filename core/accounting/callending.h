@@ -30,7 +30,8 @@ enum class Ending : quint8 {
     SpendRefused,
     QueueFull,
     BadRequest,       // our own 4xx for bad input
-    ClientClosed,     // the client hung up before anything was written to it
+    ClientClosed,     // the client hung up before anything was written to it, or every caller had
+                      // and Breakwater cancelled the upstream call
 };
 constexpr int kEndingCount = 11;
 
