@@ -363,11 +363,37 @@ void ProxyServer::settle(Upstream &upstream, const Admitted &admitted, const Fli
     const BreakerVerdict verdict = landed ? landed->breakerVerdict() : BreakerVerdict{};
     switch (verdict.kind) {
     case BreakerVerdict::Kind::Success: upstream.breaker->recordSuccess(admitted.trial); break;
-    case BreakerVerdict::Kind::Failure: upstream.breaker->recordFailure(verdict.reason, admitted.trial); break;
+    case BreakerVerdict::Kind::Failure:
+        if (!landed->countedAsStuck())
+            upstream.breaker->recordFailure(verdict.reason, admitted.trial);
+        if (landed->result().failure == UpstreamFailure::Timeout)
+            countStuckCalls(upstream, landed);
+        break;
     case BreakerVerdict::Kind::None:
         if (admitted.trial)
             upstream.breaker->abandonTrial();
         break;
+    }
+}
+
+// The stuck-call rule. A timeout proves this upstream can hang; a call to it that has waited half the
+// timeout without a byte is then almost surely stuck as well, so it counts as a failure now rather
+// than when its own timeout expires. In the field test's hang (a prompt every 2 s, --timeout 5) the
+// breaker opens one prompt interval sooner. A healthy slow model is never counted: the rule needs a
+// real timeout first, and a call that has begun answering is never stuck.
+void ProxyServer::countStuckCalls(Upstream &upstream, const Flight *timedOut)
+{
+    const qint64 stuckAfterMs = m_config.upstreamTimeout.count() / 2;
+    const qint64 now = m_clock.wallMs();
+    for (Flight *flight : m_flights.inProgressFlights()) {
+        if (upstream.breaker->state() != BreakerState::Closed)
+            return;
+        if (flight == timedOut || &upstreamFor(flight->style()) != &upstream || flight->hasHeaders()
+            || flight->countedAsStuck() || flight->upstreamStartAtMs() == 0
+            || now - flight->upstreamStartAtMs() < stuckAfterMs)
+            continue;
+        flight->setCountedAsStuck();
+        upstream.breaker->recordFailure(u"stuck: no byte for %1 s after a timeout"_s.arg(stuckAfterMs / 1000.0), false);
     }
 }
 

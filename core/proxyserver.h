@@ -112,6 +112,7 @@ private:
                                   ApiStyle style, Flight::Rider &rider);
     void land(Flight &flight, Upstream &upstream, const Admitted &admitted);
     void settle(Upstream &upstream, const Admitted &admitted, const Flight *landed);
+    void countStuckCalls(Upstream &upstream, const Flight *timedOut);
     void answerStats(const IncomingRequest &request, ResponseWriter writer);
     void answerError(ApiStyle style, const ApiError &error, CallRecord record, ResponseWriter writer,
                      const HeaderList &extra = {});

@@ -74,7 +74,12 @@ public:
     // What the stream's own events say of its end (Open for an answer that is no stream).
     const StreamVerdict &streamVerdict() const { return m_verdict; }
 
-    qint64 upstreamStartAtMs() const { return m_upstreamStartAtMs; }
+    qint64 upstreamStartAtMs() const { return m_upstreamStartAtMs; }   // 0 while queued
+    bool hasHeaders() const { return m_headersReceived; }
+    // Counted as a breaker failure while still in flight (ProxyServer's stuck-call rule): its own
+    // failure, when it comes, is not counted again.
+    bool countedAsStuck() const { return m_countedAsStuck; }
+    void setCountedAsStuck() { m_countedAsStuck = true; }
     qint64 firstByteAtMs() const { return m_firstByteAtMs; }
     qint64 queueWaitMs() const { return m_queueWaitMs; }
 
@@ -120,6 +125,7 @@ private:
     QList<Rider> m_riders;
     UpstreamCall *m_call = nullptr;   // a child: lives as long as the flight
     bool m_headersReceived = false;
+    bool m_countedAsStuck = false;
     bool m_streaming = false;
     bool m_finished = false;
     bool m_released = false;

@@ -33,6 +33,13 @@ int Sharing::inProgress() const
     return flights;
 }
 
+QList<Flight *> Sharing::inProgressFlights() const
+{
+    QList<Flight *> flights = findChildren<Flight *>(QString(), Qt::FindDirectChildrenOnly);
+    flights.removeIf([](const Flight *flight) { return flight->isReleased(); });
+    return flights;
+}
+
 int Sharing::abandoned() const
 {
     int flights = 0;

@@ -62,7 +62,8 @@ public:
     int size() const { return int(m_flights.size()); }   // flights in the table
     int riders() const;   // riders on every flight in progress, shared or not
     int inProgress() const;   // flights not yet over, shared or not
-    int abandoned() const;    // of those, the ones whose callers all hung up (kept for a retry, or ending)
+    int abandoned() const;
+    QList<Flight *> inProgressFlights() const;    // of those, the ones whose callers all hung up (kept for a retry, or ending)
 
 Q_SIGNALS:
     // Every rider's record when its answer is over: cache hits, joiners and the rider who started.
