@@ -38,11 +38,17 @@ HeaderList riderHeaders(const HeaderList &upstream, const HeaderList &own)
     return headers;
 }
 
+void Flight::setPassThrough(bool relay)
+{
+    m_passThrough = true;
+    m_relayAll = relay;
+}
+
 void Flight::addRider(Rider rider)
 {
     m_riders.append(std::move(rider));
     Rider &added = m_riders.last();
-    if (m_streaming)
+    if (m_relaying)
         beginRiderStream(added);
     if (m_finished)
         finishRider(added);
@@ -61,10 +67,12 @@ void Flight::onHeaders(int status, const HeaderList &headers)
     m_status = status;
     m_headers = headers;
     for (const auto &[name, value] : headers) {
+        // A pass-through's event stream is another API's (Assistants runs, ...): relayed, not judged.
         if (name.compare("content-type", Qt::CaseInsensitive) == 0)
-            m_streaming = value.contains("text/event-stream");
+            m_streaming = !m_passThrough && value.contains("text/event-stream");
     }
-    if (m_streaming) {
+    m_relaying = m_streaming || m_relayAll;
+    if (m_relaying) {
         for (Rider &rider : m_riders)
             beginRiderStream(rider);
     }
@@ -72,8 +80,11 @@ void Flight::onHeaders(int status, const HeaderList &headers)
 
 void Flight::onBody(const QByteArray &piece)
 {
-    m_body += piece;
-    if (!m_streaming)
+    if (!m_passThrough)
+        m_body += piece;
+    else if (m_body.size() < kKeptBytes)
+        m_body += piece.left(kKeptBytes - m_body.size());
+    if (!m_relaying)
         return;
     for (Rider &rider : m_riders)
         rider.writer.writeChunk(piece);
@@ -89,7 +100,7 @@ void Flight::onFinished(const UpstreamResult &result)
         m_result.failure = UpstreamFailure::Cut;
         m_result.detail = QStringLiteral("the upstream closed the stream before its final event");
     }
-    if (result.failure == UpstreamFailure::None && !m_streaming && isSuccess(m_status)) {
+    if (result.failure == UpstreamFailure::None && !m_streaming && !m_passThrough && isSuccess(m_status)) {
         QJsonParseError error;
         QJsonDocument::fromJson(m_body, &error);
         m_garbage = error.error != QJsonParseError::NoError;
@@ -102,7 +113,8 @@ bool Flight::hasFinalEvent() const
     if (m_style == ApiStyle::Anthropic)
         return m_body.contains("event: message_stop") || m_body.contains("event: error");
     const QByteArray tail = m_body.right(64).trimmed();
-    return tail.endsWith("data: [DONE]") || tail.endsWith("data:[DONE]");
+    // A Responses stream ends at response.completed, with no [DONE] (until the event parser).
+    return tail.endsWith("data: [DONE]") || tail.endsWith("data:[DONE]") || m_body.contains("event: response.completed");
 }
 
 std::optional<ApiError> Flight::failure() const
@@ -180,14 +192,19 @@ void Flight::finishRider(Rider &rider)
     const std::optional<ApiError> error = failure();
     if (!error) {
         record.status = m_status;
-        if (m_streaming)
+        if (m_relaying)
             rider.writer.endStream();
         else
             rider.writer.writeComplete(m_status, riderHeaders(m_headers, rider.extraHeaders), m_body);
     } else {
         record.status = error->status;
         record.errorKind = error->code;
-        if (rider.writer.isStreaming()) {
+        if (rider.writer.isStreaming() && !m_streaming) {
+            // A relayed download cut midway: an event inside it would corrupt the file, so the
+            // connection is dropped and the client sees a truncated transfer, never a clean end.
+            rider.writer.abort();
+            record.status = m_status;
+        } else if (rider.writer.isStreaming()) {
             // Never a clean end the SDK would take for success: an error event first.
             if (!m_body.endsWith("\n\n"))
                 rider.writer.writeChunk("\n\n");

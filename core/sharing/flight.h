@@ -31,7 +31,9 @@ struct BreakerVerdict
 //
 // A streamed answer (text/event-stream) goes to every rider as it arrives; a rider who joins late
 // first gets every piece received so far, then the live ones. Other answers are buffered and sent
-// whole. Touched only on the proxy thread.
+// whole. A pass-through call's answer, whatever its type, is relayed as it arrives too (a 500 MB
+// file download is never held): only its first kKeptBytes are kept, for the log and usage, and it is
+// judged by its transport alone. Touched only on the proxy thread.
 class Flight final : public QObject
 {
     Q_OBJECT
@@ -50,6 +52,10 @@ public:
     // Takes ownership of the call (reparents it) and follows its signals.
     void follow(UpstreamCall *call);
     void addRider(Rider rider);
+    // Before the call starts: the flight of one pass-through call (never shared, never cached).
+    // `relay` false keeps the answer whole (a HEAD answer, which has no body to relay).
+    void setPassThrough(bool relay);
+    static constexpr qsizetype kKeptBytes = 1024 * 1024;
 
     QByteArray key() const { return m_key; }
     ApiStyle style() const { return m_style; }
@@ -101,7 +107,10 @@ private:
     const Clock &m_clock;
     QList<Rider> m_riders;
     bool m_headersReceived = false;
-    bool m_streaming = false;
+    bool m_streaming = false;      // an event stream of the route's API
+    bool m_passThrough = false;
+    bool m_relayAll = false;       // a pass-through relayed as it arrives, whatever its type
+    bool m_relaying = false;       // decided with the headers: pieces go to the riders as they arrive
     bool m_finished = false;
     bool m_garbage = false;        // a 2xx that claims JSON but is not; decided once at the end
     int m_status = 0;
