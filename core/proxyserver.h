@@ -26,10 +26,10 @@ class ResponseWriter;
 class SpendGuard;
 class UpstreamPool;
 
-// The proxy: routes each request, parses it, keys it and hands it to Sharing, which answers it from
-// the cache, from a flight in progress, or asks the proxy to admit (spend, breaker) and start a new
-// upstream call. Lives on the proxy thread, which owns every piece of per-request state (flights,
-// cache, pools' bookkeeping), so none of it needs locks.
+// The proxy: routes each request (the table: proxyroutes.h), parses it, keys it and hands it to
+// Sharing, which answers it from the cache, from a flight in progress, or asks the proxy to admit
+// (spend, breaker) and start a new upstream call. Lives on the proxy thread, which owns every piece
+// of per-request state (flights, cache, pools' bookkeeping), so none of it needs locks.
 class ProxyServer final : public QAbstractHttpServer
 {
     Q_OBJECT
