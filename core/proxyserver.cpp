@@ -6,6 +6,7 @@
 #include "http/hostguard.h"
 #include "http/protocol.h"
 #include "http/responsewriter.h"
+#include "proxyroutes.h"
 #include "sharing/requestkey.h"
 #include "upstream/breakerprobe.h"
 #include "upstream/upstreampool.h"
@@ -20,32 +21,26 @@ Q_LOGGING_CATEGORY(lcProxy, "breakwater.proxy", QtInfoMsg)
 
 using namespace Qt::StringLiterals;
 
-// A route this proxy answers, and in which API's shape.
-struct ProxyRoute
-{
-    enum class Kind { Proxied, PassThrough, Health, Stats };
-    QByteArray method;
-    QByteArray path;
-    Kind kind;
-    ApiStyle style;
-};
-
 namespace {
-const QList<ProxyRoute> &routes()
+
+// Only a model call can be the half-open trial. Any other call is refused while the breaker is open
+// and otherwise goes through as a plain call, in half-open too, leaving the trial to a model call.
+CircuitBreaker::Admission breakerAdmission(CircuitBreaker &breaker, bool modelCall)
 {
-    using Kind = ProxyRoute::Kind;
-    static const QList<ProxyRoute> table{
-        {"POST", "/v1/chat/completions", Kind::Proxied, ApiStyle::OpenAI},
-        {"POST", "/v1/completions", Kind::Proxied, ApiStyle::OpenAI},
-        {"POST", "/v1/embeddings", Kind::Proxied, ApiStyle::OpenAI},
-        {"POST", "/v1/messages", Kind::Proxied, ApiStyle::Anthropic},
-        {"GET", "/v1/models", Kind::PassThrough, ApiStyle::OpenAI},
-        {"GET", "/healthz", Kind::Health, ApiStyle::OpenAI},
-        {"GET", "/metrics", Kind::Stats, ApiStyle::OpenAI},
-        {"GET", "/breakwater/stats", Kind::Stats, ApiStyle::OpenAI},
-    };
-    return table;
+    using Verdict = CircuitBreaker::Admission::Verdict;
+    if (modelCall)
+        return breaker.admit();
+    breaker.onTimePassed();
+    if (breaker.state() != BreakerState::Open)
+        return {Verdict::Allow, 0};
+    CircuitBreaker::Admission admission = breaker.admit();   // open: a refusal, with its retry-after
+    if (admission.verdict == Verdict::Trial) {   // the cool-down ended between the two reads
+        breaker.abandonTrial();
+        admission.verdict = Verdict::Allow;
+    }
+    return admission;
 }
+
 } // namespace
 
 ProxyServer::ProxyServer(const ProxyConfig &config, const Clock &clock, QObject *parent)
@@ -154,25 +149,26 @@ bool ProxyServer::handleRequest(const QHttpServerRequest &qtRequest, QTcpSocket 
     request.headers = qtRequest.headers();
     request.body = qtRequest.body();
     request.peer = qtRequest.remoteAddress();
-    const bool close = request.header("connection").toLower().contains("close");
+    // Qt disconnects an upgrade's socket after the answer anyway (see missingHandler).
+    const bool upgrade = isWebSocketUpgrade(request);
+    const bool close = upgrade || request.header("connection").toLower().contains("close");
     ResponseWriter writer(socket, close);
     // A foreign Host or Origin (DNS rebinding, a web page) is answered by the guard, before any route.
     if (!admitRequest({port(), m_config.allowedOrigins}, request, writer))
         return true;
+    const ApiStyle style = styleOfPath(request.path);
     if (m_draining) {
-        ResponseWriter(socket, true).writeError(
-            request.path.startsWith("/v1/messages") ? ApiStyle::Anthropic : ApiStyle::OpenAI,
-            {503, "api_error", "shutting_down", u"Breakwater is shutting down."_s});
+        ResponseWriter(socket, true).writeError(style, {503, "api_error", "shutting_down", u"Breakwater is shutting down."_s});
+        return true;
+    }
+    if (upgrade) {
+        writer.writeError(style, webSocketRefusal());
         return true;
     }
 
-    const Route *pathMatch = nullptr;
-    for (const Route &route : routes()) {
-        if (route.path != request.path)
-            continue;
-        pathMatch = &route;
-        if (route.method != request.method)
-            continue;
+    const RouteMatch match = findRoute(request);
+    if (match.found) {
+        const Route &route = match.route;
         switch (route.kind) {
         case Route::Kind::Proxied: handleProxied(route, request, std::move(writer)); break;
         case Route::Kind::PassThrough: handlePassThrough(route, request, std::move(writer)); break;
@@ -183,12 +179,11 @@ bool ProxyServer::handleRequest(const QHttpServerRequest &qtRequest, QTcpSocket 
         }
         return true;
     }
-    const ApiStyle style = request.path.startsWith("/v1/messages") ? ApiStyle::Anthropic : ApiStyle::OpenAI;
-    if (pathMatch) {
+    if (!match.allowedMethod.isEmpty()) {
         writer.writeError(style, {405, "invalid_request_error", "method_not_allowed",
                                   u"%1 is not allowed on %2; use %3."_s.arg(QString::fromLatin1(request.method),
-                                      QString::fromUtf8(request.path), QString::fromLatin1(pathMatch->method))},
-                          {{"Allow", pathMatch->method}});
+                                      QString::fromUtf8(request.path), QString::fromLatin1(match.allowedMethod))},
+                          {{"Allow", match.allowedMethod}});
     } else {
         writer.writeError(style, ApiError::notFound(u"Unknown route %1 %2."_s.arg(
                                      QString::fromLatin1(request.method), QString::fromUtf8(request.path))));
@@ -198,7 +193,16 @@ bool ProxyServer::handleRequest(const QHttpServerRequest &qtRequest, QTcpSocket 
 
 void ProxyServer::missingHandler(const QHttpServerRequest &request, QTcpSocket *socket)
 {
-    // Not reached: handleRequest answers every request. Kept so nothing is ever left unanswered.
+    // Qt 6.4.2 calls this for a WebSocket upgrade that no WebSocket server took over, after
+    // handleRequest, although that answered it (426, or the Host/Origin guard's refusal), and then
+    // disconnects the socket (QAbstractHttpServerPrivate::handleReadyRead,
+    // https://code.qt.io/cgit/qt/qthttpserver.git/tree/src/httpserver/qabstracthttpserver.cpp?h=v6.4.2#n82):
+    // writing here would put a second response on the wire. No other request gets here, since
+    // handleRequest answers every one; this is kept so that nothing is ever left unanswered.
+    IncomingRequest asked;
+    asked.headers = request.headers();
+    if (isWebSocketUpgrade(asked))
+        return;
     ResponseWriter(socket).writeError(ApiStyle::OpenAI, ApiError::notFound(
         u"Unknown route %1."_s.arg(request.url().path())));
 }
@@ -239,49 +243,53 @@ void ProxyServer::handleProxied(const Route &route, const IncomingRequest &reque
     record.stream = body.value(u"stream"_s).toBool();
 
     QByteArray key;
-    if (wantsNoSharing(request)) {
+    if (wantsNoSharing(request) || changesServerState(route, body)) {
         record.outcome = Outcome::Bypass;
     } else {
         key = requestKey(RequestKeyInput::from(route.path, upstreamFor(route.style).baseUrl, request, body));
         record.keyFingerprint = key.toHex().left(12);
     }
-    share(key, request, body, route.style, std::move(record), std::move(writer));
+    share(route, key, request, body, std::move(record), std::move(writer));
 }
 
 void ProxyServer::handlePassThrough(const Route &route, const IncomingRequest &request, ResponseWriter writer)
 {
     CallRecord record = newRecord(route, request);
     record.outcome = Outcome::Bypass;
-    share({}, request, {}, route.style, std::move(record), std::move(writer));
+    share(route, {}, request, {}, std::move(record), std::move(writer));
 }
 
-void ProxyServer::share(const QByteArray &key, const IncomingRequest &request, const QJsonObject &body,
-                        ApiStyle style, CallRecord record, ResponseWriter writer)
+void ProxyServer::share(const Route &route, const QByteArray &key, const IncomingRequest &request,
+                        const QJsonObject &body, CallRecord record, ResponseWriter writer)
 {
     Q_EMIT callStarted(record);
-    m_flights.share(key, style, *upstreamFor(style).breaker, {std::move(writer), std::move(record), {}},
-                    [&](Flight &flight, Flight::Rider &rider) { return takeOff(request, body, flight, rider); });
+    m_flights.share(key, route.style, *upstreamFor(route.style).breaker, {std::move(writer), std::move(record), {}},
+                    [&](Flight &flight, Flight::Rider &rider) { return takeOff(route, request, body, flight, rider); });
 }
 
 // Only for a new flight: admits its upstream call and submits it to the upstream's pool.
-Sharing::Takeoff ProxyServer::takeOff(const IncomingRequest &request, const QJsonObject &body, Flight &flight,
-                                      Flight::Rider &rider)
+Sharing::Takeoff ProxyServer::takeOff(const Route &route, const IncomingRequest &request, const QJsonObject &body,
+                                      Flight &flight, Flight::Rider &rider)
 {
     Upstream &upstream = upstreamFor(flight.style());
-    const std::optional<Admitted> admitted = admit(upstream, request, body, flight.style(), rider);
+    const std::optional<Admitted> admitted = admit(upstream, route, request, body, rider);
     if (!admitted)
         return {};
     upstream.probe->rememberCredentials(request.headers);
+    // A HEAD answer has no body to relay; it is answered whole, with Content-Length 0.
+    if (route.kind == Route::Kind::PassThrough)
+        flight.setPassThrough(request.method != "HEAD");
 
     QUrl url = upstream.baseUrl;
     // The OpenAI base already ends in /v1 (as the SDKs' base URLs do); Anthropic's does not.
     QByteArray suffix = request.path;
     if (flight.style() == ApiStyle::OpenAI && url.path().endsWith(u"/v1"_s) && suffix.startsWith("/v1/"))
         suffix = suffix.mid(3);
-    QString basePath = url.path();
+    QString basePath = url.path(QUrl::FullyEncoded);
     if (basePath.endsWith(u'/'))
         basePath.chop(1);
-    url.setPath(basePath + QString::fromUtf8(suffix));
+    // The client's path as it came, percent-encoding included (an id such as openai%2Fgpt-4o).
+    url.setPath(basePath + QString::fromUtf8(suffix), QUrl::TolerantMode);
     if (!request.query.isEmpty())
         url.setQuery(QString::fromUtf8(request.query), QUrl::StrictMode);
 
@@ -298,15 +306,18 @@ Sharing::Takeoff ProxyServer::takeOff(const IncomingRequest &request, const QJso
 
 // Spend first, so that a refusal there never uses up the breaker's one trial. A refusal is answered
 // here, and whatever was held for the call is let go.
-std::optional<ProxyServer::Admitted> ProxyServer::admit(Upstream &upstream, const IncomingRequest &request,
-                                                        const QJsonObject &body, ApiStyle style,
+std::optional<ProxyServer::Admitted> ProxyServer::admit(Upstream &upstream, const Route &route,
+                                                        const IncomingRequest &request, const QJsonObject &body,
                                                         Flight::Rider &rider)
 {
+    const ApiStyle style = route.style;
     CallRecord &record = rider.record;
     Admitted admitted;
+    admitted.modelCall = route.isModelCall();
     // The reservation is the most the call can cost (its input and its max_tokens); `settle` charges
-    // it from `usage` after.
-    if (m_spend->capped() && !body.isEmpty()) {
+    // it from `usage` after. Only model calls are priced: count_tokens is free, and a pass-through
+    // call is not counted (README, known limits).
+    if (admitted.modelCall && m_spend->capped() && !body.isEmpty()) {
         const std::optional<double> maxCost = m_prices.maxCost(record.model, estimateInputTokens(request.body),
                                                                requestedMaxTokens(body));
         admitted.estimateUsd = maxCost.value_or(0);
@@ -318,7 +329,7 @@ std::optional<ProxyServer::Admitted> ProxyServer::admit(Upstream &upstream, cons
             return std::nullopt;
         }
     }
-    const CircuitBreaker::Admission admission = upstream.breaker->admit();
+    const CircuitBreaker::Admission admission = breakerAdmission(*upstream.breaker, admitted.modelCall);
     record.breakerState = breakerStateName(upstream.breaker->state());
     if (admission.verdict == CircuitBreaker::Admission::Verdict::Refuse) {
         record.outcome = Outcome::BreakerRefused;
@@ -360,7 +371,15 @@ void ProxyServer::settle(Upstream &upstream, const Admitted &admitted, const Fli
         }
     }
     // The breaker hears each upstream call once, however many riders shared it.
-    const BreakerVerdict verdict = landed ? landed->breakerVerdict() : BreakerVerdict{};
+    BreakerVerdict verdict = landed ? landed->breakerVerdict() : BreakerVerdict{};
+    if (verdict.kind == BreakerVerdict::Kind::Success) {
+        // A 4xx is the request's own fault: it says nothing of the provider's health, so a trial
+        // answered 4xx leaves the breaker half-open for the next one. Only a model call vouches for
+        // the provider: a pass-through or count_tokens call reports its failures, never a success.
+        const bool clientError = landed->status() >= 400 && landed->status() < 500;
+        if (clientError || !admitted.modelCall)
+            verdict.kind = BreakerVerdict::Kind::None;
+    }
     switch (verdict.kind) {
     case BreakerVerdict::Kind::Success: upstream.breaker->recordSuccess(admitted.trial); break;
     case BreakerVerdict::Kind::Failure:

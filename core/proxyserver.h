@@ -27,10 +27,10 @@ class ResponseWriter;
 class SpendGuard;
 class UpstreamPool;
 
-// The proxy: routes each request, parses it, keys it and hands it to Sharing, which answers it from
-// the cache, from a flight in progress, or asks the proxy to admit (spend, breaker) and start a new
-// upstream call. Lives on the proxy thread, which owns every piece of per-request state (flights,
-// cache, pools' bookkeeping), so none of it needs locks.
+// The proxy: routes each request (the table: proxyroutes.h), parses it, keys it and hands it to
+// Sharing, which answers it from the cache, from a flight in progress, or asks the proxy to admit
+// (spend, breaker) and start a new upstream call. Lives on the proxy thread, which owns every piece
+// of per-request state (flights, cache, pools' bookkeeping), so none of it needs locks.
 class ProxyServer final : public QAbstractHttpServer
 {
     Q_OBJECT
@@ -94,7 +94,7 @@ private:
     using Route = ProxyRoute;
     void handleProxied(const Route &route, const IncomingRequest &request, ResponseWriter writer);
     void handlePassThrough(const Route &route, const IncomingRequest &request, ResponseWriter writer);
-    void share(const QByteArray &key, const IncomingRequest &request, const QJsonObject &body, ApiStyle style,
+    void share(const Route &route, const QByteArray &key, const IncomingRequest &request, const QJsonObject &body,
                CallRecord record, ResponseWriter writer);
     Upstream &upstreamFor(ApiStyle style);
     void setUpUpstream(Upstream &upstream, const QByteArray &name, const QUrl &baseUrl, const QString &modelsPath);
@@ -102,14 +102,15 @@ private:
     // the breaker's one trial.
     struct Admitted
     {
+        bool modelCall = false;           // may be the trial, and report a success (ProxyRoute::Call)
         bool trial = false;               // the breaker's half-open trial
         std::optional<quint64> reservation;   // spend reserved for this call
         double estimateUsd = 0;
     };
-    Sharing::Takeoff takeOff(const IncomingRequest &request, const QJsonObject &body, Flight &flight,
-                             Flight::Rider &rider);
-    std::optional<Admitted> admit(Upstream &upstream, const IncomingRequest &request, const QJsonObject &body,
-                                  ApiStyle style, Flight::Rider &rider);
+    Sharing::Takeoff takeOff(const Route &route, const IncomingRequest &request, const QJsonObject &body,
+                             Flight &flight, Flight::Rider &rider);
+    std::optional<Admitted> admit(Upstream &upstream, const Route &route, const IncomingRequest &request,
+                                  const QJsonObject &body, Flight::Rider &rider);
     void land(Flight &flight, Upstream &upstream, const Admitted &admitted);
     void settle(Upstream &upstream, const Admitted &admitted, const Flight *landed);
     void countStuckCalls(Upstream &upstream, const Flight *timedOut);

@@ -29,6 +29,7 @@ QByteArray reasonPhrase(int status)
     case 413: return "Payload Too Large";
     case 421: return "Misdirected Request";
     case 422: return "Unprocessable Entity";
+    case 426: return "Upgrade Required";
     case 429: return "Too Many Requests";
     case 431: return "Request Header Fields Too Large";
     case 500: return "Internal Server Error";

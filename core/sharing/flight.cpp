@@ -64,6 +64,12 @@ HeaderList riderHeaders(const HeaderList &upstream, const HeaderList &own)
     return headers;
 }
 
+void Flight::setPassThrough(bool relay)
+{
+    m_passThrough = true;
+    m_relayAll = relay;
+}
+
 void Flight::addRider(Rider rider)
 {
     m_riders.append(std::move(rider));
@@ -71,7 +77,7 @@ void Flight::addRider(Rider rider)
     // A rider who hangs up only leaves; when the last one has, Sharing may cancel the call.
     if (QTcpSocket *socket = added.writer.socket())
         connect(socket, &QAbstractSocket::disconnected, this, &Flight::onRiderLeft);
-    if (m_streaming)
+    if (m_relaying)
         beginRiderStream(added);
     if (m_finished)
         finishRider(added);
@@ -90,10 +96,12 @@ void Flight::onHeaders(int status, const HeaderList &headers)
     m_status = status;
     m_headers = headers;
     for (const auto &[name, value] : headers) {
+        // A pass-through's event stream is another API's (Assistants runs, ...): relayed, not judged.
         if (name.compare("content-type", Qt::CaseInsensitive) == 0)
-            m_streaming = value.contains("text/event-stream");
+            m_streaming = !m_passThrough && value.contains("text/event-stream");
     }
-    if (m_streaming) {
+    m_relaying = m_streaming || m_relayAll;
+    if (m_relaying) {
         for (Rider &rider : m_riders)
             beginRiderStream(rider);
     }
@@ -101,10 +109,14 @@ void Flight::onHeaders(int status, const HeaderList &headers)
 
 void Flight::onBody(const QByteArray &piece)
 {
-    m_body += piece;
-    if (!m_streaming)
+    if (!m_passThrough)
+        m_body += piece;
+    else if (m_body.size() < kKeptBytes)
+        m_body += piece.left(kKeptBytes - m_body.size());
+    if (!m_relaying)
         return;
-    m_verdict.feed(piece);
+    if (m_streaming)
+        m_verdict.feed(piece);
     for (Rider &rider : m_riders)
         rider.writer.writeChunk(piece);
 }
@@ -119,7 +131,7 @@ void Flight::onFinished(const UpstreamResult &result)
         m_result.failure = UpstreamFailure::Cut;
         m_result.detail = QStringLiteral("the upstream closed the stream before its final event");
     }
-    if (result.failure == UpstreamFailure::None && !m_streaming && isSuccess(m_status)) {
+    if (result.failure == UpstreamFailure::None && !m_streaming && !m_passThrough && isSuccess(m_status)) {
         QJsonParseError error;
         QJsonDocument::fromJson(m_body, &error);
         m_garbage = error.error != QJsonParseError::NoError;
@@ -252,14 +264,19 @@ void Flight::finishRider(Rider &rider)
     const std::optional<ApiError> error = failure();
     if (!error) {
         record.status = m_status;
-        if (m_streaming)
+        if (m_relaying)
             rider.writer.endStream();
         else
             rider.writer.writeComplete(m_status, riderHeaders(m_headers, rider.extraHeaders), m_body);
     } else {
         record.status = error->status;
         record.errorKind = error->code;
-        if (rider.writer.isStreaming()) {
+        if (rider.writer.isStreaming() && !m_streaming) {
+            // A relayed download cut midway: an event inside it would corrupt the file, so the
+            // connection is dropped and the client sees a truncated transfer, never a clean end.
+            rider.writer.abort();
+            record.status = m_status;
+        } else if (rider.writer.isStreaming()) {
             // Never a clean end the SDK would take for success: an error event first, unless the
             // stream already carries the provider's own (a second would only confuse the SDK).
             if (m_verdict.state() != StreamVerdict::State::Failed) {

@@ -35,7 +35,9 @@ struct BreakerVerdict
 // whole. A stream is judged by its parsed events (StreamVerdict): complete at its API's final event,
 // failed at an error event inside the 200 (then every rider has the provider's own error, and the
 // call is a failure for the cache, the breaker and spend alike), cut when it ends with neither.
-// Touched only on the proxy thread.
+// A pass-through call's answer, whatever its type, is relayed as it arrives too (a 500 MB file
+// download is never held): only its first kKeptBytes are kept, for the log and usage, and it is
+// judged by its transport alone. Touched only on the proxy thread.
 class Flight final : public QObject
 {
     Q_OBJECT
@@ -54,6 +56,10 @@ public:
     // Takes ownership of the call (reparents it) and follows its signals.
     void follow(UpstreamCall *call);
     void addRider(Rider rider);
+    // Before the call starts: the flight of one pass-through call (never shared, never cached).
+    // `relay` false keeps the answer whole (a HEAD answer, which has no body to relay).
+    void setPassThrough(bool relay);
+    static constexpr qsizetype kKeptBytes = 1024 * 1024;
 
     QByteArray key() const { return m_key; }
     ApiStyle style() const { return m_style; }
@@ -126,7 +132,10 @@ private:
     UpstreamCall *m_call = nullptr;   // a child: lives as long as the flight
     bool m_headersReceived = false;
     bool m_countedAsStuck = false;
-    bool m_streaming = false;
+    bool m_streaming = false;      // an event stream of the route's API
+    bool m_passThrough = false;
+    bool m_relayAll = false;       // a pass-through relayed as it arrives, whatever its type
+    bool m_relaying = false;       // decided with the headers: pieces go to the riders as they arrive
     bool m_finished = false;
     bool m_released = false;
     bool m_garbage = false;        // a 2xx that claims JSON but is not; decided once at the end
