@@ -16,20 +16,10 @@ constexpr int kWait = 10000;
 const QByteArray kChat = "/v1/chat/completions";
 const QByteArray kMessages = "/v1/messages";
 
-QList<QByteArray> valuesOf(const HeaderList &headers, const QByteArray &name)
-{
-    QList<QByteArray> values;
-    for (const auto &[key, value] : headers) {
-        if (key.compare(name, Qt::CaseInsensitive) == 0)
-            values.append(value);
-    }
-    return values;
-}
-
 // Two Set-Cookie lines as the mock sent them, and no CR or LF left inside any header.
 void verifyCookies(const LoopbackResponse &response)
 {
-    const QList<QByteArray> cookies = valuesOf(response.headers, "set-cookie");
+    const QList<QByteArray> cookies = headerValues(response.headers, "set-cookie");
     QCOMPARE(cookies.size(), 2);
     QVERIFY(cookies[0].startsWith("__cf_bm=") && cookies[0].contains("expires=Tue, 14-Nov-23 22:43:20 GMT"));
     QVERIFY(cookies[1].startsWith("_cfuvid="));
@@ -109,7 +99,7 @@ void tst_ProxyWire::repeatedRequestHeader_upstreamGetsEveryValueAndKeyUsesThem()
     const HeaderList betas = kAnthropicAuth + HeaderList{{"anthropic-beta", "tools-2024-04-04"},
                                                          {"anthropic-beta", "prompt-caching-2024-07-31"}};
     QCOMPARE(harness.post(kMessages, body, betas).header("x-breakwater-dedup"), "miss"_ba);
-    QCOMPARE(valuesOf(harness.mock()->lastRequestHeaders(), "anthropic-beta"),
+    QCOMPARE(headerValues(harness.mock()->lastRequestHeaders(), "anthropic-beta"),
              QList<QByteArray>{"tools-2024-04-04, prompt-caching-2024-07-31"});
     // Same first value, another second one: the upstream gets another header, so another answer.
     const HeaderList otherBetas = kAnthropicAuth + HeaderList{{"anthropic-beta", "tools-2024-04-04"},

@@ -4,12 +4,12 @@
 
 #include "upstream/upstreampool.h"
 
-#include <QSignalSpy>
 #include <QTcpServer>
 #include <QTest>
 
 #include "cannedserver.h"
 #include "mocktest.h"
+#include "wireevents.h"
 
 using namespace Qt::StringLiterals;
 using namespace std::chrono_literals;
@@ -56,16 +56,6 @@ UpstreamRequest chatRequest(quint16 port, const HeaderList &headers = kJsonConte
     return request;
 }
 
-QList<QByteArray> valuesOf(const HeaderList &headers, const QByteArray &name)
-{
-    QList<QByteArray> values;
-    for (const auto &[key, value] : headers) {
-        if (key.compare(name, Qt::CaseInsensitive) == 0)
-            values.append(value);
-    }
-    return values;
-}
-
 // A loopback port nothing listens on (it was free a moment ago).
 quint16 refusingPort()
 {
@@ -97,13 +87,13 @@ void tst_UpstreamPool::repeatedSetCookie_comesBackAsSeparateHeaders()
     Outcome *outcome = follow(pool.submit(chatRequest(port()), &context), &context);
     QTRY_VERIFY_WITH_TIMEOUT(outcome->finished, kWait);
     QCOMPARE(outcome->status, 200);
-    const QList<QByteArray> cookies = valuesOf(outcome->headers, "set-cookie");
+    const QList<QByteArray> cookies = headerValues(outcome->headers, "set-cookie");
     QCOMPARE(cookies.size(), 2);
     QVERIFY(cookies[0].startsWith("__cf_bm=") && cookies[0].contains("expires=Tue, 14-Nov-23 22:43:20 GMT"));
     QVERIFY(cookies[1].startsWith("_cfuvid="));
     for (const auto &[name, value] : outcome->headers)
         QVERIFY2(!value.contains('\n') && !value.contains('\r'), name.constData());
-    QCOMPARE(valuesOf(outcome->headers, "x-ratelimit-remaining-requests"), QList<QByteArray>{"9999"});
+    QCOMPARE(headerValues(outcome->headers, "x-ratelimit-remaining-requests"), QList<QByteArray>{"9999"});
 }
 
 void tst_UpstreamPool::repeatedRequestHeader_reachesUpstreamWithEveryValue()
@@ -118,9 +108,9 @@ void tst_UpstreamPool::repeatedRequestHeader_reachesUpstreamWithEveryValue()
     QTRY_VERIFY_WITH_TIMEOUT(outcome->finished, kWait);
     QCOMPARE(outcome->status, 200);
     const HeaderList seen = mock()->lastRequestHeaders();
-    QCOMPARE(valuesOf(seen, "anthropic-beta"),
+    QCOMPARE(headerValues(seen, "anthropic-beta"),
              QList<QByteArray>{"tools-2024-04-04, prompt-caching-2024-07-31"});
-    QCOMPARE(valuesOf(seen, "cookie"), QList<QByteArray>{"a=1; b=2"});
+    QCOMPARE(headerValues(seen, "cookie"), QList<QByteArray>{"a=1; b=2"});
 }
 
 void tst_UpstreamPool::body_reachesUpstreamWholeAndOnce()
