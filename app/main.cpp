@@ -99,6 +99,9 @@ int main(int argc, char *argv[])
             auto *provider = new MockProvider;
             provider->setLatency(std::chrono::milliseconds(400));
             provider->setChunkInterval(std::chrono::milliseconds(40));
+            // Answer with api.openai.com's own extra headers (two Set-Cookie lines among them),
+            // so the demo shows what Breakwater does with a real provider's wire.
+            provider->setExtraHeaders(MockProvider::realProviderHeaders());
             return provider;
         });
         options.config.openaiUpstream = mock->service()->openaiBaseUrl();

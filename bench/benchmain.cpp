@@ -369,7 +369,8 @@ int key()
     QByteArray sink;
     for (int i = 0; i < rounds; ++i) {
         const QJsonObject object = QJsonDocument::fromJson(body).object();
-        sink = requestKey({"/v1/chat/completions", "https://api.openai.com/v1", "Bearer sk-test", {}, {}, {}, {}, object});
+        sink = requestKey({"/v1/chat/completions", {}, "https://api.openai.com/v1", {{"authorization", "Bearer sk-test"}},
+                           {}, object});
     }
     const double us = clock.nsecsElapsed() / 1000.0 / rounds;
     std::printf("key: %d requests of %lld bytes: %.2f us per request (parse + canonical form + SHA-256)\n",

@@ -70,7 +70,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         FuzzedDataProvider provider(data, size);
         body = QJsonDocument::fromJson(QJsonDocument(makeObject(provider, 4)).toJson()).object();
     }
-    RequestKeyInput input{"/v1/chat/completions", "https://api.openai.com/v1", "Bearer sk-fuzz", "", "", "", "", body};
+    RequestKeyInput input{"/v1/chat/completions", "", "https://api.openai.com/v1", {{"authorization", "Bearer sk-fuzz"}},
+                          {}, body};
     const QByteArray canonical = canonicalJson(input.body);
     const QByteArray key = requestKey(input);
     FUZZ_CHECK(key.size() == 32);

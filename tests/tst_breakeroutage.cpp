@@ -75,6 +75,8 @@ private slots:
     void anthropicOutage_refusesWithOverloadedError_openaiUnaffected();
     void openBreaker_stillServesCachedAnswers();
     void hang_timeoutsCountAsFailuresAndOpen();
+    void hang_callsStuckPastHalfTheTimeout_countAtTheFirstTimeout();
+    void slowHealthyModel_longWaitsWithoutATimeout_neverCount();
     void clientErrorsFromUpstream_neverOpen_data();
     void clientErrorsFromUpstream_neverOpen();
     void herdOnOneFailedCall_countsOnce_thenWholeHerdRefused();
@@ -232,6 +234,51 @@ void TestBreakerOutage::hang_timeoutsCountAsFailuresAndOpen()
     QTRY_COMPARE_WITH_TIMEOUT(harness.transitions.size(), 1, kWait);
     QVERIFY2(harness.transitions.first().reason.contains(u"timeout"_s),
              qPrintable(transitionText(harness.transitions.first())));
+}
+
+// The stuck-call rule: once one call timed out, the others that waited half the timeout without a
+// byte count at once, so the breaker opens at the first timeout here instead of the third.
+void TestBreakerOutage::hang_callsStuckPastHalfTheTimeout_countAtTheFirstTimeout()
+{
+    FakeClock clock;   // the calls' waits are measured on it; the timeout itself is real time
+    ProxyHarness harness([](ProxyConfig &c) {
+        smallBreaker(c);
+        c.upstreamTimeout = 1500ms;
+    }, &clock);
+    harness.mock()->setMode(MockProvider::Mode::Hang);
+    for (int i = 0; i < 3; ++i)
+        harness.start(kChat, chatBody(u"stuck %1"_s.arg(i)));
+    QTRY_COMPARE_WITH_TIMEOUT(harness.mock()->inFlight(), 3, kWait);
+    clock.advance(1000);   // each has now waited 1 s without a byte: over half the timeout
+    QTRY_COMPARE_WITH_TIMEOUT(harness.transitions.size(), 1, kWait);
+    // Opened by the first timeout and the two calls it proved stuck, not by the third timeout.
+    QVERIFY2(harness.transitions.first().reason.contains(u"stuck"_s),
+             qPrintable(transitionText(harness.transitions.first())));
+    QTRY_COMPARE_WITH_TIMEOUT(harness.records.size(), 3, kWait);
+    for (const CallRecord &record : std::as_const(harness.records))
+        QCOMPARE(record.status, 504);   // each still answered as its own timeout
+    QCOMPARE(harness.mock()->callCount(u"/v1/chat/completions"_s), 3);
+}
+
+// Without a timeout nothing counts, however long calls wait: a slow model is not a hung one.
+void TestBreakerOutage::slowHealthyModel_longWaitsWithoutATimeout_neverCount()
+{
+    FakeClock clock;
+    ProxyHarness harness([](ProxyConfig &c) {
+        smallBreaker(c);
+        c.upstreamTimeout = 5s;
+    }, &clock);
+    harness.mock()->setLatency(300ms);
+    QList<LoopbackClient *> calls;
+    for (int i = 0; i < 4; ++i)
+        calls.append(harness.start(kChat, chatBody(u"slow %1"_s.arg(i))));
+    QTRY_COMPARE_WITH_TIMEOUT(harness.mock()->inFlight(), 4, kWait);
+    clock.advance(60000);   // a minute "without a byte", by the clock the rule reads
+    QTRY_COMPARE_WITH_TIMEOUT(harness.records.size(), 4, kWait);
+    for (LoopbackClient *call : std::as_const(calls))
+        QCOMPARE(call->response().status, 200);
+    QCOMPARE(openaiFailures(harness), 0);
+    QVERIFY(harness.transitions.isEmpty());
 }
 
 void TestBreakerOutage::clientErrorsFromUpstream_neverOpen_data()

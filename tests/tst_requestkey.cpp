@@ -7,6 +7,9 @@
 #include <QJsonObject>
 #include <QRegularExpression>
 #include <QTest>
+#include <QUrl>
+
+#include "http/incomingrequest.h"
 
 using namespace Qt::StringLiterals;
 
@@ -28,24 +31,35 @@ const QByteArray kBaseBody = R"({"model":"gpt-4o-mini","temperature":0.7,"messag
 
 RequestKeyInput baseInput()
 {
-    return {"/v1/chat/completions", "http://127.0.0.1:9/v1", "Bearer sk-test-1", "", "", "", "",
+    return {"/v1/chat/completions", "", "http://127.0.0.1:9/v1", {{"authorization", "Bearer sk-test-1"}}, {},
             parse(kBaseBody)};
 }
 
-// `field` names one member of RequestKeyInput; `value` replaces it (for "body", as JSON text).
+// `field` names one member of RequestKeyInput, or one header of its lists; `value` replaces it (for
+// "body", as JSON text; an empty credential removes it).
 RequestKeyInput changed(const QString &field, const QByteArray &value)
 {
     RequestKeyInput input = baseInput();
     if (field == u"route") input.route = value;
+    else if (field == u"query") input.query = value;
     else if (field == u"upstream") input.upstream = value;
-    else if (field == u"credential") input.credential = value;
-    else if (field == u"anthropicVersion") input.anthropicVersion = value;
-    else if (field == u"anthropicBeta") input.anthropicBeta = value;
-    else if (field == u"openaiOrganization") input.openaiOrganization = value;
-    else if (field == u"openaiProject") input.openaiProject = value;
+    else if (field == u"credential") input.credentials = value.isEmpty() ? HeaderList{} : HeaderList{{"authorization", value}};
+    else if (RequestKeyInput::keyedHeaders().contains(field.toLatin1())) input.apiHeaders = {{field.toLatin1(), value}};
     else if (field == u"body") input.body = parse(value);
     else qFatal("unknown field %s", qPrintable(field));
     return input;
+}
+
+// The key of a request as the proxy builds it, from the client's headers and query string.
+QByteArray keyOf(const HeaderList &headers, const QByteArray &query = {})
+{
+    IncomingRequest request;
+    request.method = "POST";
+    request.path = "/v1/messages";
+    request.query = query;
+    request.headers = headers;
+    request.body = kBaseBody;
+    return requestKey(RequestKeyInput::from(request.path, QUrl(u"http://127.0.0.1:9"_s), request, parse(kBaseBody)));
 }
 } // namespace
 
@@ -61,6 +75,8 @@ private slots:
     void largeIntegers_keepEveryDigit();
     void fieldsAreFramed_noTwoSplitsCollide();
     void stainlessHeaders_areNotKeyInputs();
+    void fromRequest_keysQueryEveryValueAndEveryCredential_data();
+    void fromRequest_keysQueryEveryValueAndEveryCredential();
     void fingerprint_isTwelveHexDigitsWithoutTheCredential_data();
     void fingerprint_isTwelveHexDigitsWithoutTheCredential();
     void key_doesNotContainTheCredential();
@@ -136,13 +152,15 @@ void TestRequestKey::anyAnswerChangingInput_differentKey_data()
     QTest::newRow("response_format")
         << u"body"_s << body(R"("temperature":0.7)", R"("temperature":0.7,"response_format":{"type":"json_object"})");
     QTest::newRow("route") << u"route"_s << "/v1/completions"_ba;
+    QTest::newRow("query") << u"query"_s << "key=alice"_ba;
     QTest::newRow("upstream") << u"upstream"_s << "https://api.openai.com/v1"_ba;
     QTest::newRow("credential") << u"credential"_s << "Bearer sk-test-2"_ba;
     QTest::newRow("no credential") << u"credential"_s << ""_ba;
-    QTest::newRow("anthropic-version") << u"anthropicVersion"_s << "2023-06-01"_ba;
-    QTest::newRow("anthropic-beta") << u"anthropicBeta"_s << "prompt-caching-2024-07-31"_ba;
-    QTest::newRow("OpenAI-Organization") << u"openaiOrganization"_s << "org-1"_ba;
-    QTest::newRow("OpenAI-Project") << u"openaiProject"_s << "proj_1"_ba;
+    QTest::newRow("anthropic-version") << u"anthropic-version"_s << "2023-06-01"_ba;
+    QTest::newRow("anthropic-beta") << u"anthropic-beta"_s << "prompt-caching-2024-07-31"_ba;
+    QTest::newRow("OpenAI-Beta") << u"openai-beta"_s << "assistants=v2"_ba;
+    QTest::newRow("OpenAI-Organization") << u"openai-organization"_s << "org-1"_ba;
+    QTest::newRow("OpenAI-Project") << u"openai-project"_s << "proj_1"_ba;
 }
 
 void TestRequestKey::anyAnswerChangingInput_differentKey()
@@ -165,34 +183,97 @@ void TestRequestKey::fieldsAreFramed_noTwoSplitsCollide()
 {
     // The same bytes split differently between neighbouring fields are different requests.
     RequestKeyInput a = baseInput();
-    a.anthropicVersion = "2023-06-01";
-    a.anthropicBeta = "";
+    a.apiHeaders = {{"anthropic-version", "2023-06-01"}, {"anthropic-beta", ""}};
     RequestKeyInput b = baseInput();
-    b.anthropicVersion = "2023-06";
-    b.anthropicBeta = "-01";
+    b.apiHeaders = {{"anthropic-version", "2023-06"}, {"anthropic-beta", "-01"}};
     QVERIFY(requestKey(a) != requestKey(b));
     RequestKeyInput c = baseInput();
-    c.openaiOrganization = "org-1";
+    c.apiHeaders = {{"openai-organization", "org-1"}};
     RequestKeyInput d = baseInput();
-    d.openaiProject = "org-1";
+    d.apiHeaders = {{"openai-project", "org-1"}};
     QVERIFY(requestKey(c) != requestKey(d));
+    // A value moved between the query and the route, or between two headers' values, is another request.
+    RequestKeyInput e = baseInput();
+    e.route = "/v1/chat/completions?a";
+    RequestKeyInput f = baseInput();
+    f.query = "a";
+    QVERIFY(requestKey(e) != requestKey(f));
+    RequestKeyInput g = baseInput();
+    g.apiHeaders = {{"anthropic-beta", "a, b"}};
+    RequestKeyInput h = baseInput();
+    h.apiHeaders = {{"anthropic-beta", "a"}, {"anthropic-beta", "b"}};
+    QVERIFY(requestKey(g) != requestKey(h));
 }
 
 void TestRequestKey::stainlessHeaders_areNotKeyInputs()
 {
-    // By construction: the key's input has exactly these eight members, none of which can carry a
-    // per-attempt header (X-Stainless-Retry-Count, X-Stainless-Timeout, ...). A ninth member breaks
-    // this structured binding and the build, so adding one is a decision someone has to make here.
-    // tst_singleflight checks the proxy side: requests differing only in those headers share a call.
+    // By construction: the key's input has exactly these six members, and its header lists hold
+    // only credential headers and keyedHeaders(), none of which is a per-attempt header
+    // (X-Stainless-Retry-Count, X-Stainless-Timeout, ...). A seventh member breaks this structured
+    // binding and the build, so adding one is a decision someone has to make here. tst_singleflight
+    // checks the proxy side: requests differing only in those headers share a call.
     const RequestKeyInput input = baseInput();
-    const auto &[route, upstream, credential, anthropicVersion, anthropicBeta, openaiOrganization,
-                 openaiProject, body] = input;
+    const auto &[route, query, upstream, credentials, apiHeaders, body] = input;
     QCOMPARE(route, "/v1/chat/completions"_ba);
+    QVERIFY(query.isEmpty());
     QCOMPARE(upstream, "http://127.0.0.1:9/v1"_ba);
-    QCOMPARE(credential, "Bearer sk-test-1"_ba);
-    QVERIFY(anthropicVersion.isEmpty() && anthropicBeta.isEmpty());
-    QVERIFY(openaiOrganization.isEmpty() && openaiProject.isEmpty());
+    QCOMPARE(credentials, (HeaderList{{"authorization", "Bearer sk-test-1"}}));
+    QVERIFY(apiHeaders.isEmpty());
     QVERIFY(!body.contains(u"X-Stainless-Retry-Count"_s));
+    for (const QByteArray &name : RequestKeyInput::keyedHeaders())
+        QVERIFY2(!name.startsWith("x-stainless"), name.constData());
+}
+
+void TestRequestKey::fromRequest_keysQueryEveryValueAndEveryCredential_data()
+{
+    // Two requests as clients send them; `same` is whether they may share an answer.
+    QTest::addColumn<HeaderList>("headersA");
+    QTest::addColumn<QByteArray>("queryA");
+    QTest::addColumn<HeaderList>("headersB");
+    QTest::addColumn<QByteArray>("queryB");
+    QTest::addColumn<bool>("same");
+    const HeaderList key{{"x-api-key", "sk-ant-1"}, {"anthropic-version", "2023-06-01"}};
+    const auto with = [&key](const HeaderList &more) { return key + more; };
+    QTest::newRow("?key=alice vs ?key=mallory") << key << "key=alice"_ba << key << "key=mallory"_ba << false;
+    QTest::newRow("?beta=true vs none") << key << "beta=true"_ba << key << ""_ba << false;
+    QTest::newRow("same query") << key << "beta=true"_ba << key << "beta=true"_ba << true;
+    QTest::newRow("second anthropic-beta differs")
+        << with({{"anthropic-beta", "a"}, {"anthropic-beta", "b"}}) << ""_ba
+        << with({{"anthropic-beta", "a"}, {"anthropic-beta", "c"}}) << ""_ba << false;
+    QTest::newRow("two anthropic-beta, other order")
+        << with({{"anthropic-beta", "a"}, {"anthropic-beta", "b"}}) << ""_ba
+        << with({{"anthropic-beta", "b"}, {"anthropic-beta", "a"}}) << ""_ba << false;
+    QTest::newRow("second anthropic-beta added")
+        << with({{"anthropic-beta", "a"}}) << ""_ba
+        << with({{"anthropic-beta", "a"}, {"anthropic-beta", "b"}}) << ""_ba << false;
+    QTest::newRow("headers interleaved differently")
+        << HeaderList{{"anthropic-beta", "a"}, {"x-api-key", "sk-ant-1"}, {"anthropic-version", "2023-06-01"}} << ""_ba
+        << HeaderList{{"anthropic-version", "2023-06-01"}, {"x-api-key", "sk-ant-1"}, {"anthropic-beta", "a"}} << ""_ba
+        << true;
+    QTest::newRow("header names in another case")
+        << with({{"Anthropic-Beta", "a"}}) << ""_ba << with({{"anthropic-beta", "a"}}) << ""_ba << true;
+    QTest::newRow("Authorization and x-api-key: second credential differs")
+        << with({{"Authorization", "Bearer sk-ant-1"}}) << ""_ba
+        << with({{"Authorization", "Bearer sk-ant-2"}}) << ""_ba << false;
+    QTest::newRow("Authorization added beside x-api-key")
+        << key << ""_ba << with({{"Authorization", "Bearer sk-ant-2"}}) << ""_ba << false;
+    QTest::newRow("api-key added") << key << ""_ba << with({{"api-key", "azure-1"}}) << ""_ba << false;
+    QTest::newRow("X-Stainless-Retry-Count differs")
+        << with({{"X-Stainless-Retry-Count", "0"}, {"X-Stainless-Timeout", "600"}}) << ""_ba
+        << with({{"X-Stainless-Retry-Count", "2"}, {"X-Stainless-Timeout", "598"}}) << ""_ba << true;
+    QTest::newRow("Codex turn headers differ")
+        << with({{"x-codex-turn-metadata", "1"}, {"session-id", "s1"}, {"x-client-request-id", "r1"}}) << ""_ba
+        << with({{"x-codex-turn-metadata", "2"}, {"session-id", "s2"}, {"x-client-request-id", "r2"}}) << ""_ba << true;
+}
+
+void TestRequestKey::fromRequest_keysQueryEveryValueAndEveryCredential()
+{
+    QFETCH(HeaderList, headersA);
+    QFETCH(QByteArray, queryA);
+    QFETCH(HeaderList, headersB);
+    QFETCH(QByteArray, queryB);
+    QFETCH(bool, same);
+    QCOMPARE(keyOf(headersA, queryA) == keyOf(headersB, queryB), same);
 }
 
 void TestRequestKey::fingerprint_isTwelveHexDigitsWithoutTheCredential_data()
@@ -220,7 +301,7 @@ void TestRequestKey::fingerprint_isTwelveHexDigitsWithoutTheCredential()
 void TestRequestKey::key_doesNotContainTheCredential()
 {
     RequestKeyInput input = baseInput();
-    input.credential = "Bearer sk-secret-0123456789";
+    input.credentials = {{"authorization", "Bearer sk-secret-0123456789"}};
     const QByteArray key = requestKey(input);
     QVERIFY(!key.contains("sk-secret"));
     QVERIFY(!key.toHex().contains("sk-secret"));

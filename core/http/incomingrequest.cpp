@@ -76,3 +76,13 @@ QByteArray IncomingRequest::header(const QByteArray &name) const
     }
     return {};
 }
+
+QList<QByteArray> IncomingRequest::headerValues(const QByteArray &name) const
+{
+    QList<QByteArray> values;
+    for (const auto &[key, value] : headers) {
+        if (key.compare(name, Qt::CaseInsensitive) == 0)
+            values.append(value);
+    }
+    return values;
+}

@@ -20,7 +20,10 @@ struct IncomingRequest
     HeaderList headers;
     QByteArray body;
     QHostAddress peer;
+    // The first value of a header (case-insensitive name); empty if missing.
     QByteArray header(const QByteArray &name) const;
+    // Every value of a header, in the order the client sent them (a name may be repeated).
+    QList<QByteArray> headerValues(const QByteArray &name) const;
 };
 
 // The request's method as its name ("GET", "POST", ...).

@@ -1,5 +1,7 @@
 #include "http/protocol.h"
 
+#include <algorithm>
+
 const QList<QByteArray> &credentialHeaders()
 {
     static const QList<QByteArray> names{"authorization", "x-api-key", "api-key"};
@@ -16,4 +18,20 @@ bool isHopByHopHeader(const QByteArray &lowerName)
     static const QList<QByteArray> names{"connection", "keep-alive", "proxy-connection", "proxy-authenticate",
                                          "proxy-authorization", "te", "trailer", "transfer-encoding", "upgrade"};
     return names.contains(lowerName);
+}
+
+HeaderList combineRepeated(const HeaderList &headers)
+{
+    HeaderList combined;
+    combined.reserve(headers.size());
+    for (const auto &[name, value] : headers) {
+        auto same = std::find_if(combined.begin(), combined.end(), [&name](const auto &header) {
+            return header.first.compare(name, Qt::CaseInsensitive) == 0;
+        });
+        if (same == combined.end())
+            combined.append({name, value});
+        else
+            same->second += (name.compare("cookie", Qt::CaseInsensitive) == 0 ? "; " : ", ") + value;
+    }
+    return combined;
 }

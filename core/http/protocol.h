@@ -1,5 +1,7 @@
 #pragma once
 
+#include "http/apierror.h"
+
 #include <QByteArray>
 #include <QList>
 
@@ -21,3 +23,8 @@ bool isCredentialHeader(const QByteArray &lowerName);
 
 // Connection, Keep-Alive, Transfer-Encoding, Upgrade and the other headers of one hop.
 bool isHopByHopHeader(const QByteArray &lowerName);
+
+// One entry per name (case-insensitive, at its first place, with its first spelling): the values
+// of a repeated name joined in order with ", " (RFC 9110 5.3), Cookie's with "; " (RFC 6265 5.4).
+// For QNetworkRequest, whose setRawHeader keeps only the last value of a name.
+HeaderList combineRepeated(const HeaderList &headers);

@@ -1,5 +1,7 @@
 #include "http/responsewriter.h"
 
+#include <algorithm>
+
 #include "http/requestmeter.h"
 
 ResponseWriter::ResponseWriter(QTcpSocket *socket, bool closeAfter)
@@ -41,15 +43,33 @@ QByteArray reasonPhrase(int status)
     }
 }
 
+namespace {
+
+// One header line, whatever it was given: a CR, LF or NUL inside a value becomes a space (RFC 9110
+// 5.5 allows exactly that), and a name holding one, or empty, is dropped. Whoever built the list
+// (upstream headers, our own), the client's header block cannot be ended early or split.
+void appendHeaderLine(QByteArray &head, const QByteArray &name, const QByteArray &value)
+{
+    const auto isBreak = [](char c) { return c == '\r' || c == '\n' || c == '\0'; };
+    if (name.isEmpty() || std::any_of(name.begin(), name.end(), isBreak))
+        return;
+    QByteArray clean = value;
+    if (std::any_of(value.begin(), value.end(), isBreak))
+        std::replace_if(clean.begin(), clean.end(), isBreak, ' ');
+    head += name + ": " + clean + "\r\n";
+}
+
+} // namespace
+
 QByteArray ResponseWriter::head(int status, const HeaderList &headers, const QByteArray &framing) const
 {
     QByteArray head;
     head.reserve(256);
     head += "HTTP/1.1 " + QByteArray::number(status) + ' ' + reasonPhrase(status) + "\r\n";
     for (const auto &[name, value] : headers)
-        head += name + ": " + value + "\r\n";
+        appendHeaderLine(head, name, value);
     for (const auto &[name, value] : m_extraHeaders)
-        head += name + ": " + value + "\r\n";
+        appendHeaderLine(head, name, value);
     head += framing;
     if (m_closeAfter)
         head += "Connection: close\r\n";

@@ -5,13 +5,32 @@
 #include <QUrl>
 
 #include "http/incomingrequest.h"
+#include "http/protocol.h"
 
 RequestKeyInput RequestKeyInput::from(const QByteArray &route, const QUrl &upstreamBase,
                                       const IncomingRequest &request, const QJsonObject &body)
 {
-    return {route, upstreamBase.toEncoded(), credentialOf(request), request.header("anthropic-version"),
-            request.header("anthropic-beta"), request.header("openai-organization"),
-            request.header("openai-project"), body};
+    RequestKeyInput input{route, request.query, upstreamBase.toEncoded(), {}, {}, body};
+    // Names in a fixed order and each name's values in the client's order: the same headers sent
+    // in another interleaving are the same request; the same values in another order are not.
+    // Every credential counts, not the first found: an SDK may send Authorization (Anthropic's 1.x
+    // sends its key as a Bearer token) beside an x-api-key, and the upstream may honour either.
+    for (const QByteArray &name : credentialHeaders()) {
+        for (const QByteArray &value : request.headerValues(name))
+            input.credentials.append({name, value});
+    }
+    for (const QByteArray &name : keyedHeaders()) {
+        for (const QByteArray &value : request.headerValues(name))
+            input.apiHeaders.append({name, value});
+    }
+    return input;
+}
+
+const QList<QByteArray> &RequestKeyInput::keyedHeaders()
+{
+    static const QList<QByteArray> names{"anthropic-version", "anthropic-beta", "openai-beta",
+                                         "openai-organization", "openai-project"};
+    return names;
 }
 
 QByteArray canonicalJson(const QJsonObject &body)
@@ -28,13 +47,18 @@ QByteArray requestKey(const RequestKeyInput &input)
         hash.addData(length);
         hash.addData(value);
     };
+    auto headers = [&field](const HeaderList &list, bool hashValues) {
+        field(QByteArray::number(list.size()));
+        for (const auto &[name, value] : list) {
+            field(name);
+            field(hashValues ? QCryptographicHash::hash(value, QCryptographicHash::Sha256) : value);
+        }
+    };
     field(input.route);
+    field(input.query);
     field(input.upstream);
-    field(QCryptographicHash::hash(input.credential, QCryptographicHash::Sha256));
-    field(input.anthropicVersion);
-    field(input.anthropicBeta);
-    field(input.openaiOrganization);
-    field(input.openaiProject);
+    headers(input.credentials, true);
+    headers(input.apiHeaders, false);
     field(canonicalJson(input.body));
     return hash.result();
 }

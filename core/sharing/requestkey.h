@@ -1,31 +1,37 @@
 #pragma once
 
+#include "http/apierror.h"
+
 #include <QByteArray>
 #include <QJsonObject>
+#include <QList>
 
 class QUrl;
 struct IncomingRequest;
 
 // The de-dup key of a request: SHA-256 over a canonical form of everything that can change the
 // answer. Two requests share a key only if they would get the same answer from the same account:
-// same route and upstream, same credential (hashed), same API version/beta/organisation/project
-// headers, and the same JSON body once object keys are sorted and whitespace removed. Per-attempt
-// headers (X-Stainless-*, retry counts, timeouts) never enter it, and the raw credential is never
-// kept. Which parts of a request those are is decided here, in `from`, and nowhere else.
+// same route, query string and upstream, the same credentials (every credential header present,
+// each value hashed), the same API version/beta/organisation/project headers (every value of a
+// repeated one, in order, as the upstream gets them all), and the same JSON body once object keys
+// are sorted and whitespace removed. Per-attempt headers (X-Stainless-*, retry counts, timeouts,
+// Codex's turn metadata) never enter it, and the raw credential is never kept in the key. Which
+// parts of a request those are is decided here, in `from`, and nowhere else.
+
 struct RequestKeyInput
 {
     // The inputs of `request` on `route`, bound for the upstream at `upstreamBase`; `body` is the
     // request's body, already parsed.
     static RequestKeyInput from(const QByteArray &route, const QUrl &upstreamBase, const IncomingRequest &request,
                                 const QJsonObject &body);
+    // The request headers that change the answer besides the credentials, in the order they are keyed.
+    static const QList<QByteArray> &keyedHeaders();
 
     QByteArray route;
+    QByteArray query;             // the query string as forwarded (?key=, api-version=, beta=true)
     QByteArray upstream;          // the upstream's base URL
-    QByteArray credential;        // Authorization / x-api-key / api-key value, raw (hashed here)
-    QByteArray anthropicVersion;
-    QByteArray anthropicBeta;
-    QByteArray openaiOrganization;
-    QByteArray openaiProject;
+    HeaderList credentials;       // lower-case name and raw value of each present (hashed here)
+    HeaderList apiHeaders;        // lower-case name and value of each keyedHeaders() value present
     QJsonObject body;
 };
 

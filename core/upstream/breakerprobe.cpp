@@ -17,6 +17,10 @@ BreakerProbe::BreakerProbe(CircuitBreaker *breaker, const QUrl &modelsUrl, std::
       m_timeout(timeout),
       m_network(new QNetworkAccessManager(this))
 {
+    // Never follow a redirect: the probe carries the user's credential, and a 3xx pointing at
+    // another host would hand it over there (Qt follows same-scheme redirects by default). A 3xx is
+    // an answer like any other; the pool's managers are set the same way.
+    m_network->setRedirectPolicy(QNetworkRequest::ManualRedirectPolicy);
     m_timer.setInterval(interval);
     connect(&m_timer, &QTimer::timeout, this, &BreakerProbe::probe);
     connect(breaker, &CircuitBreaker::stateChanged, this, &BreakerProbe::onBreakerChanged);
@@ -50,7 +54,7 @@ void BreakerProbe::probe()
     if (m_pending || m_breaker->state() != BreakerState::Open)
         return;
     QNetworkRequest request(m_modelsUrl);
-    for (const auto &[name, value] : m_credentials)
+    for (const auto &[name, value] : combineRepeated(m_credentials))
         request.setRawHeader(name, value);
     request.setTransferTimeout(int(m_timeout.count()));
     ++m_probesSent;

@@ -1,7 +1,10 @@
 #include "upstream/upstreampool.h"
 
+#include <cstring>
+
 #include <QElapsedTimer>
 #include <QEventLoop>
+#include <QIODevice>
 #include <QLoggingCategory>
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
@@ -36,6 +39,64 @@ bool isHopHeader(const QByteArray &lowerName)
     return isHopByHopHeader(lowerName) || lowerName == "content-length" || lowerName == "content-encoding";
 }
 
+// Qt hands over a repeated response header as one value: Set-Cookie's lines joined with "\n", any
+// other's with ", " (QNetworkReplyHttpImplPrivate::replyDownloadMetaData,
+// https://code.qt.io/cgit/qt/qtbase.git/tree/src/network/access/qnetworkreplyhttpimpl.cpp?h=v6.4.2).
+// ", " is how HTTP itself may combine a list header (RFC 9110 5.3), so those stay as they are. A
+// "\n" inside a header ends the client's header block (curl) or fails the whole response (Node's
+// HPE_INVALID_HEADER_TOKEN), and cookies cannot be combined at all (RFC 6265 3): each goes out as
+// its own Set-Cookie line again, in the upstream's order.
+HeaderList answerHeaders(const QList<QNetworkReply::RawHeaderPair> &pairs)
+{
+    HeaderList headers;
+    for (const auto &[name, value] : pairs) {
+        if (isHopHeader(name.toLower()))
+            continue;
+        if (name.compare("set-cookie", Qt::CaseInsensitive) == 0) {
+            for (const QByteArray &cookie : value.split('\n'))
+                headers.append({name, cookie});
+        } else {
+            headers.append({name, value});
+        }
+    }
+    return headers;
+}
+
+// The request body as Qt's HTTP stack reads it: it can be rewound only until its first byte has
+// been read. Qt 6.4 sends a request again, on a new connection, when the connection closes after
+// the request went out and before any answer (QHttpNetworkConnectionChannel's reconnectAttempts;
+// the resend starts with resetUploadData(), which asks the body to reset(),
+// https://code.qt.io/cgit/qt/qtbase.git/tree/src/network/access/qhttpnetworkconnectionchannel.cpp?h=v6.4.2).
+// It does so whatever the method, so an upstream that read a POST and reset the connection would get
+// it, and bill it, twice. A body that refuses the rewind makes Qt end the reply with
+// ContentReSendError instead. Not a QBuffer: Qt reads a QBuffer's bytes directly and never asks it.
+class OneShotBody final : public QIODevice
+{
+public:
+    explicit OneShotBody(const QByteArray &bytes) : m_bytes(bytes) { open(ReadOnly | Unbuffered); }
+
+    bool isSequential() const override { return false; }
+    qint64 size() const override { return m_bytes.size(); }
+    bool reset() override { return !m_read && QIODevice::reset(); }
+    bool seek(qint64 pos) override { return !m_read && QIODevice::seek(pos); }
+
+protected:
+    qint64 readData(char *data, qint64 maxSize) override
+    {
+        const qint64 count = qMin(maxSize, m_bytes.size() - pos());
+        if (count <= 0)
+            return 0;
+        std::memcpy(data, m_bytes.constData() + pos(), size_t(count));
+        m_read = true;
+        return count;
+    }
+    qint64 writeData(const char *, qint64) override { return -1; }
+
+private:
+    const QByteArray m_bytes;
+    bool m_read = false;
+};
+
 UpstreamFailure transportFailure(QNetworkReply::NetworkError error)
 {
     // Codes 1-199 are connection and proxy errors; 200 and up describe HTTP answers that did arrive.
@@ -47,9 +108,10 @@ UpstreamFailure transportFailure(QNetworkReply::NetworkError error)
 class Exchange final : public QRunnable
 {
 public:
-    Exchange(UpstreamRequest request, UpstreamCall *call,
-             std::shared_ptr<UpstreamPool::Counters> counters)
-        : m_request(std::move(request)), m_call(call), m_counters(std::move(counters))
+    Exchange(UpstreamRequest request, UpstreamCall *call, std::shared_ptr<UpstreamPool::Counters> counters,
+             std::chrono::milliseconds refusedRetryDelay)
+        : m_request(std::move(request)), m_call(call), m_counters(std::move(counters)),
+          m_refusedRetryDelay(refusedRetryDelay)
     {
         m_queued.start();
     }
@@ -74,15 +136,53 @@ private:
         QMetaObject::invokeMethod(m_call, std::forward<F>(f), Qt::QueuedConnection);
     }
 
+    // A refused connection has sent nothing, so it is tried once more, shortly: a provider's
+    // listener that blinked (a restart, a load balancer swapping) costs the caller no error. Any
+    // other failure, a reset after the request went out above all, is not retried.
     UpstreamResult exchange()
     {
         const qint64 waited = m_queued.elapsed();
         post([call = m_call, waited] { Q_EMIT call->started(waited); });
+        bool refused = false;
+        UpstreamResult result = attempt(refused);
+        if (refused && !m_counters->stopping) {
+            qCInfo(lcUpstream) << m_request.url.host() << "refused the connection; trying once more in"
+                               << m_refusedRetryDelay.count() << "ms";
+            m_counters->refusedRetries.fetch_add(1);
+            pause(m_refusedRetryDelay);
+            if (!m_counters->stopping)
+                result = attempt(refused);
+            else
+                result = {UpstreamFailure::Shutdown, {}, 0};
+        }
+        return result;
+    }
 
+    // Waits on this pool thread, cut short when the pool stops.
+    void pause(std::chrono::milliseconds delay)
+    {
+        QEventLoop loop;
+        QTimer::singleShot(delay, &loop, &QEventLoop::quit);
+        QTimer stopPoll;
+        QObject::connect(&stopPoll, &QTimer::timeout, &loop, [&] {
+            if (m_counters->stopping)
+                loop.quit();
+        });
+        stopPoll.start(50);
+        loop.exec();
+    }
+
+    // One request on the wire. `refused` tells whether the connection was refused before anything
+    // was sent (and so nothing of the answer came).
+    UpstreamResult attempt(bool &refused)
+    {
         QNetworkRequest request(m_request.url);
-        for (const auto &[name, value] : m_request.headers)
+        // QNetworkRequest keeps one value per name (setRawHeader replaces), so a repeated request
+        // header goes upstream as one combined line rather than as its last value only.
+        for (const auto &[name, value] : combineRepeated(m_request.headers))
             request.setRawHeader(name, value);
-        QNetworkReply *reply = threadManager()->sendCustomRequest(request, m_request.method, m_request.body);
+        OneShotBody body(m_request.body);   // outlives the reply, deleted below
+        QNetworkReply *reply = threadManager()->sendCustomRequest(request, m_request.method, &body);
 
         QEventLoop loop;
         QTimer gapTimer;      // first byte, then every gap between pieces
@@ -96,11 +196,7 @@ private:
             if (headersSent || !status.isValid())
                 return;
             headersSent = true;
-            HeaderList headers;
-            for (const auto &[name, value] : reply->rawHeaderPairs()) {
-                if (!isHopHeader(name.toLower()))
-                    headers.append({name, value});
-            }
+            const HeaderList headers = answerHeaders(reply->rawHeaderPairs());
             post([call = m_call, code = status.toInt(), headers] { Q_EMIT call->headersReceived(code, headers); });
         };
         QObject::connect(reply, &QNetworkReply::metaDataChanged, &loop, [&] {
@@ -147,8 +243,11 @@ private:
             result.failure = UpstreamFailure::Cancelled;
         } else if (transportFailure(error) != UpstreamFailure::None || (result.status == 0 && error != QNetworkReply::NoError)) {
             result.failure = headersSent ? UpstreamFailure::Cut : UpstreamFailure::Unreachable;
-            result.detail = reply->errorString();
+            result.detail = error == QNetworkReply::ContentReSendError
+                ? QStringLiteral("the upstream closed the connection after receiving the request (not sent again)")
+                : reply->errorString();
         }
+        refused = error == QNetworkReply::ConnectionRefusedError && !headersSent && !timedOut;
         qCDebug(lcUpstream) << m_request.method << m_request.url.path() << "->" << result.status
                             << int(result.failure) << result.detail;
         delete reply;
@@ -158,6 +257,7 @@ private:
     UpstreamRequest m_request;
     UpstreamCall *m_call;
     std::shared_ptr<UpstreamPool::Counters> m_counters;
+    std::chrono::milliseconds m_refusedRetryDelay;
     QElapsedTimer m_queued;
 };
 
@@ -184,6 +284,6 @@ UpstreamCall *UpstreamPool::submit(const UpstreamRequest &request, QObject *owne
         return nullptr;
     auto *call = new UpstreamCall(owner);
     m_counters->queued.fetch_add(1);
-    m_pool.start(new Exchange(request, call, m_counters));
+    m_pool.start(new Exchange(request, call, m_counters, m_refusedRetryDelay));
     return call;
 }

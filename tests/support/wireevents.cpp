@@ -66,6 +66,16 @@ QByteArray rawHead(quint16 port, const QByteArray &request)
     return received.left(received.indexOf("\r\n\r\n") + 4);
 }
 
+QList<QByteArray> headerValues(const HeaderList &headers, const QByteArray &name)
+{
+    QList<QByteArray> values;
+    for (const auto &[key, value] : headers) {
+        if (key.compare(name, Qt::CaseInsensitive) == 0)
+            values.append(value);
+    }
+    return values;
+}
+
 QString errorTypeOf(const QByteArray &body, ApiStyle style)
 {
     const QJsonObject object = QJsonDocument::fromJson(body).object();

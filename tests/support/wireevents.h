@@ -38,6 +38,9 @@ QByteArray rawRequest(const QByteArray &method, const QByteArray &path, const QB
 // another (as the mock and the proxy do in the tests).
 QByteArray rawHead(quint16 port, const QByteArray &request);
 
+// Every value of a header in a list (case-insensitive name), in the order they came.
+QList<QByteArray> headerValues(const HeaderList &headers, const QByteArray &name);
+
 // The error type of an error body in the API's own shape: Anthropic's `error.type` when the body
 // is {"type":"error","error":{...}}, OpenAI's `error.type` when its error has all four keys
 // (message, type, param, code); empty otherwise.

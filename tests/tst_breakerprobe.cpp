@@ -1,0 +1,51 @@
+// The breaker's health probe: it asks only while the breaker is open, an answer moves the breaker
+// to half-open, and a redirect is an answer, never followed (the probe carries the credential).
+
+#include "upstream/breakerprobe.h"
+
+#include <QTest>
+
+#include "cannedserver.h"
+#include "fakeclock.h"
+#include "upstream/circuitbreaker.h"
+
+using namespace Qt::StringLiterals;
+using namespace std::chrono_literals;
+
+namespace {
+constexpr int kWait = 10000;
+}
+
+class tst_BreakerProbe final : public QObject
+{
+    Q_OBJECT
+private slots:
+    void redirect_isNotFollowed();
+};
+
+void tst_BreakerProbe::redirect_isNotFollowed()
+{
+    // The provider's address answers 302 to another host (here another loopback port). Following
+    // it would hand the user's key to that host.
+    CannedServer elsewhere(CannedServer::answer(200, {}, R"({"object":"list","data":[]})"));
+    QVERIFY(elsewhere.listenOn());
+    CannedServer provider(CannedServer::answer(
+        302, "Location: http://127.0.0.1:" + QByteArray::number(elsewhere.serverPort()) + "/v1/models\r\n"));
+    QVERIFY(provider.listenOn());
+
+    FakeClock clock;
+    CircuitBreaker breaker(u"openai"_s, clock, 1, 60s);
+    BreakerProbe probe(&breaker, QUrl(u"http://127.0.0.1:%1/v1/models"_s.arg(provider.serverPort())), 20ms, 2s);
+    probe.rememberCredentials({{"Authorization", "Bearer sk-secret"}, {"Content-Type", "application/json"}});
+    breaker.recordFailure(u"test"_s, false);
+    QCOMPARE(breaker.state(), BreakerState::Open);
+
+    // A 302 is not a server error: the provider is up, so the breaker goes half-open.
+    QTRY_COMPARE_WITH_TIMEOUT(breaker.state(), BreakerState::HalfOpen, kWait);
+    QCOMPARE(provider.requests(), 1);
+    QCOMPARE(probe.probesSent(), 1);
+    QCOMPARE(elsewhere.connections(), 0);
+}
+
+QTEST_GUILESS_MAIN(tst_BreakerProbe)
+#include "tst_breakerprobe.moc"
