@@ -181,6 +181,11 @@ private:
         // header goes upstream as one combined line rather than as its last value only.
         for (const auto &[name, value] : combineRepeated(m_request.headers))
             request.setRawHeader(name, value);
+        // The one-shot body also stops Qt's resend on a kept-alive connection the server had already
+        // closed, which is safe. So a connection is reused only within 4 s of its last answer:
+        // below the shortest common keep-alive (uvicorn, as in vLLM, and Node: 5 s), so a stale
+        // one is rare, while back-to-back calls still skip the TCP and TLS handshakes.
+        request.setAttribute(QNetworkRequest::ConnectionCacheExpiryTimeoutSecondsAttribute, 4);
         OneShotBody body(m_request.body);   // outlives the reply, deleted below
         QNetworkReply *reply = threadManager()->sendCustomRequest(request, m_request.method, &body);
 
