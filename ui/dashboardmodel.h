@@ -73,6 +73,9 @@ public:
     // Starts the request figures afresh (the "Clear" button): totals, buckets and records go. The
     // breakers' history stays: it is state, not a count, and a timeline with a hole would mislead.
     void clear();
+    // Forgets the breakers' transitions too (the toolbar's Clear starts every view afresh): each
+    // timeline restarts at `nowMs` in the breaker's current state.
+    void clearBreakerHistory(qint64 nowMs);
 
     const Totals &totals() const { return m_totals; }
     const ProxySnapshot &snapshot() const { return m_snapshot; }
