@@ -291,8 +291,10 @@ void DashboardWindow::arrangeLive(bool compact)
         m_liveGrid->addWidget(m_breakersFrame, 1, 0, 1, 2);
         m_liveGrid->addWidget(m_staircaseFrame, 0, 2, 2, 1);
         m_liveGrid->setRowStretch(0, 1);
-        for (int column = 0; column < 3; ++column)
-            m_liveGrid->setColumnStretch(column, 1);
+        // The time charts need the width for their clock labels; the staircase reads narrower.
+        m_liveGrid->setColumnStretch(0, 3);
+        m_liveGrid->setColumnStretch(1, 3);
+        m_liveGrid->setColumnStretch(2, 2);
         return;
     }
     m_liveGrid->addWidget(m_outcomesFrame, 0, 0);
