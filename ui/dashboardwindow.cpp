@@ -4,6 +4,8 @@
 #include <initializer_list>
 
 #include <QAction>
+#include <QChartView>
+#include <QDateTimeAxis>
 #include <QApplication>
 #include <QCloseEvent>
 #include <QComboBox>
@@ -52,6 +54,7 @@ QGroupBox *framed(const QString &title, QWidget *content, QWidget *control = nul
     layout->setSpacing(2);
     auto *header = new QHBoxLayout;
     auto *label = new QLabel(title);
+    label->setObjectName(u"title"_s);
     QFont bold = label->font();
     bold.setBold(true);
     label->setFont(bold);
@@ -113,8 +116,11 @@ DashboardWindow::DashboardWindow(DashboardModel *model, QWidget *parent)
     auto *live = new QWidget;
     m_liveGrid = new QGridLayout(live);
     m_liveGrid->setContentsMargins(4, 4, 4, 4);
-    for (QWidget *chart : std::initializer_list<QWidget *>{m_outcomes, m_scatter, m_staircase})
+    for (QWidget *chart : std::initializer_list<QWidget *>{m_outcomes, m_scatter}) {
         chart->setMinimumSize(kChartMinimumWidth, kChartMinimumHeight);
+        chart->installEventFilter(this);   // resized: as many time labels as fit (eventFilter)
+    }
+    m_staircase->setMinimumHeight(kChartMinimumHeight);
     m_outcomesFrame = framed(u"Outcomes over time (requests per second, stacked)"_s, m_outcomes);
     m_breakersFrame = framed(u"Breaker timeline"_s, m_breakers);
     m_scatterFrame = framed(u"Latency vs arrival time"_s, m_scatter);
@@ -275,10 +281,17 @@ void DashboardWindow::arrangeLive(bool compact)
 {
     if (m_liveArranged && compact == m_compact)
         return;
+    const bool wasCompact = m_liveArranged && m_compact;
     m_liveArranged = true;
     m_compact = compact;
-    for (QWidget *frame : {m_outcomesFrame, m_breakersFrame, m_scatterFrame, m_staircaseFrame})
+    for (QWidget *frame : {m_outcomesFrame, m_breakersFrame, m_scatterFrame, m_staircaseFrame}) {
         m_liveGrid->removeWidget(frame);
+        // Side by side the columns share the width by their stretch, not by the staircase's
+        // wide size hint (its minimum still holds).
+        QSizePolicy policy = frame->sizePolicy();
+        policy.setHorizontalPolicy(compact ? QSizePolicy::Ignored : QSizePolicy::Preferred);
+        frame->setSizePolicy(policy);
+    }
     for (int i = 0; i < 3; ++i) {
         m_liveGrid->setRowStretch(i, 0);
         m_liveGrid->setColumnStretch(i, 0);
@@ -291,20 +304,55 @@ void DashboardWindow::arrangeLive(bool compact)
         m_liveGrid->addWidget(m_breakersFrame, 1, 0, 1, 2);
         m_liveGrid->addWidget(m_staircaseFrame, 0, 2, 2, 1);
         m_liveGrid->setRowStretch(0, 1);
-        // The time charts need the width for their clock labels; the staircase reads narrower.
-        m_liveGrid->setColumnStretch(0, 3);
-        m_liveGrid->setColumnStretch(1, 3);
-        m_liveGrid->setColumnStretch(2, 2);
-        return;
+        // Widths after what the legends need (the scatter's has 7 entries); the time charts drop
+        // clock labels to fit (eventFilter), the titles are shorter and the legends a little smaller.
+        m_liveGrid->setColumnStretch(0, 9);
+        m_liveGrid->setColumnStretch(1, 11);
+        m_liveGrid->setColumnStretch(2, 11);
+    } else {
+        m_liveGrid->addWidget(m_outcomesFrame, 0, 0);
+        m_liveGrid->addWidget(m_breakersFrame, 1, 0);
+        m_liveGrid->addWidget(m_scatterFrame, 2, 0);
+        m_liveGrid->addWidget(m_staircaseFrame, 0, 1, 3, 1);
+        m_liveGrid->setRowStretch(0, 5);
+        m_liveGrid->setRowStretch(2, 4);
+        m_liveGrid->setColumnStretch(0, 1);
+        m_liveGrid->setColumnStretch(1, 1);
     }
-    m_liveGrid->addWidget(m_outcomesFrame, 0, 0);
-    m_liveGrid->addWidget(m_breakersFrame, 1, 0);
-    m_liveGrid->addWidget(m_scatterFrame, 2, 0);
-    m_liveGrid->addWidget(m_staircaseFrame, 0, 1, 3, 1);
-    m_liveGrid->setRowStretch(0, 5);
-    m_liveGrid->setRowStretch(2, 4);
-    m_liveGrid->setColumnStretch(0, 1);
-    m_liveGrid->setColumnStretch(1, 1);
+    const QList<std::pair<QWidget *, std::pair<QString, QString>>> titles{
+        {m_outcomesFrame, {u"Outcomes over time (requests per second, stacked)"_s, u"Outcomes (requests/s, stacked)"_s}},
+        {m_scatterFrame, {u"Latency vs arrival time"_s, u"Latency vs arrival"_s}},
+        {m_staircaseFrame, {u"Latency staircase: arrival to last byte, by arrival"_s, u"Latency staircase"_s}},
+    };
+    for (const auto &[frame, names] : titles) {
+        auto *title = frame->findChild<QLabel *>(u"title"_s);
+        title->setText(compact ? names.second : names.first);
+        title->setToolTip(names.first);
+    }
+    if (compact != wasCompact) {
+        for (QChartView *view : std::initializer_list<QChartView *>{m_outcomes, m_scatter}) {
+            QFont legend = view->chart()->legend()->font();
+            legend.setPointSizeF(legend.pointSizeF() * (compact ? 0.85 : 1 / 0.85));
+            view->chart()->legend()->setFont(legend);
+        }
+    }
+}
+
+bool DashboardWindow::eventFilter(QObject *watched, QEvent *event)
+{
+    // A time axis prints a clock time per tick: only as many ticks as their labels fit side by side,
+    // rather than labels cut to "11:4...".
+    if (event->type() == QEvent::Resize) {
+        if (auto *view = qobject_cast<QChartView *>(watched)) {
+            const int labelWidth = view->fontMetrics().horizontalAdvance(u"00:00:00"_s) * 5 / 4;
+            const int ticks = std::clamp(view->width() * 4 / 5 / std::max(labelWidth, 1), 3, 7);
+            for (QAbstractAxis *axis : view->chart()->axes(Qt::Horizontal)) {
+                if (auto *time = qobject_cast<QDateTimeAxis *>(axis); time && time->tickCount() != ticks)
+                    time->setTickCount(ticks);
+            }
+        }
+    }
+    return QMainWindow::eventFilter(watched, event);
 }
 
 void DashboardWindow::fitFiguresStrip()

@@ -93,6 +93,7 @@ protected:
     // Without a tray, closing the last window ends the proxy that apps may be pointed at: ask first.
     void closeEvent(QCloseEvent *event) override;
     void resizeEvent(QResizeEvent *event) override;
+    bool eventFilter(QObject *watched, QEvent *event) override;
 
 private:
     void onTick();
