@@ -69,9 +69,12 @@ ProxySnapshot ProxyServer::snapshot()
     ProxySnapshot snapshot;
     snapshot.atMs = m_clock.wallMs();
     for (const Upstream *upstream : {&m_openai, &m_anthropic}) {
-        snapshot.upstreams.append({upstream->name, upstream->breaker->state(),
-                                   upstream->pool->running(), upstream->pool->queued(),
-                                   upstream->pool->concurrency()});
+        const CircuitBreaker *breaker = upstream->breaker;
+        snapshot.upstreams.append({upstream->name, breaker->state(), upstream->pool->running(),
+                                   upstream->pool->queued(), upstream->pool->concurrency(),
+                                   breaker->consecutiveFailures(), breaker->failureThreshold(),
+                                   breaker->state() == BreakerState::Open ? std::max<qint64>(breaker->cooldownLeftMs(), 0) : 0,
+                                   breaker->lastFailure(), breaker->lastFailureAtMs()});
     }
     snapshot.flightsInProgress = m_flights.size();
     snapshot.cacheEntries = m_cache.count();

@@ -3,6 +3,7 @@
 #include <QByteArray>
 #include <QList>
 #include <QMetaType>
+#include <QString>
 
 #include "upstream/circuitbreaker.h"
 
@@ -17,6 +18,13 @@ struct UpstreamSnapshot
     int running = 0;             // upstream calls in progress
     int queued = 0;              // calls waiting for a pool slot
     int concurrency = 0;
+    // The breaker's health, for the dashboard: failures in a row toward the threshold that opens it,
+    // the cool-down left while open, and the newest failure ("timeout", "503", ...) with its time.
+    int consecutiveFailures = 0;
+    int failureThreshold = 0;
+    qint64 cooldownLeftMs = 0;
+    QString lastFailure = {};
+    qint64 lastFailureAtMs = 0;   // wall clock; 0 = none yet
 };
 
 struct ProxySnapshot

@@ -1,9 +1,10 @@
 // dashboard_screenshots: runs the real dashboard against a real Breakwater and its mock provider,
 // plays the demo's scenarios (herd, outage, a burst at full concurrency and one at a time) and
-// saves the window after each as a PNG. Not a ctest test: run it under xvfb-run to refresh the
-// README's pictures.
+// saves the window after each as a PNG, at the size the window opens with on each screen size
+// given (default 1366x768, a laptop, and 1920x1080): herd-1366x768.png, ... Not a ctest test: run
+// it under xvfb-run (or QT_QPA_PLATFORM=offscreen) to refresh the README's pictures.
 //
-//   xvfb-run -a dashboard_screenshots OUTPUT_DIR [OUTAGE_TIME_SCALE]
+//   xvfb-run -a dashboard_screenshots OUTPUT_DIR [OUTAGE_TIME_SCALE] [WIDTHxHEIGHT ...]
 //
 // The outage is time-scaled (default 0.2: one prompt every 0.4 s for 30 s, 503s from 3 s to
 // 15 s) so a run takes about a minute; the herd and the bursts run at the field test's speed.
@@ -36,14 +37,20 @@ bool runScenario(DemoController &demo, const std::function<bool()> &start)
     return finished.wait(10 * 60 * 1000);
 }
 
-void save(DashboardWindow &window, const QString &path)
+// Saves `name`-WxH.png for each screen size, the window at the size it opens with there.
+void save(DashboardWindow &window, const QString &directory, const QString &name, const QList<QSize> &screens)
 {
     QTest::qWait(1200);   // a redraw tick and the last snapshot
-    window.redraw();
-    if (!window.grab().save(path))
-        std::fprintf(stderr, "cannot write %s\n", qPrintable(path));
-    else
-        std::printf("saved %s\n", qPrintable(path));
+    for (const QSize &screen : screens) {
+        window.resize(DashboardWindow::defaultSize(QRect(QPoint(), screen)));
+        QTest::qWait(50);   // the layout settles
+        window.redraw();
+        const QString path = QDir(directory).filePath(u"%1-%2x%3.png"_s.arg(name).arg(screen.width()).arg(screen.height()));
+        if (!window.grab().save(path))
+            std::fprintf(stderr, "cannot write %s\n", qPrintable(path));
+        else
+            std::printf("saved %s\n", qPrintable(path));
+    }
 }
 
 } // namespace
@@ -53,6 +60,14 @@ int main(int argc, char *argv[])
     QApplication app(argc, argv);
     const QString out = argc > 1 ? QString::fromLocal8Bit(argv[1]) : u"docs/screenshots"_s;
     const double outageScale = argc > 2 ? QString::fromLocal8Bit(argv[2]).toDouble() : 0.2;
+    QList<QSize> screens;
+    for (int i = 3; i < argc; ++i) {
+        const QStringList size = QString::fromLocal8Bit(argv[i]).split(u'x');
+        if (size.size() == 2 && size[0].toInt() > 0 && size[1].toInt() > 0)
+            screens.append(QSize(size[0].toInt(), size[1].toInt()));
+    }
+    if (screens.isEmpty())
+        screens = {QSize(1366, 768), QSize(1920, 1080)};
     QDir().mkpath(out);
 
     // As `breakwater --demo`: the mock answers in 400 ms; the proxy runs with the defaults.
@@ -62,24 +77,27 @@ int main(int argc, char *argv[])
     connectProxyToModel(harness.proxy(), &model);
     DashboardWindow window(&model);
     window.setProxyInfo(harness.proxy()->baseUrl(), true);
+    window.setUpstreamUrl(u"openai"_s, harness.config().openaiUpstream.toString());
+    window.setUpstreamUrl(u"anthropic"_s, harness.config().anthropicUpstream.toString());
     DemoController demo(&model, harness.port(), harness.mock(), harness.config());
     window.setDemoController(&demo);
-    window.resize(1600, 1000);
     window.show();
     window.setWindowMs(60'000);
     QTest::qWait(500);
 
+    // 0. The first start: nothing yet, so the window says how to point an app at it.
+    save(window, out, u"start"_s, screens);
+
     // Each picture starts from a cleared view (the toolbar's Clear), so it shows one scenario.
     const auto clear = [&] {
-        model.clear();
-        window.redraw();
+        window.clearAll();
     };
 
     // 1. A herd of 200 identical requests: one upstream call, 199 riders.
     clear();
     runScenario(demo, [&] { return demo.scenarios()->start(DemoScenarios::Scenario::Herd); });
     window.setStaircaseBars(200);
-    save(window, QDir(out).filePath(u"herd.png"_s));
+    save(window, out, u"herd"_s, screens);
 
     // 2. An outage in steady traffic (time-scaled): the breaker opens after 5 failures, refuses,
     //    and closes once the provider answers again.
@@ -91,7 +109,7 @@ int main(int argc, char *argv[])
     options.timeScale = 1.0;
     demo.scenarios()->setOptions(options);
     window.setStaircaseBars(100);
-    save(window, QDir(out).filePath(u"outage.png"_s));
+    save(window, out, u"outage"_s, screens);
 
     // 3. Twenty different prompts: a wall at the default concurrency, then a staircase one at a time.
     clear();
@@ -99,11 +117,11 @@ int main(int argc, char *argv[])
     QTest::qWait(1000);
     runScenario(demo, [&] { return demo.startBurst(1); });
     window.setStaircaseBars(40);
-    save(window, QDir(out).filePath(u"staircase.png"_s));
+    save(window, out, u"staircase"_s, screens);
 
     // 4. The request table with the slowest stair selected.
     window.tabs()->setCurrentIndex(1);
     window.requests()->selectRow(0);
-    save(window, QDir(out).filePath(u"requests.png"_s));
+    save(window, out, u"requests"_s, screens);
     return 0;
 }

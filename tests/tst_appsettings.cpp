@@ -10,6 +10,7 @@
 #include <QFile>
 #include <QRegularExpression>
 #include <QSettings>
+#include <QSpinBox>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -24,6 +25,7 @@ private Q_SLOTS:
     void settings_invalidValuesGiveClearMessages();
     void settings_commandLineWinsOverSaved();
     void settingsDialog_staysOpenOnInvalidValues();
+    void settingsDialog_savesOnlyWhatTheUserChanged();
     void precedence_eachLayerOverridesTheOneBelow_data();
     void precedence_eachLayerOverridesTheOneBelow();
     void loginAutostart_writesAndRemovesTheEntry();
@@ -149,6 +151,47 @@ void TestAppSettings::settingsDialog_staysOpenOnInvalidValues()
     dialog.setValues(values);
     dialog.accept();
     QCOMPARE(dialog.result(), int(QDialog::Accepted));
+}
+
+// Saving once in --demo with a --listen on the command line must not write the mock's temporary
+// URLs or the command line's address: the next normal start would call a mock that is gone.
+void TestAppSettings::settingsDialog_savesOnlyWhatTheUserChanged()
+{
+    QTemporaryDir dir;
+    QSettings settings(dir.filePath(u"s.ini"_s), QSettings::IniFormat);
+    ProxyConfig demoRun;   // as main() builds it for `breakwater --demo --listen 127.0.0.1:0`
+    demoRun.listenPort = 0;
+    demoRun.openaiUpstream = QUrl(u"http://127.0.0.1:34029/v1"_s);
+    demoRun.anthropicUpstream = QUrl(u"http://127.0.0.1:34029"_s);
+    const QStringList overridden{u"--listen"_s};
+
+    SettingsDialog dialog(SettingsDialog::initialValues(demoRun, settings, true), overridden, true);
+    QCOMPARE(dialog.values().openaiUpstream, AppSettings::defaults().openaiUpstream);   // not the mock's
+    auto *concurrency = dialog.findChild<QSpinBox *>(u"concurrency"_s);
+    QVERIFY(concurrency);
+    const int chosen = concurrency->value() + 4;
+    concurrency->setValue(chosen);
+    QCOMPARE(dialog.changedOptions(), QStringList{u"--concurrency"_s});
+    dialog.open();
+    dialog.accept();
+    QCOMPARE(dialog.result(), int(QDialog::Accepted));
+    dialog.saveChanges(settings);
+    QCOMPARE(settings.allKeys(), QStringList{u"proxy/concurrency"_s});
+    QCOMPARE(settings.value(u"proxy/concurrency"_s).toInt(), chosen);
+
+    // Opened again and accepted unchanged, it writes nothing more.
+    SettingsDialog again(SettingsDialog::initialValues(demoRun, settings, true), overridden, true);
+    QCOMPARE(again.values().concurrency, chosen);
+    QVERIFY(again.changedOptions().isEmpty());
+    again.saveChanges(settings);
+    QCOMPARE(settings.allKeys(), QStringList{u"proxy/concurrency"_s});
+
+    // The next start without --demo and --listen uses the real upstreams and the default address.
+    const ProxyConfig next = withSavedSettings(ProxyConfig{}, {}, settings);
+    QCOMPARE(next.openaiUpstream, ProxyConfig{}.openaiUpstream);
+    QCOMPARE(next.anthropicUpstream, ProxyConfig{}.anthropicUpstream);
+    QCOMPARE(next.listenPort, ProxyConfig{}.listenPort);
+    QCOMPARE(next.concurrency, chosen);
 }
 
 // The whole order, table-driven: command line over configuration file over saved settings over

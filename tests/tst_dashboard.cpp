@@ -1,6 +1,9 @@
 // The dashboard: a recorded sequence of records, breaker transitions and snapshots is fed into the
 // model and the window, and the figures, bands, transitions, staircase bars, table rows and the
-// charts' pixels are checked. Also the redraw throttle, the live wiring and the tray's gating.
+// charts' pixels are checked. Also the redraw throttle, the live wiring and the tray's gating, the
+// window on a 1366x768 screen, the proxy strip and first-start guidance, the money and axis
+// formats, the typed CSV, stamped chart exports, Clear, Quit, and an idle window repainting nothing.
+// The offscreen platform's screen is set to 1366x768 here (main), the laptop the window must fit.
 
 #include "breakertimeline.h"
 #include "dashboardmodel.h"
@@ -8,18 +11,33 @@
 #include "dashboardwindow.h"
 #include "desktopapp.h"
 #include "figurespanel.h"
+#include "gettingstarted.h"
 #include "latencyscatter.h"
 #include "latencystaircase.h"
 #include "outcomechart.h"
 #include "proxyharness.h"
+#include "proxypanel.h"
 #include "requestpanel.h"
+#include "requesttablemodel.h"
 #include "traycontroller.h"
 
+#include <QAbstractScrollArea>
 #include <QApplication>
+#include <QClipboard>
+#include <QComboBox>
+#include <QDir>
+#include <QLabel>
 #include <QMenu>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QScreen>
+#include <QSettings>
+#include <QStatusBar>
 #include <QSystemTrayIcon>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTimer>
+#include <QValueAxis>
 
 using namespace Qt::StringLiterals;
 
@@ -138,6 +156,54 @@ bool singleColour(const QImage &image)
     return true;
 }
 
+// Counts the paint events of the widgets it watches.
+class PaintCounter final : public QObject
+{
+public:
+    explicit PaintCounter(QList<QWidget *> widgets)
+    {
+        for (QWidget *widget : widgets)
+            widget->installEventFilter(this);
+    }
+    int paints = 0;
+
+protected:
+    bool eventFilter(QObject *watched, QEvent *event) override
+    {
+        if (event->type() == QEvent::Paint)
+            ++paints;
+        return QObject::eventFilter(watched, event);
+    }
+};
+
+// Whole inside its window: shown, not clipped by a scroll area or the window's edge.
+bool wholeInWindow(const QWidget *widget)
+{
+    if (!widget || !widget->isVisible())
+        return false;
+    if (const auto *view = qobject_cast<const QAbstractScrollArea *>(widget))
+        widget = view->viewport();   // a chart view is covered by its viewport, which paints
+    const QRect inWindow(widget->mapTo(widget->window(), QPoint(0, 0)), widget->size());
+    return widget->window()->rect().contains(inWindow) && widget->visibleRegion().boundingRect() == widget->rect();
+}
+
+// Answers the next message box with the button whose text is `answer`, once it is up.
+void answerMessageBox(const QString &answer)
+{
+    auto *poll = new QTimer;
+    QObject::connect(poll, &QTimer::timeout, poll, [poll, answer] {
+        auto *box = qobject_cast<QMessageBox *>(QApplication::activeModalWidget());
+        if (!box)
+            return;
+        for (QAbstractButton *button : box->buttons()) {
+            if (button->text() == answer)
+                button->click();
+        }
+        poll->deleteLater();
+    });
+    poll->start(10);
+}
+
 } // namespace
 
 class TestDashboard final : public QObject
@@ -156,6 +222,17 @@ private Q_SLOTS:
     void window_redrawsAtMostTenTimesASecond();
     void window_followsALiveProxyQueued();
     void tray_gatedOnAvailability();
+    void window_fitsALaptopScreen();
+    void window_remembersItsGeometry();
+    void proxyPanel_showsListenUrlAndUpstreamHealth();
+    void gettingStarted_namesTheActualPort();
+    void formats_oneMoneyRuleAndExactAxisLabels();
+    void table_csvIsTyped();
+    void exportCharts_neverOverwrites();
+    void clear_resetsTheBreakerTimelineAndStatusBar();
+    void quit_ctrlQInWindowAndTray();
+    void close_withoutTray_asksFirst();
+    void window_idleRepaintsNothing();
 };
 
 void TestDashboard::model_countsFiguresFromRecords()
@@ -278,7 +355,18 @@ void TestDashboard::window_chartsArePaintedNotBlank()
 
     QTemporaryDir out;
     QString error;
-    QVERIFY2(window.exportCharts(out.path(), &error), qPrintable(error));
+    QStringList written;
+    QVERIFY2(window.exportCharts(out.path(), &error, &written), qPrintable(error));
+    QCOMPARE(written.size(), 5);
+    // outcomes-20270115-080030.png and so on: the file of each chart by its name's start.
+    const auto exported = [&](const QString &file) {
+        const QString prefix = file.chopped(4) + u'-';
+        for (const QString &path : std::as_const(written)) {
+            if (QFileInfo(path).fileName().startsWith(prefix))
+                return path;
+        }
+        return QString();
+    };
     const auto miss = dashboardstyle::outcomeColor(DashboardModel::Category::Miss);
     const auto refused = dashboardstyle::outcomeColor(DashboardModel::Category::Refused);
     struct Expectation { QString file; QList<QColor> colours; };
@@ -292,7 +380,7 @@ void TestDashboard::window_chartsArePaintedNotBlank()
         {u"dashboard.png"_s, {miss}},
     };
     for (const Expectation &expectation : expectations) {
-        const QImage image(out.filePath(expectation.file));
+        const QImage image(exported(expectation.file));
         QVERIFY2(!image.isNull(), qPrintable(expectation.file));
         QVERIFY2(image.width() > 100 && image.height() > 50, qPrintable(expectation.file));
         QVERIFY2(!singleColour(image), qPrintable(expectation.file));
@@ -416,7 +504,8 @@ void TestDashboard::window_clearStartsAfresh()
     QCOMPARE(window.requests()->totalRowCount(), 1);
     QCOMPARE(window.staircase()->barCount(), 1);
     QCOMPARE(window.outcomeChart()->peakRate(), 0.5);   // one hit in a 2 s bucket (5-minute window)
-    // The breakers' history is state, not a count: it stays.
+    // The breakers' history is state, not a count: the model's clear() keeps it (the toolbar's
+    // Clear forgets it too: clear_resetsTheBreakerTimelineAndStatusBar).
     QCOMPARE(window.breakerTimeline()->transitionCount(), 3);
 }
 
@@ -502,5 +591,369 @@ void TestDashboard::tray_gatedOnAvailability()
     QApplication::setQuitOnLastWindowClosed(true);
 }
 
-QTEST_MAIN(TestDashboard)
+void TestDashboard::window_fitsALaptopScreen()
+{
+    QScreen *screen = QGuiApplication::primaryScreen();
+    QCOMPARE(screen->availableGeometry().size(), QSize(1366, 768));   // main() set it up
+    DashboardModel model;
+    DashboardWindow window(&model);
+    window.setProxyInfo(u"http://127.0.0.1:8080/v1"_s, true);
+    window.setClock([] { return T + 30000; });
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    feed(model, recording());
+    window.redraw();
+    QApplication::processEvents();   // the layout settles
+
+    QVERIFY2(screen->availableGeometry().contains(window.frameGeometry()),
+             qPrintable(u"frame %1x%2"_s.arg(window.frameGeometry().width()).arg(window.frameGeometry().height())));
+    const QSize minimum = window.minimumSizeHint().expandedTo(window.minimumSize());
+    QVERIFY2(minimum.width() <= 1000 && minimum.height() <= 600,
+             qPrintable(u"minimum %1x%2"_s.arg(minimum.width()).arg(minimum.height())));
+
+    // Each thing a user looks for is whole on screen: both breaker tiles, the staircase's range,
+    // the status bar's info and the listen address.
+    const QList<QLabel *> labels = window.figures()->findChildren<QLabel *>();
+    for (const QString &caption : {u"openai breaker"_s, u"anthropic breaker"_s}) {
+        const auto it = std::find_if(labels.cbegin(), labels.cend(), [&](const QLabel *l) { return l->text() == caption; });
+        QVERIFY2(it != labels.cend(), qPrintable(caption));
+        QVERIFY2(wholeInWindow((*it)->parentWidget()), qPrintable(caption));
+    }
+    QVERIFY(wholeInWindow(window.staircaseRangeChoice()));
+    QVERIFY(wholeInWindow(window.statusInfo()));
+    QVERIFY(wholeInWindow(window.proxyPanel()));
+    // The charts too, without scrolling the Live tab.
+    for (QWidget *chart : std::initializer_list<QWidget *>{window.outcomeChart(), window.breakerTimeline(),
+                                                           window.latencyScatter(), window.staircase()})
+        QVERIFY2(wholeInWindow(chart), chart->metaObject()->className());
+
+    // The default size follows the screen: a 4K screen at scale 2 is 1920x1080 device-independent.
+    QVERIFY(QRect(0, 0, 1920, 1080).contains(QRect(QPoint(), DashboardWindow::defaultSize(QRect(0, 0, 1920, 1080)))));
+    QCOMPARE(DashboardWindow::defaultSize(QRect(0, 0, 3840, 2160)), QSize(1600, 1000));
+}
+
+void TestDashboard::window_remembersItsGeometry()
+{
+    QTemporaryDir dir;
+    QSettings settings(dir.filePath(u"s.ini"_s), QSettings::IniFormat);
+    DashboardModel model;
+    {
+        DashboardWindow window(&model);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        window.setGeometry(40, 30, 1100, 640);
+        window.saveGeometryTo(settings);
+    }
+    DashboardWindow again(&model);
+    QVERIFY(again.size() != QSize(1100, 640));
+    again.restoreGeometryFrom(settings);
+    QCOMPARE(again.size(), QSize(1100, 640));
+    QCOMPARE(again.pos(), QPoint(40, 30));
+}
+
+void TestDashboard::proxyPanel_showsListenUrlAndUpstreamHealth()
+{
+    DashboardModel model;
+    DashboardWindow window(&model);
+    window.setProxyInfo(u"http://127.0.0.1:54321/v1"_s, false);
+    window.setUpstreamUrl(u"openai"_s, u"https://api.openai.com/v1"_s);
+    window.setUpstreamUrl(u"anthropic"_s, u"http://10.0.0.7:9000"_s);
+    ProxySnapshot s = snapshot(T, BreakerState::Closed, 0, 0);
+    s.upstreams[0].consecutiveFailures = 3;
+    s.upstreams[0].failureThreshold = 5;
+    s.upstreams[0].lastFailure = u"503"_s;
+    s.upstreams[0].lastFailureAtMs = T - 2000;
+    s.upstreams[1].failureThreshold = 5;
+    model.setSnapshot(s);
+    window.redraw();
+    QCOMPARE(window.proxyPanel()->listenUrl(), u"http://127.0.0.1:54321/v1"_s);
+    const QString openai = window.proxyPanel()->upstreamText(u"openai"_s);
+    QVERIFY2(openai.contains(u"https://api.openai.com/v1"_s) && openai.contains(u"closed"_s)
+                 && openai.contains(u"3 of 5 failures"_s) && openai.contains(u"last error 503 at"_s),
+             qPrintable(openai));
+    const QString anthropic = window.proxyPanel()->upstreamText(u"anthropic"_s);
+    QVERIFY2(anthropic.contains(u"http://10.0.0.7:9000"_s) && anthropic.contains(u"no errors"_s), qPrintable(anthropic));
+
+    // Open: the cool-down left is shown.
+    s.upstreams[0].breakerState = BreakerState::Open;
+    s.upstreams[0].consecutiveFailures = 5;
+    s.upstreams[0].cooldownLeftMs = 12'000;
+    model.setSnapshot(s);
+    window.redraw();
+    const QString open = window.proxyPanel()->upstreamText(u"openai"_s);
+    QVERIFY2(open.contains(u"open"_s) && open.contains(u"cool-down 12.00 s left"_s), qPrintable(open));
+
+    // From a real proxy: the snapshot carries the breaker's threshold and failures.
+    ProxyHarness harness([](ProxyConfig &config) { config.breakerFailures = 4; });
+    DashboardModel live;
+    connectProxyToModel(harness.proxy(), &live);
+    QTRY_VERIFY(live.snapshot().upstreams.size() == 2);
+    QCOMPARE(live.snapshot().upstreams[0].failureThreshold, 4);
+    QCOMPARE(live.snapshot().upstreams[0].consecutiveFailures, 0);
+    QVERIFY(live.snapshot().upstreams[0].lastFailure.isEmpty());
+}
+
+void TestDashboard::gettingStarted_namesTheActualPort()
+{
+    ProxyHarness harness;   // listens on port 0: only the running proxy knows its port
+    const QString port = QString::number(harness.port());
+    DashboardModel model;
+    DashboardWindow window(&model);
+    window.setProxyInfo(harness.proxy()->baseUrl(), false);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    window.redraw();
+    GettingStarted *guide = window.gettingStarted();
+    QVERIFY(guide->isVisible());
+    const QString text = guide->text();
+    QVERIFY2(text.contains(u"export OPENAI_BASE_URL=http://127.0.0.1:%1/v1"_s.arg(port)), qPrintable(text));
+    QVERIFY2(text.contains(u"export ANTHROPIC_BASE_URL=http://127.0.0.1:%1\n"_s.arg(port)), qPrintable(text));
+
+    auto *copy = guide->findChild<QPushButton *>(u"copyAnthropic"_s);
+    QVERIFY(copy);
+    copy->click();
+    QCOMPARE(QApplication::clipboard()->text(), u"export ANTHROPIC_BASE_URL=http://127.0.0.1:%1"_s.arg(port));
+    guide->findChild<QPushButton *>(u"copyOpenai"_s)->click();
+    QCOMPARE(QApplication::clipboard()->text(), u"export OPENAI_BASE_URL=http://127.0.0.1:%1/v1"_s.arg(port));
+
+    // The first call puts the charts in its place.
+    model.addRecord(record("first", Outcome::Miss, T, T + 400));
+    window.redraw();
+    QVERIFY(!guide->isVisible());
+}
+
+void TestDashboard::formats_oneMoneyRuleAndExactAxisLabels()
+{
+    using dashboardstyle::formatUsd;
+    QCOMPARE(formatUsd(0.0012), u"$0.0012"_s);
+    QCOMPARE(formatUsd(0), u"$0.0000"_s);
+    QCOMPARE(formatUsd(0.000001), u"<$0.0001"_s);
+    QCOMPARE(formatUsd(12.5), u"$12.5000"_s);
+    QCOMPARE(formatUsd(0.5, false), u"–"_s);
+    // The table and the details use the same rule, unknown included.
+    RequestTableModel table;
+    DashboardModel model;
+    CallRecord unknown = record("u", Outcome::Miss, T, T + 100);
+    unknown.costUsd = -1;
+    model.addRecord(record("k", Outcome::Miss, T, T + 100));
+    model.addRecord(unknown);
+    table.syncFrom(model);
+    QCOMPARE(table.index(0, RequestTableModel::Cost).data().toString(), u"–"_s);
+    QCOMPARE(table.index(1, RequestTableModel::Cost).data().toString(), u"$0.0020"_s);
+
+    QCOMPARE(dashboardstyle::decimalsForStep(0.25), 2);
+    QCOMPARE(dashboardstyle::decimalsForStep(0.5), 1);
+    QCOMPARE(dashboardstyle::decimalsForStep(2), 0);
+    QCOMPARE(dashboardstyle::decimalsForStep(0.125), 3);
+    // The latency axis opens at 0..1 s in 0.25 s steps: "0.25", never "0.3".
+    LatencyScatter scatter;
+    auto *axis = qobject_cast<QValueAxis *>(scatter.chart()->axes(Qt::Vertical).value(0));
+    QVERIFY(axis);
+    QCOMPARE(axis->tickCount(), 5);
+    QCOMPARE(QString::asprintf(qPrintable(axis->labelFormat()), 0.25), u"0.25"_s);
+    DashboardModel slow;
+    slow.addRecord(record("slow", Outcome::Miss, T, T + 2100));
+    scatter.refresh(slow, T - 1000, T + 60'000);
+    const double step = (axis->max() - axis->min()) / (axis->tickCount() - 1);
+    for (int i = 0; i < axis->tickCount(); ++i) {
+        const double tick = axis->min() + i * step;
+        QCOMPARE(QString::asprintf(qPrintable(axis->labelFormat()), tick).toDouble(), tick);
+    }
+}
+
+void TestDashboard::table_csvIsTyped()
+{
+    DashboardModel model;
+    RequestPanel panel;
+    CallRecord timedOut = record("t-1", Outcome::Error, T + 1000, T + 61'000, 504);
+    timedOut.errorKind = "timeout";
+    CallRecord cheap = record("c-1", Outcome::Miss, T, T + 400);
+    cheap.costUsd = 0.000001;
+    cheap.cachedTokens = 4;
+    model.addRecord(cheap);
+    model.addRecord(timedOut);
+    panel.refresh(model);
+    const QStringList lines = panel.toCsv().split(u"\r\n"_s, Qt::SkipEmptyParts);
+    QCOMPARE(lines.size(), 3);
+    const QStringList header = lines[0].split(u',');
+    for (const QString &column : {u"arrival"_s, u"error"_s, u"input_tokens"_s, u"output_tokens"_s,
+                                  u"cached_tokens"_s, u"cost_usd"_s, u"total_ms"_s})
+        QVERIFY2(header.contains(column), qPrintable(column));
+    const auto row = [&](const QByteArray &id) {
+        for (const QString &line : lines) {
+            const QStringList fields = line.split(u',');
+            if (fields.last() == QString::fromLatin1(id))
+                return fields;
+        }
+        return QStringList();
+    };
+    const auto field = [&](const QStringList &fields, const QString &column) { return fields.value(header.indexOf(column)); };
+    const QStringList c = row("c-1");
+    const QDateTime arrival = QDateTime::fromString(field(c, u"arrival"_s), Qt::ISODateWithMs);
+    QVERIFY2(arrival.isValid(), qPrintable(field(c, u"arrival"_s)));
+    QCOMPARE(arrival.toMSecsSinceEpoch(), T);   // with the date and the UTC offset: one instant
+    QVERIFY(field(c, u"arrival"_s).contains(u'T'));
+    QCOMPARE(field(c, u"cost_usd"_s), u"0.000001"_s);   // a number, no "$", no exponent
+    QCOMPARE(field(c, u"input_tokens"_s), u"12"_s);
+    QCOMPARE(field(c, u"output_tokens"_s), u"30"_s);
+    QCOMPARE(field(c, u"cached_tokens"_s), u"4"_s);
+    QCOMPARE(field(c, u"total_ms"_s), u"400"_s);
+    const QStringList t = row("t-1");
+    QCOMPARE(field(t, u"error"_s), u"timeout"_s);
+    QCOMPARE(field(t, u"status"_s), u"504"_s);
+    QCOMPARE(field(t, u"cost_usd"_s), QString());   // unknown: empty, not "–"
+    QCOMPARE(field(t, u"input_tokens"_s), QString());
+
+    // The window says where the file went and how many rows it holds.
+    DashboardWindow window(&model);
+    window.redraw();
+    QTemporaryDir dir;
+    const QString path = dir.filePath(u"calls.csv"_s);
+    QVERIFY(window.exportTable(path));
+    const QString message = window.statusBar()->currentMessage();
+    QVERIFY2(message.contains(u"2 rows"_s) && message.contains(QDir::toNativeSeparators(path)), qPrintable(message));
+}
+
+void TestDashboard::exportCharts_neverOverwrites()
+{
+    DashboardModel model;
+    DashboardWindow window(&model);
+    window.setClock([] { return T; });
+    feed(model, recording());
+    window.redraw();
+    QTemporaryDir out;
+    QString error;
+    QStringList first;
+    QStringList second;
+    QVERIFY(window.exportCharts(out.path(), &error, &first));
+    QVERIFY(window.exportCharts(out.path(), &error, &second));   // the same second
+    QCOMPARE(QDir(out.path()).entryList(QDir::Files).size(), 10);
+    const QString stamp = QDateTime::fromMSecsSinceEpoch(T).toString(u"yyyyMMdd-HHmmss"_s);
+    QVERIFY2(QFileInfo(first.first()).fileName() == u"outcomes-%1.png"_s.arg(stamp), qPrintable(first.first()));
+    QVERIFY2(QFileInfo(second.first()).fileName() == u"outcomes-%1-2.png"_s.arg(stamp), qPrintable(second.first()));
+}
+
+void TestDashboard::clear_resetsTheBreakerTimelineAndStatusBar()
+{
+    DashboardModel model;
+    DashboardWindow window(&model);
+    window.setClock([] { return T + 30000; });
+    window.setWindowMs(60'000);
+    feed(model, recording());
+    window.redraw();
+    QCOMPARE(window.breakerTimeline()->transitionCount(), 3);
+    window.statusBar()->showMessage(u"24 rows saved to /tmp/x.csv"_s);
+    window.clearAll();
+    QCOMPARE(window.breakerTimeline()->transitionCount(), 0);
+    QCOMPARE(window.statusBar()->currentMessage(), QString());
+    QCOMPARE(window.figures()->figure(u"requests"_s), u"0"_s);
+    QCOMPARE(window.requests()->totalRowCount(), 0);
+    QCOMPARE(window.staircase()->barCount(), 0);
+    QCOMPARE(window.latencyScatter()->pointCount(), 0);
+    QCOMPARE(window.outcomeChart()->peakRate(), 0.0);
+    // The breaker keeps its state: the timeline goes on from now, in it.
+    QCOMPARE(model.breakerState(u"openai"_s), BreakerState::Closed);
+    model.addTransition(transition(T + 31000, BreakerState::Closed, BreakerState::Open, u"5 consecutive failures"_s));
+    window.setClock([] { return T + 32000; });
+    window.redraw();
+    QCOMPARE(window.breakerTimeline()->transitionCount(), 1);
+}
+
+void TestDashboard::quit_ctrlQInWindowAndTray()
+{
+    DashboardModel model;
+    DashboardWindow window(&model);
+    const QList<QAction *> actions = window.actions();
+    const auto quit = std::find_if(actions.cbegin(), actions.cend(),
+                                   [](const QAction *a) { return a->shortcut() == QKeySequence(u"Ctrl+Q"_s); });
+    QVERIFY(quit != actions.cend());
+    QCOMPARE((*quit)->shortcuts(), dashboardstyle::quitShortcuts());
+
+    const TrayController::Wiring wiring{&model, &window, u"http://127.0.0.1:8080/v1"_s, u"http://127.0.0.1:8080"_s, nullptr};
+    std::unique_ptr<TrayController> tray(TrayController::install(wiring, true));
+    QAction *trayQuit = nullptr;
+    for (QAction *action : tray->menu()->actions()) {
+        if (action->text() == u"Quit Breakwater"_s)
+            trayQuit = action;
+    }
+    QVERIFY(trayQuit);
+    QCOMPARE(trayQuit->shortcut(), QKeySequence(u"Ctrl+Q"_s));
+    tray.reset();
+    QApplication::setQuitOnLastWindowClosed(true);
+}
+
+void TestDashboard::close_withoutTray_asksFirst()
+{
+    DashboardModel model;
+    DashboardWindow window(&model);
+    window.setProxyInfo(u"http://127.0.0.1:8080/v1"_s, false);
+    QVERIFY(QApplication::quitOnLastWindowClosed());   // no tray offscreen: the window is the app
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    answerMessageBox(u"Keep running"_s);
+    QVERIFY(!window.close());
+    QVERIFY(window.isVisible());
+
+    // With a tray the window only hides: no question.
+    QApplication::setQuitOnLastWindowClosed(false);
+    QVERIFY(window.close());
+    QApplication::setQuitOnLastWindowClosed(true);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    answerMessageBox(u"Quit Breakwater"_s);
+    QVERIFY(window.close());
+    QVERIFY(!window.isVisible());
+}
+
+void TestDashboard::window_idleRepaintsNothing()
+{
+    DashboardModel model;
+    DashboardWindow window(&model);
+    // The recorded calls are half an hour old: nothing in the 5-minute window moves.
+    qint64 now = T + 30 * 60'000;
+    window.setClock([&now] { return now; });
+    feed(model, recording());
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    window.redraw();
+    const int settled = window.tickCount();
+    QTRY_VERIFY(window.tickCount() >= settled + 2);   // anything pending is painted
+
+    PaintCounter charts({window.outcomeChart()->viewport(), window.breakerTimeline(),
+                         window.latencyScatter()->viewport(), window.staircase()});
+    const int redrawsBefore = window.redrawCount();
+    // Snapshots go on arriving four times a second while nothing happens.
+    for (int tick = 0; tick < 10; ++tick) {
+        now += DashboardWindow::kRedrawIntervalMs;
+        model.setSnapshot(snapshot(now, BreakerState::Closed, 0, 0));
+        const int seen = window.tickCount();
+        QTRY_VERIFY(window.tickCount() > seen);
+    }
+    QVERIFY(window.redrawCount() > redrawsBefore);   // the timer ran and looked...
+    QCOMPARE(charts.paints, 0);                      // ... and painted nothing
+
+    // A call: the charts show it.
+    model.addRecord(record("new", Outcome::Miss, now - 500, now));
+    QTRY_VERIFY(charts.paints > 0);
+}
+
+
+int main(int argc, char *argv[])
+{
+    // The laptop screen the window must fit (the offscreen platform's own screen is 800x600).
+    QTemporaryDir configDir;
+    if (qgetenv("QT_QPA_PLATFORM") == "offscreen") {
+        QFile config(configDir.filePath(u"screens.json"_s));
+        if (config.open(QIODevice::WriteOnly)) {
+            config.write(R"({"screens": [{"name": "laptop", "x": 0, "y": 0, "width": 1366, "height": 768,
+                             "logicalDpi": 96, "logicalBaseDpi": 96, "dpr": 1}]})");
+            config.close();
+            qputenv("QT_QPA_PLATFORM", "offscreen:configfile=" + config.fileName().toLocal8Bit());
+        }
+    }
+    QApplication app(argc, argv);
+    TestDashboard test;
+    return QTest::qExec(&test, argc, argv);
+}
+
 #include "tst_dashboard.moc"

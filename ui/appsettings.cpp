@@ -9,6 +9,7 @@
 #include <QLoggingCategory>
 #include <QSettings>
 #include <QUrl>
+#include <QVariant>
 
 using namespace Qt::StringLiterals;
 
@@ -170,19 +171,39 @@ AppSettings AppSettings::load(QSettings &settings, const AppSettings &fallback)
 
 void AppSettings::save(QSettings &settings) const
 {
+    save(settings, options());
+}
+
+void AppSettings::save(QSettings &settings, const QStringList &which) const
+{
+    const QList<std::pair<QString, QVariant>> entries{
+        {u"listen"_s, listen},
+        {u"openaiUpstream"_s, openaiUpstream},
+        {u"anthropicUpstream"_s, anthropicUpstream},
+        {u"timeoutSeconds"_s, timeoutSeconds},
+        {u"concurrency"_s, concurrency},
+        {u"dedupWindowSeconds"_s, dedupWindowSeconds},
+        {u"cacheSizeMb"_s, cacheSizeMb},
+        {u"breakerFailures"_s, breakerFailures},
+        {u"breakerCooldownSeconds"_s, breakerCooldownSeconds},
+        {u"maxSpendUsd"_s, maxSpendUsd},
+    };
     settings.beginGroup(u"proxy"_s);
-    settings.setValue(u"listen"_s, listen);
-    settings.setValue(u"openaiUpstream"_s, openaiUpstream);
-    settings.setValue(u"anthropicUpstream"_s, anthropicUpstream);
-    settings.setValue(u"timeoutSeconds"_s, timeoutSeconds);
-    settings.setValue(u"concurrency"_s, concurrency);
-    settings.setValue(u"dedupWindowSeconds"_s, dedupWindowSeconds);
-    settings.setValue(u"cacheSizeMb"_s, cacheSizeMb);
-    settings.setValue(u"breakerFailures"_s, breakerFailures);
-    settings.setValue(u"breakerCooldownSeconds"_s, breakerCooldownSeconds);
-    settings.setValue(u"maxSpendUsd"_s, maxSpendUsd);
+    const QStringList all = options();
+    for (qsizetype i = 0; i < all.size(); ++i) {
+        if (which.contains(all[i]))
+            settings.setValue(entries[i].first, entries[i].second);
+    }
     settings.endGroup();
     settings.sync();
+}
+
+QStringList AppSettings::options()
+{
+    // In the order of the fields (and of save()'s keys).
+    return {u"--listen"_s, u"--upstream"_s, u"--anthropic-upstream"_s, u"--timeout"_s, u"--concurrency"_s,
+            u"--dedup-window"_s, u"--cache-size"_s, u"--breaker-failures"_s, u"--breaker-cooldown"_s,
+            u"--max-spend"_s};
 }
 
 QStringList AppSettings::differences(const AppSettings &other) const

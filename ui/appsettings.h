@@ -36,7 +36,12 @@ struct AppSettings
     // Reads what was saved; a missing or invalid value keeps `fallback`'s (with a warning).
     static AppSettings load(QSettings &settings, const AppSettings &fallback = defaults());
     void save(QSettings &settings) const;
+    // Saves only the values of the options in `which` ("--concurrency", ...), leaving every other key as it was:
+    // the dialog saves what the user changed, never a value that only holds for this run.
+    void save(QSettings &settings, const QStringList &which) const;
 
+    // The command-line option names of these settings, in the order of the fields.
+    static QStringList options();
     // The command-line option names ("--concurrency", ...) whose values differ from `other`'s.
     QStringList differences(const AppSettings &other) const;
     bool operator==(const AppSettings &other) const = default;

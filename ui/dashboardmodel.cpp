@@ -211,6 +211,16 @@ void DashboardModel::clear()
     ++m_revision;
 }
 
+void DashboardModel::clearBreakerHistory(qint64 nowMs)
+{
+    for (BreakerHistory &history : m_breakers) {
+        history.initial = history.current;
+        history.firstSeenMs = nowMs;
+        history.transitions.clear();
+    }
+    ++m_revision;
+}
+
 int DashboardModel::inFlight() const
 {
     int running = 0;

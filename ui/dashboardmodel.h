@@ -100,6 +100,9 @@ public:
     // Starts the request figures afresh (the "Clear" button): totals, buckets, records and history
     // go. The breakers' history and the calls in flight stay: they are state, not counts.
     void clear();
+    // Forgets the breakers' transitions too (the toolbar's Clear starts every view afresh): each
+    // timeline restarts at `nowMs` in the breaker's current state.
+    void clearBreakerHistory(qint64 nowMs);
 
     const Totals &totals() const { return m_totals; }
     const ProxySnapshot &snapshot() const { return m_snapshot; }

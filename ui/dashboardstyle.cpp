@@ -1,5 +1,8 @@
 #include "dashboardstyle.h"
 
+#include <algorithm>
+#include <cmath>
+
 #include <QDateTime>
 #include <QHelpEvent>
 #include <QToolTip>
@@ -109,6 +112,12 @@ QIcon iconFromSvg(const QString &resource)
 
 } // namespace
 
+QList<QKeySequence> quitShortcuts()
+{
+    const QList<QKeySequence> keys = QKeySequence::keyBindings(QKeySequence::Quit);
+    return keys.isEmpty() ? QList<QKeySequence>{QKeySequence(Qt::CTRL | Qt::Key_Q)} : keys;
+}
+
 QIcon appIcon()
 {
     return iconFromSvg(u":/icons/breakwater.svg"_s);
@@ -137,9 +146,11 @@ QString formatUsd(double usd, bool known)
 {
     if (!known)
         return u"–"_s;
-    // Single calls to small models cost millionths of a dollar: keep them visible.
-    const int decimals = usd >= 100 ? 2 : (usd >= 0.01 || usd == 0 ? 4 : 6);
-    return u"$"_s + QString::number(usd, 'f', decimals);
+    // Single calls to small models cost millionths of a dollar: rather than print them as $0.0000
+    // (which reads as free), say they are below the smallest amount shown.
+    if (usd > 0 && usd < 0.00005)
+        return u"<$0.0001"_s;
+    return u"$"_s + QString::number(usd, 'f', 4);
 }
 
 QString formatClock(qint64 wallMs, bool withMs)
@@ -156,7 +167,27 @@ void dashboardstyle::rescaleToPeak(QValueAxis *axis, double peak, double minimum
     if (peak > axis->max() || top < axis->max() / 3) {
         axis->setRange(0, top);
         axis->applyNiceNumbers();
+        fitLabelsToTicks(axis);
     }
+}
+
+int dashboardstyle::decimalsForStep(double step)
+{
+    for (int decimals = 0; decimals < 4; ++decimals) {
+        const double scaled = step * std::pow(10.0, decimals);
+        if (std::abs(scaled - std::round(scaled)) < 1e-6 * std::max(1.0, scaled))
+            return decimals;
+    }
+    return 4;
+}
+
+void dashboardstyle::fitLabelsToTicks(QValueAxis *axis)
+{
+    const int ticks = std::max(2, axis->tickCount());
+    const double step = (axis->max() - axis->min()) / double(ticks - 1);
+    // The axis' first label is its minimum, so the minimum's decimals count too.
+    const int decimals = std::max(decimalsForStep(step), decimalsForStep(axis->min()));
+    axis->setLabelFormat(u"%.%1f"_s.arg(decimals));
 }
 
 void dashboardstyle::showToolTip(QWidget *widget, QEvent *event, const QString &text)

@@ -2,6 +2,7 @@
 
 #include <QColor>
 #include <QIcon>
+#include <QKeySequence>
 #include <QList>
 #include <QString>
 
@@ -33,19 +34,29 @@ const QList<Ending> &failureEndings();
 QColor inFlightColor();
 QString breakerLabel(BreakerState state);   // closed, half-open, open
 
+// The platform's Quit keys, Ctrl+Q where the platform names none (the offscreen one, for one).
+QList<QKeySequence> quitShortcuts();
+
 QIcon appIcon();
 QIcon trayIcon(BreakerState worst);
 
 // "12.3 ms", "1.52 s": short durations for labels and tooltips.
 QString formatDuration(qint64 ms);
-// "$0.0123" or "–" when nothing is known.
+// The one money format of the window: US dollars with 4 decimals ("$0.0012", "$12.3400"), a
+// non-zero amount below a hundredth of a cent as "<$0.0001", and "–" when the cost is not known.
+// (Files get plain decimals instead: RequestPanel::toCsv.)
 QString formatUsd(double usd, bool known = true);
 // hh:mm:ss.zzz in local time.
 QString formatClock(qint64 wallMs, bool withMs = true);
 
 // Sets a value axis to [0, peak + 15 %] (at least `minimum`), but only when the peak leaves the
-// axis or shrinks well below it, so the axis does not twitch with every redraw.
+// axis or shrinks well below it, so the axis does not twitch with every redraw. The labels get the
+// decimals their tick step needs (0.25 stays "0.25", never "0.3").
 void rescaleToPeak(QValueAxis *axis, double peak, double minimum);
+// The fewest decimals (at most 4) that print every multiple of `step` exactly.
+int decimalsForStep(double step);
+// Sets a value axis' label format to what its ticks need (decimalsForStep of its tick step).
+void fitLabelsToTicks(QValueAxis *axis);
 
 // Shows `text` as the tooltip of a custom-painted widget's ToolTip event (hides it when empty).
 void showToolTip(QWidget *widget, QEvent *event, const QString &text);

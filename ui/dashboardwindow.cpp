@@ -1,15 +1,28 @@
 #include "dashboardwindow.h"
 
+#include <algorithm>
+#include <initializer_list>
+
 #include <QAction>
+#include <QChartView>
+#include <QDateTimeAxis>
+#include <QApplication>
+#include <QCloseEvent>
 #include <QComboBox>
 #include <QDateTime>
 #include <QDir>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QGridLayout>
 #include <QGroupBox>
 #include <QLabel>
 #include <QMenu>
 #include <QMessageBox>
+#include <QPushButton>
+#include <QScreen>
+#include <QScrollArea>
+#include <QScrollBar>
+#include <QSettings>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QToolBar>
@@ -21,9 +34,11 @@
 #include "dashboardstyle.h"
 #include "democontroller.h"
 #include "figurespanel.h"
+#include "gettingstarted.h"
 #include "latencyscatter.h"
 #include "latencystaircase.h"
 #include "outcomechart.h"
+#include "proxypanel.h"
 #include "requestpanel.h"
 
 using namespace Qt::StringLiterals;
@@ -39,6 +54,7 @@ QGroupBox *framed(const QString &title, QWidget *content, QWidget *control = nul
     layout->setSpacing(2);
     auto *header = new QHBoxLayout;
     auto *label = new QLabel(title);
+    label->setObjectName(u"title"_s);
     QFont bold = label->font();
     bold.setBold(true);
     label->setFont(bold);
@@ -50,6 +66,26 @@ QGroupBox *framed(const QString &title, QWidget *content, QWidget *control = nul
     layout->addWidget(content, 1);
     return box;
 }
+
+// A scroll area that shows `content` whole when there is room and scrolls it when there is not.
+QScrollArea *scrolling(QWidget *content, Qt::ScrollBarPolicy vertical)
+{
+    auto *area = new QScrollArea;
+    area->setWidget(content);
+    area->setWidgetResizable(true);
+    area->setFrameShape(QFrame::NoFrame);
+    area->setVerticalScrollBarPolicy(vertical);
+    return area;
+}
+
+// The charts may shrink to this in a small window before the Live tab scrolls: at 1366x768 every
+// chart fits whole, and below that nothing is cut, only scrolled.
+constexpr int kChartMinimumHeight = 130;
+constexpr int kChartMinimumWidth = 260;
+// Below this window height the Live tab puts the charts side by side (arrangeLive).
+constexpr int kCompactBelowHeight = 860;
+
+const QString kGeometryKey = u"window/geometry"_s;
 
 } // namespace
 
@@ -78,27 +114,37 @@ DashboardWindow::DashboardWindow(DashboardModel *model, QWidget *parent)
     });
 
     auto *live = new QWidget;
-    auto *grid = new QGridLayout(live);
-    grid->setContentsMargins(4, 4, 4, 4);
-    grid->addWidget(framed(u"Outcomes over time (requests per second, stacked)"_s, m_outcomes), 0, 0);
-    grid->addWidget(framed(u"Breaker timeline"_s, m_breakers), 1, 0);
-    grid->addWidget(framed(u"Latency vs arrival time"_s, m_scatter), 2, 0);
-    grid->addWidget(framed(u"Latency staircase: arrival to last byte, by arrival"_s, m_staircase, m_barsChoice), 0, 1, 3, 1);
-    grid->setRowStretch(0, 5);
-    grid->setRowStretch(1, 0);
-    grid->setRowStretch(2, 4);
-    grid->setColumnStretch(0, 1);
-    grid->setColumnStretch(1, 1);
+    m_liveGrid = new QGridLayout(live);
+    m_liveGrid->setContentsMargins(4, 4, 4, 4);
+    for (QWidget *chart : std::initializer_list<QWidget *>{m_outcomes, m_scatter}) {
+        chart->setMinimumSize(kChartMinimumWidth, kChartMinimumHeight);
+        chart->installEventFilter(this);   // resized: as many time labels as fit (eventFilter)
+    }
+    m_staircase->setMinimumHeight(kChartMinimumHeight);
+    m_outcomesFrame = framed(u"Outcomes over time (requests per second, stacked)"_s, m_outcomes);
+    m_breakersFrame = framed(u"Breaker timeline"_s, m_breakers);
+    m_scatterFrame = framed(u"Latency vs arrival time"_s, m_scatter);
+    m_staircaseFrame = framed(u"Latency staircase: arrival to last byte, by arrival"_s, m_staircase, m_barsChoice);
+    arrangeLive(false);
 
     m_tabs = new QTabWidget;
-    m_tabs->addTab(live, u"Live"_s);
+    m_tabs->addTab(scrolling(live, Qt::ScrollBarAsNeeded), u"Live"_s);
     m_tabs->addTab(m_requests, u"Requests"_s);
     connect(m_tabs, &QTabWidget::currentChanged, this, [this] { draw(false); });   // catch up at once
 
+    m_proxyPanel = new ProxyPanel;
+    m_gettingStarted = new GettingStarted;
+    // The tiles keep their size; a narrow window scrolls them sideways rather than cutting them.
+    m_figuresStrip = scrolling(m_figures, Qt::ScrollBarAlwaysOff);
+    m_figuresStrip->setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
+
     auto *central = new QWidget;
     auto *layout = new QVBoxLayout(central);
-    layout->setContentsMargins(6, 6, 6, 0);
-    layout->addWidget(m_figures);
+    layout->setContentsMargins(6, 4, 6, 0);
+    layout->setSpacing(4);
+    layout->addWidget(m_proxyPanel);
+    layout->addWidget(m_gettingStarted);
+    layout->addWidget(m_figuresStrip);
     layout->addWidget(m_tabs, 1);
     setCentralWidget(central);
 
@@ -108,10 +154,38 @@ DashboardWindow::DashboardWindow(DashboardModel *model, QWidget *parent)
     statusBar()->addWidget(m_demoStatus, 1);
     statusBar()->addPermanentWidget(m_proxyInfo);
 
+    // Transitions are counted here: the model's revision also moves with every snapshot.
+    connect(m_model, &DashboardModel::breakerTransitioned, this, [this](const BreakerTransition &transition) {
+        ++m_transitionsSeen;
+        m_newestTransitionMs = std::max(m_newestTransitionMs, transition.atMs);
+    });
+
     m_redrawTimer.setInterval(kRedrawIntervalMs);
     connect(&m_redrawTimer, &QTimer::timeout, this, &DashboardWindow::onTick);
     m_redrawTimer.start();
-    resize(1400, 900);
+    const QRect available = screen()->availableGeometry();
+    resize(defaultSize(available));
+    move(available.center() - rect().center());
+    fitFiguresStrip();
+}
+
+QSize DashboardWindow::defaultSize(const QRect &available)
+{
+    // Room for a title bar and borders, which the window manager adds outside this size.
+    return {std::min(1600, available.width() * 95 / 100), std::min(1000, available.height() * 90 / 100)};
+}
+
+void DashboardWindow::saveGeometryTo(QSettings &settings) const
+{
+    settings.setValue(kGeometryKey, saveGeometry());
+}
+
+void DashboardWindow::restoreGeometryFrom(QSettings &settings)
+{
+    // restoreGeometry() moves a window saved on a screen that is gone back onto one that exists.
+    const QByteArray saved = settings.value(kGeometryKey).toByteArray();
+    if (!saved.isEmpty())
+        restoreGeometry(saved);
 }
 
 void DashboardWindow::buildToolBar()
@@ -125,11 +199,8 @@ void DashboardWindow::buildToolBar()
     connect(m_pauseAction, &QAction::toggled, this, &DashboardWindow::setPaused);
 
     QAction *clear = bar->addAction(u"Clear"_s);
-    clear->setToolTip(u"Start the figures, outcome charts and table afresh (breaker history stays)"_s);
-    connect(clear, &QAction::triggered, this, [this] {
-        m_model->clear();
-        redraw();
-    });
+    clear->setToolTip(u"Start every figure, chart, the breaker timeline and the table afresh"_s);
+    connect(clear, &QAction::triggered, this, &DashboardWindow::clearAll);
 
     bar->addSeparator();
     bar->addWidget(new QLabel(u" Window "_s));
@@ -156,6 +227,143 @@ void DashboardWindow::buildToolBar()
     bar->addSeparator();
     m_demoMenuAction = bar->addWidget(m_demoButton);
     m_demoMenuAction->setVisible(false);   // only in --demo
+
+    // On the window itself too, so Ctrl+Q works wherever the focus is.
+    QAction *quit = new QAction(u"Quit Breakwater"_s, this);
+    quit->setShortcuts(dashboardstyle::quitShortcuts());
+    quit->setShortcutContext(Qt::ApplicationShortcut);
+    quit->setToolTip(u"Stop the proxy and quit (%1)"_s.arg(quit->shortcut().toString(QKeySequence::NativeText)));
+    connect(quit, &QAction::triggered, qApp, &QCoreApplication::quit);
+    addAction(quit);
+    bar->addSeparator();
+    bar->addAction(quit);
+}
+
+void DashboardWindow::clearAll()
+{
+    m_model->clear();
+    m_model->clearBreakerHistory(m_nowMs());
+    m_demoStatus->clear();
+    statusBar()->clearMessage();
+    redraw();
+}
+
+void DashboardWindow::closeEvent(QCloseEvent *event)
+{
+    // With a tray (or while waiting for one) the app outlives its window: closing only hides it.
+    if (!QApplication::quitOnLastWindowClosed() || !isVisible()) {
+        QMainWindow::closeEvent(event);
+        return;
+    }
+    QMessageBox ask(QMessageBox::Warning, u"Quit Breakwater?"_s,
+                    u"There is no system tray to keep Breakwater in, so closing this window stops the proxy. "
+                    "Apps pointed at %1 will fail to connect until it runs again."_s.arg(m_proxyPanel->listenUrl()),
+                    QMessageBox::NoButton, this);
+    ask.addButton(u"Quit Breakwater"_s, QMessageBox::AcceptRole);
+    QPushButton *keep = ask.addButton(u"Keep running"_s, QMessageBox::RejectRole);
+    ask.setDefaultButton(keep);
+    ask.exec();
+    if (ask.clickedButton() == keep) {
+        event->ignore();
+        return;
+    }
+    QMainWindow::closeEvent(event);
+}
+
+void DashboardWindow::resizeEvent(QResizeEvent *event)
+{
+    QMainWindow::resizeEvent(event);
+    arrangeLive(height() < kCompactBelowHeight);
+    fitFiguresStrip();
+}
+
+void DashboardWindow::arrangeLive(bool compact)
+{
+    if (m_liveArranged && compact == m_compact)
+        return;
+    const bool wasCompact = m_liveArranged && m_compact;
+    m_liveArranged = true;
+    m_compact = compact;
+    for (QWidget *frame : {m_outcomesFrame, m_breakersFrame, m_scatterFrame, m_staircaseFrame}) {
+        m_liveGrid->removeWidget(frame);
+        // Side by side the columns share the width by their stretch, not by the staircase's
+        // wide size hint (its minimum still holds).
+        QSizePolicy policy = frame->sizePolicy();
+        policy.setHorizontalPolicy(compact ? QSizePolicy::Ignored : QSizePolicy::Preferred);
+        frame->setSizePolicy(policy);
+    }
+    for (int i = 0; i < 3; ++i) {
+        m_liveGrid->setRowStretch(i, 0);
+        m_liveGrid->setColumnStretch(i, 0);
+    }
+    if (compact) {
+        // A laptop's height: three charts side by side over the breaker timeline, so each keeps
+        // room for its axes and legend instead of three squeezed ones in a column.
+        m_liveGrid->addWidget(m_outcomesFrame, 0, 0);
+        m_liveGrid->addWidget(m_scatterFrame, 0, 1);
+        m_liveGrid->addWidget(m_breakersFrame, 1, 0, 1, 2);
+        m_liveGrid->addWidget(m_staircaseFrame, 0, 2, 2, 1);
+        m_liveGrid->setRowStretch(0, 1);
+        // Widths after what the legends need (the scatter's has 7 entries); the time charts drop
+        // clock labels to fit (eventFilter), the titles are shorter and the legends a little smaller.
+        m_liveGrid->setColumnStretch(0, 9);
+        m_liveGrid->setColumnStretch(1, 11);
+        m_liveGrid->setColumnStretch(2, 11);
+    } else {
+        m_liveGrid->addWidget(m_outcomesFrame, 0, 0);
+        m_liveGrid->addWidget(m_breakersFrame, 1, 0);
+        m_liveGrid->addWidget(m_scatterFrame, 2, 0);
+        m_liveGrid->addWidget(m_staircaseFrame, 0, 1, 3, 1);
+        m_liveGrid->setRowStretch(0, 5);
+        m_liveGrid->setRowStretch(2, 4);
+        m_liveGrid->setColumnStretch(0, 1);
+        m_liveGrid->setColumnStretch(1, 1);
+    }
+    const QList<std::pair<QWidget *, std::pair<QString, QString>>> titles{
+        {m_outcomesFrame, {u"Outcomes over time (requests per second, stacked)"_s, u"Outcomes (requests/s, stacked)"_s}},
+        {m_scatterFrame, {u"Latency vs arrival time"_s, u"Latency vs arrival"_s}},
+        {m_staircaseFrame, {u"Latency staircase: arrival to last byte, by arrival"_s, u"Latency staircase"_s}},
+    };
+    for (const auto &[frame, names] : titles) {
+        auto *title = frame->findChild<QLabel *>(u"title"_s);
+        title->setText(compact ? names.second : names.first);
+        title->setToolTip(names.first);
+    }
+    if (compact != wasCompact) {
+        for (QChartView *view : std::initializer_list<QChartView *>{m_outcomes, m_scatter}) {
+            QFont legend = view->chart()->legend()->font();
+            legend.setPointSizeF(legend.pointSizeF() * (compact ? 0.85 : 1 / 0.85));
+            view->chart()->legend()->setFont(legend);
+        }
+    }
+}
+
+bool DashboardWindow::eventFilter(QObject *watched, QEvent *event)
+{
+    // A time axis prints a clock time per tick: only as many ticks as their labels fit side by side,
+    // rather than labels cut to "11:4...".
+    if (event->type() == QEvent::Resize) {
+        if (auto *view = qobject_cast<QChartView *>(watched)) {
+            const int labelWidth = view->fontMetrics().horizontalAdvance(u"00:00:00"_s) * 5 / 4;
+            const int ticks = std::clamp(view->width() * 4 / 5 / std::max(labelWidth, 1), 3, 7);
+            for (QAbstractAxis *axis : view->chart()->axes(Qt::Horizontal)) {
+                if (auto *time = qobject_cast<QDateTimeAxis *>(axis); time && time->tickCount() != ticks)
+                    time->setTickCount(ticks);
+            }
+        }
+    }
+    return QMainWindow::eventFilter(watched, event);
+}
+
+void DashboardWindow::fitFiguresStrip()
+{
+    // As tall as the tiles, plus the scroll bar's height only when the tiles are wider than the strip.
+    const int tilesWidth = m_figures->minimumSizeHint().width();
+    const bool scrolls = tilesWidth > m_figuresStrip->viewport()->width() && m_figuresStrip->width() < tilesWidth;
+    const int height = m_figures->sizeHint().height()
+        + (scrolls ? m_figuresStrip->horizontalScrollBar()->sizeHint().height() : 0);
+    if (m_figuresStrip->height() != height || m_figuresStrip->minimumHeight() != height)
+        m_figuresStrip->setFixedHeight(height);
 }
 
 void DashboardWindow::setWindowMs(qint64 windowMs)
@@ -188,6 +396,17 @@ void DashboardWindow::setStaircaseBars(int bars)
 void DashboardWindow::setProxyInfo(const QString &baseUrl, bool demo)
 {
     m_proxyInfo->setText(u"listening on %1%2"_s.arg(baseUrl, demo ? u"  ·  demo mode (mock provider)"_s : QString()));
+    m_proxyPanel->setListenUrl(baseUrl, demo);
+    QString anthropicBase = baseUrl;   // the same address; the Anthropic SDK adds /v1 itself
+    if (anthropicBase.endsWith(u"/v1"_s))
+        anthropicBase.chop(3);
+    m_gettingStarted->setBaseUrls(baseUrl, anthropicBase, demo);
+}
+
+void DashboardWindow::setUpstreamUrl(const QString &upstream, const QString &url)
+{
+    m_proxyPanel->setUpstreamUrl(upstream, url);
+    m_drawnRevision = ~quint64(0);   // the strip shows it at the next tick
 }
 
 void DashboardWindow::setDemoController(DemoController *demo)
@@ -207,10 +426,16 @@ void DashboardWindow::setSettingsHandler(std::function<void()> openSettings)
 
 void DashboardWindow::onTick()
 {
+    ++m_ticks;
     // Nobody sees a hidden or paused window: the model keeps collecting, drawing waits.
     if (m_paused || !isVisible())
         return;
     draw(false);
+}
+
+DashboardWindow::DataKey DashboardWindow::dataKey() const
+{
+    return {m_model->recordSequence(), m_model->clearCount(), m_transitionsSeen, m_model->upstreams().size()};
 }
 
 void DashboardWindow::draw(bool everything)
@@ -219,44 +444,81 @@ void DashboardWindow::draw(bool everything)
     const qint64 from = now - m_windowMs;
     // Calls in flight age with the clock: their bars and the oldest one's age move without events.
     const bool inFlight = m_model->oldestInFlightMs() > 0;
-    if (m_model->revision() != m_drawnRevision || inFlight) {
+    if (everything || m_model->revision() != m_drawnRevision || inFlight) {
         m_drawnRevision = m_model->revision();
         m_figures->refresh(*m_model, now);
+        m_proxyPanel->refresh(*m_model);
+        const bool empty = m_model->records().empty() && m_model->totals().requests == 0;
+        if (m_gettingStarted->isVisibleTo(this) != empty)
+            m_gettingStarted->setVisible(empty);
+        fitFiguresStrip();
     }
-    // The charts only while their tab shows; they also scroll with time, so not only on change.
+    const DataKey key = dataKey();
+    // The charts only while their tab shows. They scroll with time, but scrolling moves something
+    // only while a call or a transition is in the window or calls are in flight; otherwise only the
+    // time labels would change, and an idle window should cost nothing.
     if (everything || m_tabs->currentIndex() == 0) {
-        m_outcomes->refresh(*m_model, from, now);
-        m_breakers->refresh(*m_model, from, now);
-        if (everything || now - m_scatterDrawnAtMs >= kScatterIntervalMs) {
-            m_scatterDrawnAtMs = now;
-            m_scatter->refresh(*m_model, from, now);
+        const qint64 newestRecordMs = m_model->records().empty() ? 0 : m_model->records().back().endAtMs;
+        const bool moving = std::max(newestRecordMs, m_newestTransitionMs) >= from - kRedrawIntervalMs
+            || m_model->inFlight() > 0 || m_model->queued() > 0;
+        if (everything || moving || key != m_chartsKey || m_chartsWindowMs != m_windowMs) {
+            const bool changed = everything || key != m_chartsKey || m_chartsWindowMs != m_windowMs;
+            m_chartsKey = key;
+            m_chartsWindowMs = m_windowMs;
+            m_outcomes->refresh(*m_model, from, now);
+            m_breakers->refresh(*m_model, from, now);
+            if (changed || now - m_scatterDrawnAtMs >= kScatterIntervalMs) {
+                m_scatterDrawnAtMs = now;
+                m_scatter->refresh(*m_model, from, now);
+            }
         }
-        if (m_staircaseRevision != m_model->revision() || inFlight) {
-            m_staircaseRevision = m_model->revision();
+        if (everything || m_staircaseKey != key || inFlight) {
+            m_staircaseKey = key;
             m_staircase->refresh(*m_model, now);
         }
     }
-    if ((everything || m_tabs->currentIndex() == 1) && m_tableRevision != m_model->revision()) {
-        m_tableRevision = m_model->revision();
+    if ((everything || m_tabs->currentIndex() == 1) && m_tableKey != key) {
+        m_tableKey = key;
         m_requests->refresh(*m_model);
     }
     ++m_redraws;
 }
 
-bool DashboardWindow::exportCharts(const QString &directory, QString *error) const
+bool DashboardWindow::exportCharts(const QString &directory, QString *error, QStringList *written) const
 {
-    const QList<std::pair<QString, QWidget *>> charts{{u"outcomes.png"_s, m_outcomes},
-                                                      {u"breakers.png"_s, m_breakers},
-                                                      {u"staircase.png"_s, m_staircase},
-                                                      {u"latency.png"_s, m_scatter},
-                                                      {u"dashboard.png"_s, centralWidget()}};
+    const QList<std::pair<QString, QWidget *>> charts{{u"outcomes"_s, m_outcomes},
+                                                      {u"breakers"_s, m_breakers},
+                                                      {u"staircase"_s, m_staircase},
+                                                      {u"latency"_s, m_scatter},
+                                                      {u"dashboard"_s, centralWidget()}};
+    // One stamp for the set; a second export within the same second gets "-2", "-3", ...
+    const QString stamp = QDateTime::fromMSecsSinceEpoch(m_nowMs()).toString(u"yyyyMMdd-HHmmss"_s);
+    const QDir dir(directory);
+    QString suffix;
+    for (int n = 2; std::any_of(charts.cbegin(), charts.cend(), [&](const auto &chart) {
+             return QFileInfo::exists(dir.filePath(chart.first + u'-' + stamp + suffix + u".png"_s));
+         }); ++n)
+        suffix = u'-' + QString::number(n);
     for (const auto &[name, widget] : charts) {
-        const QString path = QDir(directory).filePath(name);
+        const QString path = dir.filePath(name + u'-' + stamp + suffix + u".png"_s);
         if (!widget->grab().save(path, "PNG")) {
             *error = u"could not write %1"_s.arg(path);
             return false;
         }
+        if (written)
+            written->append(path);
     }
+    return true;
+}
+
+bool DashboardWindow::exportTable(const QString &path)
+{
+    QString error;
+    if (!m_requests->exportCsv(path, &error)) {
+        QMessageBox::warning(this, u"Export table"_s, u"The table was not saved: %1."_s.arg(error));
+        return false;
+    }
+    statusBar()->showMessage(u"%1 rows saved to %2"_s.arg(m_requests->rowCount()).arg(QDir::toNativeSeparators(path)), 15'000);
     return true;
 }
 
@@ -266,21 +528,19 @@ void DashboardWindow::chooseExportCharts()
     if (directory.isEmpty())
         return;
     QString error;
-    if (exportCharts(directory, &error))
-        statusBar()->showMessage(u"Charts saved in %1"_s.arg(directory), 5000);
+    QStringList written;
+    if (exportCharts(directory, &error, &written))
+        statusBar()->showMessage(u"%1 charts saved in %2 (%3, ...)"_s.arg(written.size())
+                                     .arg(QDir::toNativeSeparators(directory), QFileInfo(written.first()).fileName()), 15'000);
     else
         QMessageBox::warning(this, u"Export charts"_s, u"The charts were not saved: %1."_s.arg(error));
 }
 
 void DashboardWindow::chooseExportTable()
 {
-    const QString path = QFileDialog::getSaveFileName(this, u"Export the request table as CSV"_s,
-                                                      u"breakwater-requests.csv"_s, u"CSV files (*.csv)"_s);
-    if (path.isEmpty())
-        return;
-    QString error;
-    if (m_requests->exportCsv(path, &error))
-        statusBar()->showMessage(u"%1 rows saved to %2"_s.arg(m_requests->rowCount()).arg(path), 5000);
-    else
-        QMessageBox::warning(this, u"Export table"_s, u"The table was not saved: %1."_s.arg(error));
+    const QString name = u"breakwater-requests-%1.csv"_s.arg(QDateTime::currentDateTime().toString(u"yyyyMMdd-HHmmss"_s));
+    const QString path = QFileDialog::getSaveFileName(this, u"Export the request table as CSV"_s, name,
+                                                      u"CSV files (*.csv)"_s);
+    if (!path.isEmpty())
+        exportTable(path);
 }

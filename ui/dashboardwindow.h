@@ -9,20 +9,33 @@ class BreakerTimeline;
 class DashboardModel;
 class DemoController;
 class FiguresPanel;
+class GettingStarted;
 class LatencyScatter;
 class LatencyStaircase;
 class OutcomeChart;
+class ProxyPanel;
 class QAction;
 class QComboBox;
+class QGridLayout;
 class QLabel;
+class QScrollArea;
+class QSettings;
 class QTabWidget;
 class QToolButton;
 class RequestPanel;
 
-// The dashboard: headline figures, outcomes over time, the breaker timeline, the latency staircase,
-// latency against arrival, and the request table. It renders a DashboardModel on a 100 ms timer
-// (at most ~10 redraws a second however many events arrive) and skips work nobody can see: nothing
-// while hidden or paused, and the record-driven views only when the model changed.
+// The dashboard: where the proxy listens and how its upstreams are, headline figures, outcomes over
+// time, the breaker timeline, the latency staircase, latency against arrival, and the request
+// table; while no call has been seen, how to point an app at it. It renders a DashboardModel on a
+// 100 ms timer (at most ~10 redraws a second however many events arrive) and skips work nobody can
+// see or nothing changed: nothing while hidden or paused, the record-driven views only when records
+// came or went, and the time-driven charts only while something in their window moves (a call in
+// the window or in flight): an idle dashboard repaints nothing, though snapshots keep arriving.
+//
+// Sizes: it opens at a size that fits the screen's available area (defaultSize) and remembers its
+// geometry (saveGeometryTo / restoreGeometryFrom); the charts sit in a scroll area so the window
+// can be made smaller than a 1366x768 screen. Sizes are in device-independent pixels, so a 4K
+// screen at scale 2 gets the same layout.
 class DashboardWindow final : public QMainWindow
 {
     Q_OBJECT
@@ -40,15 +53,29 @@ public:
     void setPaused(bool paused);
     void setStaircaseBars(int bars);   // 20, 40, 100 or 200 newest requests
     bool isPaused() const { return m_paused; }
-    // Base URL and mode for the status bar; the demo's actions for the Demo menu (may be null).
+    // Base URL and mode for the proxy strip, the first-start guidance and the status bar; the demo's
+    // actions for the Demo menu (may be null).
     void setProxyInfo(const QString &baseUrl, bool demo);
+    void setUpstreamUrl(const QString &upstream, const QString &url);   // "openai" -> where it calls
     void setDemoController(DemoController *demo);
     void setSettingsHandler(std::function<void()> openSettings);
 
     // Draws every view now from the model (tests call it; the timer draws only what is visible).
     void redraw() { draw(true); }
     int redrawCount() const { return m_redraws; }
-    bool exportCharts(const QString &directory, QString *error) const;   // outcomes.png, breakers.png, ...
+    int tickCount() const { return m_ticks; }   // redraw timer ticks seen (drawn or not)
+    // The toolbar's Clear: every figure, chart, the breaker timeline, the table and the status bar.
+    void clearAll();
+    // outcomes-20270115-080001.png, breakers-..., staircase-..., latency-..., dashboard-...: stamped
+    // with the time, so a later export never overwrites an earlier one. `written` gets the paths.
+    bool exportCharts(const QString &directory, QString *error, QStringList *written = nullptr) const;
+    // Writes the table as CSV and says so in the status bar (path and row count).
+    bool exportTable(const QString &path);
+
+    // Fits `available` (a screen's available geometry) with room for the window frame.
+    static QSize defaultSize(const QRect &available);
+    void saveGeometryTo(QSettings &settings) const;
+    void restoreGeometryFrom(QSettings &settings);
 
     FiguresPanel *figures() const { return m_figures; }
     OutcomeChart *outcomeChart() const { return m_outcomes; }
@@ -57,9 +84,21 @@ public:
     LatencyScatter *latencyScatter() const { return m_scatter; }
     RequestPanel *requests() const { return m_requests; }
     QTabWidget *tabs() const { return m_tabs; }
+    ProxyPanel *proxyPanel() const { return m_proxyPanel; }
+    GettingStarted *gettingStarted() const { return m_gettingStarted; }
+    QComboBox *staircaseRangeChoice() const { return m_barsChoice; }
+    QLabel *statusInfo() const { return m_proxyInfo; }
+
+protected:
+    // Without a tray, closing the last window ends the proxy that apps may be pointed at: ask first.
+    void closeEvent(QCloseEvent *event) override;
+    void resizeEvent(QResizeEvent *event) override;
+    bool eventFilter(QObject *watched, QEvent *event) override;
 
 private:
     void onTick();
+    void fitFiguresStrip();
+    void arrangeLive(bool compact);
     void draw(bool everything);
     void buildToolBar();
     void chooseExportCharts();
@@ -72,10 +111,25 @@ private:
     qint64 m_windowMs = 5 * 60'000;
     bool m_paused = false;
     quint64 m_drawnRevision = ~quint64(0);
-    quint64 m_staircaseRevision = ~quint64(0);
-    quint64 m_tableRevision = ~quint64(0);
     qint64 m_scatterDrawnAtMs = 0;
     int m_redraws = 0;
+    int m_ticks = 0;
+    // What the views were drawn from: records and clears, breaker transitions, upstreams known.
+    struct DataKey
+    {
+        quint64 records = 0;
+        quint64 clears = 0;
+        quint64 transitions = 0;
+        qsizetype upstreams = 0;
+        bool operator==(const DataKey &) const = default;
+    };
+    DataKey dataKey() const;
+    DataKey m_chartsKey{~quint64(0)};
+    DataKey m_staircaseKey{~quint64(0)};
+    DataKey m_tableKey{~quint64(0)};
+    quint64 m_transitionsSeen = 0;
+    qint64 m_newestTransitionMs = 0;
+    qint64 m_chartsWindowMs = 0;   // the window the charts were drawn with
 
     FiguresPanel *m_figures = nullptr;
     OutcomeChart *m_outcomes = nullptr;
@@ -84,6 +138,16 @@ private:
     LatencyScatter *m_scatter = nullptr;
     RequestPanel *m_requests = nullptr;
     QTabWidget *m_tabs = nullptr;
+    ProxyPanel *m_proxyPanel = nullptr;
+    GettingStarted *m_gettingStarted = nullptr;
+    QScrollArea *m_figuresStrip = nullptr;
+    QGridLayout *m_liveGrid = nullptr;
+    QWidget *m_outcomesFrame = nullptr;
+    QWidget *m_breakersFrame = nullptr;
+    QWidget *m_scatterFrame = nullptr;
+    QWidget *m_staircaseFrame = nullptr;
+    bool m_liveArranged = false;
+    bool m_compact = false;
     QAction *m_pauseAction = nullptr;
     QComboBox *m_windowChoice = nullptr;
     QComboBox *m_barsChoice = nullptr;

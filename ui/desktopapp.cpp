@@ -25,16 +25,12 @@ namespace {
 // The call log's latest rows loaded at start, into every view: as many as the model keeps.
 constexpr int kHistoryRows = DashboardModel::kMaxRecords;
 
-const QStringList kSettingOptions{u"--listen"_s, u"--upstream"_s, u"--anthropic-upstream"_s,
-                                  u"--timeout"_s, u"--concurrency"_s, u"--dedup-window"_s,
-                                  u"--cache-size"_s, u"--breaker-failures"_s, u"--breaker-cooldown"_s,
-                                  u"--max-spend"_s};
-
 QStringList overriddenSettings(const QStringList &given)
 {
+    const QStringList settingOptions = AppSettings::options();
     QStringList overridden;
     for (const QString &option : given) {
-        if (kSettingOptions.contains(option) && !overridden.contains(option))
+        if (settingOptions.contains(option) && !overridden.contains(option))
             overridden << option;
     }
     return overridden;
@@ -99,6 +95,11 @@ int runDesktop(ProxyServer *proxy, MockProvider *mock, const ProxyConfig &config
 
     DashboardWindow window(&model);
     window.setProxyInfo(openaiBase, mock != nullptr);
+    window.setUpstreamUrl(u"openai"_s, config.openaiUpstream.toString());
+    window.setUpstreamUrl(u"anthropic"_s, config.anthropicUpstream.toString());
+    window.restoreGeometryFrom(*openSettings());
+    // Saved at the end, whether the window was closed, hidden in the tray or never shown.
+    QObject::connect(qApp, &QCoreApplication::aboutToQuit, &window, [&window] { window.saveGeometryTo(*openSettings()); });
 
     std::unique_ptr<DemoController> demo;
     if (mock) {
@@ -111,16 +112,16 @@ int runDesktop(ProxyServer *proxy, MockProvider *mock, const ProxyConfig &config
     window.setSettingsHandler([&window, &config, overridden, demoMode = mock != nullptr] {
         const std::unique_ptr<QSettings> settings = openSettings();
         AppSettings running = AppSettings::fromConfig(config);
-        const AppSettings saved = AppSettings::load(*settings, running);
+        const AppSettings shown = SettingsDialog::initialValues(config, *settings, demoMode);
         if (demoMode) {   // the mock stands in for the upstreams: compare what the user saved
-            running.openaiUpstream = saved.openaiUpstream;
-            running.anthropicUpstream = saved.anthropicUpstream;
+            running.openaiUpstream = shown.openaiUpstream;
+            running.anthropicUpstream = shown.anthropicUpstream;
         }
-        SettingsDialog dialog(saved, overridden, demoMode, &window);
+        SettingsDialog dialog(shown, overridden, demoMode, &window);
         dialog.setStartAtLogin(LoginAutostart::isEnabled());
         if (dialog.exec() != QDialog::Accepted)
             return;
-        dialog.values().save(*settings);
+        dialog.saveChanges(*settings);
         QString message = SettingsDialog::restartMessage(dialog.values(), running, overridden);
         if (dialog.startAtLogin() != LoginAutostart::isEnabled()) {
             const Result changed = LoginAutostart::setEnabled(dialog.startAtLogin(), QCoreApplication::applicationFilePath());

@@ -30,8 +30,8 @@ LatencyScatter::LatencyScatter(QWidget *parent)
     m_timeAxis->setTitleText(u"arrival"_s);
     m_latencyAxis = new QValueAxis(chart);
     m_latencyAxis->setTitleText(u"latency (s)"_s);
-    m_latencyAxis->setLabelFormat(u"%.1f"_s);
     m_latencyAxis->setRange(0, 1);
+    dashboardstyle::fitLabelsToTicks(m_latencyAxis);   // 0.25 s steps: two decimals
     chart->addAxis(m_timeAxis, Qt::AlignBottom);
     chart->addAxis(m_latencyAxis, Qt::AlignLeft);
 

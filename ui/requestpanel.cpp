@@ -2,6 +2,7 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDateTime>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -216,16 +217,46 @@ QString RequestPanel::describe(const CallRecord &r)
 
 QString RequestPanel::toCsv() const
 {
-    QString csv;
-    QStringList header;
-    for (int c = 0; c < RequestTableModel::ColumnCount; ++c)
-        header.append(csvField(m_table->headerData(c, Qt::Horizontal, Qt::DisplayRole).toString()));
-    csv += header.join(u',') + u"\r\n"_s;
+    // Typed for a spreadsheet or a script, not a copy of the table's text: ISO 8601 times with the
+    // date and UTC offset, plain numbers (cost without "$", milliseconds without units), one
+    // column per token kind, and the error kind. Unknown values are empty fields.
+    static const QStringList header{u"arrival"_s, u"outcome"_s, u"status"_s, u"error"_s, u"upstream"_s,
+                                    u"model"_s, u"route"_s, u"stream"_s, u"total_ms"_s, u"queue_ms"_s,
+                                    u"upstream_ms"_s, u"input_tokens"_s, u"output_tokens"_s,
+                                    u"cached_tokens"_s, u"cost_usd"_s, u"cost_saved_usd"_s, u"key"_s,
+                                    u"request_id"_s};
+    const auto time = [](qint64 ms) {
+        if (ms <= 0)
+            return QString();
+        const QDateTime local = QDateTime::fromMSecsSinceEpoch(ms);
+        return local.toOffsetFromUtc(local.offsetFromUtc()).toString(Qt::ISODateWithMs);   // ...+01:00
+    };
+    const auto count = [](qint64 n) { return n >= 0 ? QString::number(n) : QString(); };
+    const auto usd = [](double value) {
+        if (value < 0)
+            return QString();
+        QString text = QString::number(value, 'f', 10);   // a plain decimal, never 1e-06
+        while (text.endsWith(u'0'))
+            text.chop(1);
+        if (text.endsWith(u'.'))
+            text.chop(1);
+        return text;
+    };
+    QString csv = header.join(u',') + u"\r\n"_s;
     for (int row = 0; row < m_filter->rowCount(); ++row) {
-        QStringList fields;
-        for (int c = 0; c < RequestTableModel::ColumnCount; ++c)
-            fields.append(csvField(m_filter->index(row, c).data(Qt::DisplayRole).toString()));
-        csv += fields.join(u',') + u"\r\n"_s;
+        const CallRecord &r = m_table->recordAt(m_filter->mapToSource(m_filter->index(row, 0)).row());
+        const QStringList fields{time(r.receivedAtMs), QString::fromLatin1(outcomeName(r.outcome)),
+                                 r.status > 0 ? QString::number(r.status) : QString(),
+                                 QString::fromLatin1(r.errorKind), QString::fromLatin1(r.upstream), r.model,
+                                 QString::fromLatin1(r.route), r.stream ? u"true"_s : u"false"_s,
+                                 QString::number(r.totalMs()), count(r.queueWaitMs), count(RequestTableModel::upstreamMs(r)),
+                                 count(r.inputTokens), count(r.outputTokens), count(r.cachedTokens),
+                                 usd(r.costUsd), usd(r.costSavedUsd), QString::fromLatin1(r.keyFingerprint),
+                                 QString::fromLatin1(r.requestId)};
+        QStringList quoted;
+        for (const QString &field : fields)
+            quoted.append(csvField(field));
+        csv += quoted.join(u',') + u"\r\n"_s;
     }
     return csv;
 }

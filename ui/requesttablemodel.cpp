@@ -9,13 +9,6 @@ using namespace Qt::StringLiterals;
 
 namespace {
 
-qint64 upstreamMs(const CallRecord &r)
-{
-    if (r.upstreamStartAtMs <= 0 || r.endAtMs <= 0)
-        return -1;
-    return r.endAtMs - std::max(r.upstreamStartAtMs, r.receivedAtMs);
-}
-
 QString tokens(const CallRecord &r)
 {
     if (r.inputTokens < 0 && r.outputTokens < 0)
@@ -60,6 +53,13 @@ int RequestTableModel::syncFrom(const DashboardModel &model)
     return int(fresh);
 }
 
+qint64 RequestTableModel::upstreamMs(const CallRecord &r)
+{
+    if (r.upstreamStartAtMs <= 0 || r.endAtMs <= 0)
+        return -1;
+    return r.endAtMs - std::max(r.upstreamStartAtMs, r.receivedAtMs);
+}
+
 const CallRecord &RequestTableModel::recordAt(int row) const
 {
     return m_rows.at(size_t(row));
@@ -93,7 +93,7 @@ QVariant RequestTableModel::data(const QModelIndex &index, int role) const
         case Queue: return r.queueWaitMs > 0 ? QVariant(r.queueWaitMs) : QVariant();
         case UpstreamTime: return upstreamMs(r) >= 0 ? QVariant(upstreamMs(r)) : QVariant();
         case Tokens: return tokens(r);
-        case Cost: return r.costUsd >= 0 ? dashboardstyle::formatUsd(r.costUsd) : QString();
+        case Cost: return dashboardstyle::formatUsd(r.costUsd, r.costUsd >= 0);
         case Key: return QString::fromLatin1(r.keyFingerprint);
         case RequestId: return QString::fromLatin1(r.requestId);
         }

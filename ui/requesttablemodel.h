@@ -25,6 +25,8 @@ public:
     // Takes the records the model received since the last sync; returns how many (now rows 0..n-1).
     int syncFrom(const DashboardModel &model);
     const CallRecord &recordAt(int row) const;
+    // Upstream start to last byte; -1 when the call never reached an upstream.
+    static qint64 upstreamMs(const CallRecord &record);
 
     int rowCount(const QModelIndex &parent = {}) const override;
     int columnCount(const QModelIndex &parent = {}) const override;

@@ -1,5 +1,8 @@
 #include "settingsdialog.h"
 
+#include <initializer_list>
+#include <utility>
+
 #include <QCheckBox>
 #include <QDialogButtonBox>
 #include <QDoubleSpinBox>
@@ -8,6 +11,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QSettings>
 #include <QSpinBox>
 #include <QVBoxLayout>
 
@@ -48,6 +52,7 @@ QString optionLabel(const QString &option)
 
 SettingsDialog::SettingsDialog(const AppSettings &values, const QStringList &overridden, bool demo, QWidget *parent)
     : QDialog(parent)
+    , m_opened(values)
 {
     setWindowTitle(u"Breakwater settings"_s);
     auto *layout = new QVBoxLayout(this);
@@ -82,6 +87,12 @@ SettingsDialog::SettingsDialog(const AppSettings &values, const QStringList &ove
     form->addRow(u"Breaker cool-down"_s, m_breakerCooldown);
     form->addRow(u"Spend limit"_s, m_maxSpend);
     layout->addLayout(form);
+    for (const auto &[field, name] : std::initializer_list<std::pair<QWidget *, const char16_t *>>{
+             {m_listen, u"listen"}, {m_openai, u"openaiUpstream"}, {m_anthropic, u"anthropicUpstream"},
+             {m_timeout, u"timeout"}, {m_concurrency, u"concurrency"}, {m_dedupWindow, u"dedupWindow"},
+             {m_cacheSize, u"cacheSize"}, {m_breakerFailures, u"breakerFailures"},
+             {m_breakerCooldown, u"breakerCooldown"}, {m_maxSpend, u"maxSpend"}})
+        field->setObjectName(QString::fromUtf16(name));   // tests find the fields by name
     m_startAtLogin = new QCheckBox(u"Start Breakwater when I log in (in the tray)"_s, this);
     layout->addWidget(m_startAtLogin);
 
@@ -111,6 +122,22 @@ SettingsDialog::SettingsDialog(const AppSettings &values, const QStringList &ove
             [this] { setValues(AppSettings::defaults()); });
     layout->addWidget(buttons);
     setValues(values);
+}
+
+AppSettings SettingsDialog::initialValues(const ProxyConfig &running, QSettings &settings, bool demo)
+{
+    AppSettings fallback = AppSettings::fromConfig(running);
+    if (demo) {
+        const AppSettings defaults = AppSettings::defaults();
+        fallback.openaiUpstream = defaults.openaiUpstream;
+        fallback.anthropicUpstream = defaults.anthropicUpstream;
+    }
+    return AppSettings::load(settings, fallback);
+}
+
+void SettingsDialog::saveChanges(QSettings &settings) const
+{
+    values().save(settings, changedOptions());
 }
 
 AppSettings SettingsDialog::values() const

@@ -8,11 +8,14 @@ class QCheckBox;
 class QDoubleSpinBox;
 class QLabel;
 class QLineEdit;
+class QSettings;
 class QSpinBox;
 
 // Edits the saved proxy settings. OK checks every value and, if any is invalid, lists what is wrong
 // and stays open. The proxy's settings are fixed while it runs (it has no live reconfiguration),
-// so the caller saves the values and tells the user which changes need a restart.
+// so the caller saves the values and tells the user which changes need a restart. Only what the
+// user changed is saved: the values a run got from the command line or from --demo (the mock
+// provider's temporary URLs) are shown but never written, so they cannot break the next start.
 class SettingsDialog final : public QDialog
 {
     Q_OBJECT
@@ -21,8 +24,16 @@ public:
     // `overridden`: options given on the command line, which win over saved values this run.
     SettingsDialog(const AppSettings &values, const QStringList &overridden, bool demo, QWidget *parent = nullptr);
 
+    // What the dialog opens with: the saved values over the running configuration, except in demo
+    // mode the upstreams, which are the mock's for this run only (saved or default ones instead).
+    static AppSettings initialValues(const ProxyConfig &running, QSettings &settings, bool demo);
+
     AppSettings values() const;
     void setValues(const AppSettings &values);
+    // The options whose values the user changed, compared with what the dialog opened with.
+    QStringList changedOptions() const { return values().differences(m_opened); }
+    // Writes the changed values, and only those, to `settings`.
+    void saveChanges(QSettings &settings) const;
     QStringList problems() const { return values().validate(); }
     // "Start Breakwater when I log in": not a proxy setting; the caller applies it at once.
     bool startAtLogin() const;
@@ -35,6 +46,7 @@ public Q_SLOTS:
     void accept() override;
 
 private:
+    AppSettings m_opened;
     QLineEdit *m_listen = nullptr;
     QLineEdit *m_openai = nullptr;
     QLineEdit *m_anthropic = nullptr;

@@ -11,6 +11,7 @@
 #include "dashboardstyle.h"
 #include "democontroller.h"
 #include "desktopnotification.h"
+#include "gettingstarted.h"
 #include "proxyconfig.h"
 
 using namespace Qt::StringLiterals;
@@ -48,7 +49,9 @@ TrayController::TrayController(const Wiring &wiring, QObject *parent)
         m_wiring.demo->populate(demo);
     }
     m_menu->addSeparator();
-    connect(m_menu->addAction(u"Quit Breakwater"_s), &QAction::triggered, qApp, &QCoreApplication::quit);
+    QAction *quit = m_menu->addAction(u"Quit Breakwater"_s);
+    quit->setShortcuts(dashboardstyle::quitShortcuts());
+    connect(quit, &QAction::triggered, qApp, &QCoreApplication::quit);
 
     m_icon = new QSystemTrayIcon(dashboardstyle::trayIcon(BreakerState::Closed), this);
     m_icon->setContextMenu(m_menu);
@@ -74,14 +77,15 @@ QString TrayController::environmentLines() const
 {
     // The SDKs refuse to start without a key: the demo's mock takes any (the README's block), real
     // providers need the user's own, which Breakwater passes through.
-    if (m_wiring.demo) {
-        return u"export OPENAI_BASE_URL=%1 OPENAI_API_KEY=sk-demo\n"
-               "export ANTHROPIC_BASE_URL=%2 ANTHROPIC_API_KEY=sk-ant-demo\n"_s.arg(m_wiring.openaiBaseUrl,
-                                                                                 m_wiring.anthropicBaseUrl);
+    using Sdk = GettingStarted::Sdk;
+    const bool demo = m_wiring.demo != nullptr;
+    QString lines = GettingStarted::exportLine(Sdk::OpenAI, m_wiring.openaiBaseUrl, demo) + u'\n'
+        + GettingStarted::exportLine(Sdk::Anthropic, m_wiring.anthropicBaseUrl, demo) + u'\n';
+    if (!demo) {
+        lines += u"# export OPENAI_API_KEY=...     (your own keys: Breakwater passes them through)\n"
+                 "# export ANTHROPIC_API_KEY=...\n"_s;
     }
-    return u"export OPENAI_BASE_URL=%1\nexport ANTHROPIC_BASE_URL=%2\n"
-           "# export OPENAI_API_KEY=...     (your own keys: Breakwater passes them through)\n"
-           "# export ANTHROPIC_API_KEY=...\n"_s.arg(m_wiring.openaiBaseUrl, m_wiring.anthropicBaseUrl);
+    return lines;
 }
 
 QString TrayController::title() const

@@ -91,6 +91,8 @@ void CircuitBreaker::recordSuccess(bool wasTrial)
 void CircuitBreaker::recordFailure(const QString &reason, bool wasTrial)
 {
     ++m_consecutiveFailures;
+    m_lastFailure = reason;
+    m_lastFailureAtMs = m_clock.wallMs();
     if (wasTrial)
         m_trialInFlight = false;
     if (m_state == BreakerState::HalfOpen && wasTrial) {

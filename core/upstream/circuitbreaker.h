@@ -67,7 +67,13 @@ public:
     BreakerState state() const { return m_state; }   // a pure read: see onTimePassed()
     QString upstream() const { return m_upstream; }
     int consecutiveFailures() const { return m_consecutiveFailures; }
+    int failureThreshold() const { return m_threshold; }
     qint64 currentCooldownMs() const { return m_cooldownMs; }
+    // While open: how long until the cool-down ends (0 or less once it has); a pure read.
+    qint64 cooldownLeftMs() const;
+    // The newest failure reported ("timeout", "503", ...) and when (wall ms); empty/0 before any.
+    QString lastFailure() const { return m_lastFailure; }
+    qint64 lastFailureAtMs() const { return m_lastFailureAtMs; }
     int transitions() const { return m_transitions; }
 
     static constexpr int kMaxCooldownFactor = 8;   // re-opens grow the cool-down up to 8x
@@ -78,7 +84,6 @@ Q_SIGNALS:
 private:
     void moveTo(BreakerState to, const QString &reason);
     void open(const QString &reason);
-    qint64 cooldownLeftMs() const;
     void armCooldownTimer();
 
     QString m_upstream;
@@ -90,6 +95,8 @@ private:
     int m_consecutiveFailures = 0;
     qint64 m_openedAtMs = 0;
     bool m_trialInFlight = false;
+    QString m_lastFailure;
+    qint64 m_lastFailureAtMs = 0;
     int m_transitions = 0;
     QTimer m_cooldownTimer;      // single shot, armed on opening
 };

@@ -1,0 +1,122 @@
+#include "proxypanel.h"
+
+#include <QApplication>
+#include <QClipboard>
+#include <QGridLayout>
+#include <QLabel>
+#include <QPushButton>
+
+#include "dashboardmodel.h"
+#include "dashboardstyle.h"
+
+using namespace Qt::StringLiterals;
+
+namespace {
+
+// A label that may be cut short when the window is narrow (its tooltip keeps the whole text),
+// rather than forcing the window wider than a small screen.
+QLabel *shrinkingLabel(QWidget *parent)
+{
+    auto *label = new QLabel(parent);
+    label->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    label->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    return label;
+}
+
+QString healthText(const UpstreamSnapshot &u, const QString &url)
+{
+    QStringList parts{url.isEmpty() ? u"(URL unknown)"_s : url, dashboardstyle::breakerLabel(u.breakerState)};
+    if (u.failureThreshold > 0)
+        parts << u"%1 of %2 failures in a row"_s.arg(u.consecutiveFailures).arg(u.failureThreshold);
+    if (u.breakerState == BreakerState::Open && u.cooldownLeftMs > 0)
+        parts << u"cool-down %1 left"_s.arg(dashboardstyle::formatDuration(u.cooldownLeftMs));
+    parts << (u.lastFailureAtMs > 0 ? u"last error %1 at %2"_s.arg(u.lastFailure, dashboardstyle::formatClock(u.lastFailureAtMs, false))
+                                    : u"no errors"_s);
+    return parts.join(u"  ·  "_s);
+}
+
+} // namespace
+
+ProxyPanel::ProxyPanel(QWidget *parent)
+    : QWidget(parent)
+{
+    m_layout = new QGridLayout(this);
+    m_layout->setContentsMargins(2, 0, 2, 0);
+    m_layout->setHorizontalSpacing(8);
+    m_layout->setVerticalSpacing(2);
+    auto *title = new QLabel(u"Listening on"_s, this);
+    m_listen = shrinkingLabel(this);
+    QFont bold = m_listen->font();
+    bold.setBold(true);
+    m_listen->setFont(bold);
+    auto *copy = new QPushButton(u"Copy"_s, this);
+    copy->setToolTip(u"Copy the OpenAI base URL (the Anthropic one is the same without /v1)"_s);
+    connect(copy, &QPushButton::clicked, this, [this] { QApplication::clipboard()->setText(m_listen->text()); });
+    m_mode = shrinkingLabel(this);
+    m_layout->addWidget(title, 0, 0);
+    m_layout->addWidget(m_listen, 0, 1);
+    m_layout->addWidget(copy, 0, 2);
+    m_layout->addWidget(m_mode, 1, 0, 1, 3);
+    m_layout->setColumnStretch(1, 2);
+    m_layout->setColumnStretch(4, 5);
+}
+
+void ProxyPanel::setListenUrl(const QString &baseUrl, bool demo)
+{
+    m_listen->setText(baseUrl);
+    m_listen->setToolTip(baseUrl);
+    m_mode->setText(demo ? u"demo mode: the built-in mock provider stands in for both upstreams"_s : QString());
+}
+
+void ProxyPanel::setUpstreamUrl(const QString &upstream, const QString &url)
+{
+    m_urls.insert(upstream, url);
+}
+
+void ProxyPanel::refresh(const DashboardModel &model)
+{
+    for (const UpstreamSnapshot &u : model.snapshot().upstreams) {
+        const QString name = QString::fromLatin1(u.name);
+        Row &line = row(name);
+        const QString text = healthText(u, m_urls.value(name));
+        if (line.status->text() != text) {
+            line.status->setText(text);
+            line.status->setToolTip(text);
+        }
+        const QString colour = dashboardstyle::breakerColor(u.breakerState).name();
+        if (line.name->property("colour").toString() != colour) {
+            line.name->setProperty("colour", colour);
+            line.name->setText(u"<span style='color:%1'>●</span> <b>%2</b>"_s.arg(colour, name.toHtmlEscaped()));
+        }
+    }
+}
+
+ProxyPanel::Row &ProxyPanel::row(const QString &upstream)
+{
+    auto it = m_rows.find(upstream);
+    if (it != m_rows.end())
+        return *it;
+    // The upstreams sit to the right of the listen address, one per line.
+    const int index = int(m_rows.size());
+    Row created{new QLabel(this), shrinkingLabel(this)};
+    created.name->setTextFormat(Qt::RichText);
+    m_layout->addWidget(created.name, index, 3);
+    m_layout->addWidget(created.status, index, 4);
+    return *m_rows.insert(upstream, created);
+}
+
+QString ProxyPanel::listenUrl() const
+{
+    return m_listen->text();
+}
+
+QString ProxyPanel::listenText() const
+{
+    return m_listen->text() + (m_mode->text().isEmpty() ? QString() : u"  ("_s + m_mode->text() + u')');
+}
+
+QString ProxyPanel::upstreamText(const QString &upstream) const
+{
+    const auto it = m_rows.constFind(upstream);
+    return it == m_rows.constEnd() ? QString() : upstream + u": "_s + it->status->text();
+}
