@@ -106,6 +106,11 @@ int main(int argc, char *argv[])
         });
         options.config.openaiUpstream = mock->service()->openaiBaseUrl();
         options.config.anthropicUpstream = mock->service()->anthropicBaseUrl();
+        // The mock answers within a second, so the demo uses the field test's --timeout 5 unless one
+        // was chosen: its Hang scenario then shows the breaker opening while the provider hangs,
+        // instead of timeouts that end after the provider has recovered.
+        if (options.config.upstreamTimeout == defaults::kUpstreamTimeout)
+            options.config.upstreamTimeout = std::chrono::seconds(5);
         std::printf("breakwater: demo mode, mock provider at %s\n",
                     qPrintable(options.config.openaiUpstream.toString()));
     }
