@@ -1,5 +1,5 @@
 // dashboard_screenshots: runs the real dashboard against a real Breakwater and its mock provider,
-// plays the demo's scenarios (herd, outage, a burst at full concurrency and one at a time) and
+// plays the demo's scenarios (herd, outage, hang, a burst at full concurrency and one at a time) and
 // saves the window after each as a PNG, at the size the window opens with on each screen size
 // given (default 1366x768, a laptop, and 1920x1080): herd-1366x768.png, ... Not a ctest test: run
 // it under xvfb-run (or QT_QPA_PLATFORM=offscreen) to refresh the README's pictures.
@@ -71,7 +71,7 @@ int main(int argc, char *argv[])
     QDir().mkpath(out);
 
     // As `breakwater --demo`: the mock answers in 400 ms; the proxy runs with the defaults.
-    ProxyHarness harness([](ProxyConfig &config) { config.upstreamTimeout = 10s; });
+    ProxyHarness harness([](ProxyConfig &config) { config.upstreamTimeout = 5s; });   // as --demo
     harness.mock()->setLatency(400ms);
     DashboardModel model;
     connectProxyToModel(harness.proxy(), &model);
@@ -111,7 +111,24 @@ int main(int argc, char *argv[])
     window.setStaircaseBars(100);
     save(window, out, u"outage"_s, screens);
 
-    // 3. Twenty different prompts: a wall at the default concurrency, then a staircase one at a time.
+    // 3. A hang (time-scaled likewise, the 5 s timeout not), seen while it happens: calls stuck in
+    //    flight as growing bars, the breaker opened by the first timeout and the calls it proved stuck.
+    options.timeScale = outageScale;
+    demo.scenarios()->setOptions(options);
+    clear();
+    {
+        QSignalSpy finished(demo.scenarios(), &DemoScenarios::finished);
+        demo.scenarios()->start(DemoScenarios::Scenario::Hang);
+        const auto hangBegins = std::chrono::milliseconds(qint64(15000 * outageScale));
+        QTest::qWait(int((hangBegins + 5s + 1500ms).count()));
+        window.setStaircaseBars(60);
+        save(window, out, u"hang"_s, screens);
+        finished.wait(10 * 60 * 1000);
+    }
+    options.timeScale = 1.0;
+    demo.scenarios()->setOptions(options);
+
+    // 4. Twenty different prompts: a wall at the default concurrency, then a staircase one at a time.
     clear();
     runScenario(demo, [&] { return demo.startBurst(harness.config().concurrency); });
     QTest::qWait(1000);
@@ -119,7 +136,7 @@ int main(int argc, char *argv[])
     window.setStaircaseBars(40);
     save(window, out, u"staircase"_s, screens);
 
-    // 4. The request table with the slowest stair selected.
+    // 5. The request table with the slowest stair selected.
     window.tabs()->setCurrentIndex(1);
     window.requests()->selectRow(0);
     save(window, out, u"requests"_s, screens);
