@@ -355,7 +355,13 @@ void ProxyServer::land(Flight &flight, Upstream &upstream, const Admitted &admit
     // What the call cost, from the upstream's own `usage` (streams included); unknown stays unknown.
     const Usage usage = isSuccess(flight.status())
         ? parseUsage(flight.style(), flight.body(), flight.isStreaming()) : Usage{};
-    flight.setUsage(usage, usage.known() ? m_prices.cost(flight.model(), usage) : std::nullopt);
+    std::optional<double> cost = usage.known() ? m_prices.cost(flight.model(), usage) : std::nullopt;
+    // Under a cap, an answer that reports no usage (a stream without include_usage) or a call
+    // cancelled midway is charged its reservation (settle); it is logged at that cost too, so the
+    // day's spend read back from the log after a restart is what the cap counted.
+    if (!cost && admitted.reservation && admitted.estimateUsd > 0 && (flight.isCacheable() || flight.isCancelled()))
+        cost = admitted.estimateUsd;
+    flight.setUsage(usage, cost);
     settle(upstream, admitted, &flight);
 }
 

@@ -38,6 +38,8 @@ void TestAccounting::streamWithoutUsage_isChargedItsReservation()
     QTRY_COMPARE(harness.records.size(), 1);
     const double spent = harness.onProxyThread<double>([](ProxyServer *p) { return p->spendGuard()->spentToday(); });
     QVERIFY2(spent > 0, QByteArray::number(spent).constData());
+    // It is logged at what it was charged, so a restart reads the same spend back from the log.
+    QCOMPARE(harness.records.first().costUsd, spent);
     // A failed call costs nothing.
     harness.mock()->setMode(MockProvider::Mode::Error503);
     QCOMPARE(harness.post("/v1/chat/completions", chatBody(u"fails"_s)).status, 503);

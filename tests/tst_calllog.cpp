@@ -466,15 +466,17 @@ void TestCallLog::spentOnDay_countsOnlyCallsOfThatLocalDay()
     const Result opened = log.open(m_path);
     QVERIFY2(opened.ok(), qPrintable(opened.error()));
     log.append(costing(Outcome::Miss, start, 0.5));
-    log.append(costing(Outcome::Bypass, next - 1, 0.25));
+    log.append(costing(Outcome::Bypass, next - 100, 0.25));   // received and ended that day
     log.append(costing(Outcome::Error, start + 10, 0.125));     // a call that began and then failed
     log.append(costing(Outcome::Joined, start + 20, 0.5));      // shared: not paid again
     log.append(costing(Outcome::Hit, start + 30, 0.5));
     log.append(costing(Outcome::Miss, start + 40, -1));         // unknown cost
-    log.append(costing(Outcome::Miss, start - 1, 4));           // the day before
+    log.append(costing(Outcome::Miss, start - 100, 4));         // the day before (ended then too)
     log.append(costing(Outcome::Miss, next, 8));                // the day after
+    // Received a moment before midnight, ended after it: the day it was charged, the next.
+    log.append(costing(Outcome::Miss, next - 10, 16));
     QCOMPARE(log.spentOnDay(day), 0.875);
-    QCOMPARE(log.spentOnDay(day.addDays(1)), 8.0);
+    QCOMPARE(log.spentOnDay(day.addDays(1)), 24.0);
 }
 
 void TestCallLog::defaultPath_isInAppDataAndFolderExists()

@@ -195,11 +195,18 @@ double CallLog::spentOnDay(QDate day)
     double spent = 0;
     runOnWriter([&](QSqlDatabase &db) {
         QSqlQuery query(db);
-        // Joined and cached answers carry the cost of the call they shared; only the call paid.
+        // Joined and cached answers carry the cost of the call they shared; only the call paid. A call
+        // counts on the day it ended, as SpendGuard charged it when it settled (a call received at
+        // 23:59 and answered at 00:01 is the new day's); received_at_ms bounds it for the index.
         query.prepare(u"SELECT TOTAL(cost_usd) FROM calls WHERE received_at_ms >= ? AND received_at_ms < ?"
+                      " AND COALESCE(end_at_ms, received_at_ms) >= ? AND COALESCE(end_at_ms, received_at_ms) < ?"
                       " AND outcome NOT IN ('joined', 'hit') AND cost_usd > 0"_s);
-        query.addBindValue(day.startOfDay().toMSecsSinceEpoch());
-        query.addBindValue(day.addDays(1).startOfDay().toMSecsSinceEpoch());
+        const qint64 from = day.startOfDay().toMSecsSinceEpoch();
+        const qint64 to = day.addDays(1).startOfDay().toMSecsSinceEpoch();
+        query.addBindValue(from - 86'400'000);   // no call lasts a day
+        query.addBindValue(to);
+        query.addBindValue(from);
+        query.addBindValue(to);
         if (query.exec() && query.next())
             spent = query.value(0).toDouble();
         else
@@ -228,12 +235,21 @@ QList<CallRecord> CallLog::recent(int limit)
 
 QByteArray CallLog::redactCredentials(const QByteArray &body)
 {
-    // API keys (sk-..., sk-ant-..., sk-proj-...), bearer tokens, and JSON fields named like a key.
-    static const QRegularExpression secrets(
-        u"\\bsk-[A-Za-z0-9_\\-]{12,}|(?i:bearer)\\s+[A-Za-z0-9._~+/\\-]{12,}=*"
-        "|(\"(?i:api[_-]?key|x-api-key|authorization|access_token|password|secret)\"\\s*:\\s*)\"[^\"]*\""_s);
+    // A field named like a secret loses its whole value (escaped quotes included); a known key shape
+    // anywhere else (in a prompt, a header echoed in an error) loses the key only. Either way the
+    // text stays valid JSON: nothing outside a string's quotes is touched.
+    static const QRegularExpression namedField(
+        u"(\"(?i:api[_-]?key|x-api-key|x-goog-api-key|authorization|access_token|refresh_token|password|secret|client_secret)\""
+        "\\s*:\\s*)\"(?:[^\"\\\\]|\\\\.)*\""_s);
+    static const QRegularExpression keyShape(
+        u"\\bsk-[A-Za-z0-9_\\-]{12,}"          // OpenAI, Anthropic (sk-ant-), project keys (sk-proj-)
+        "|\\bAIza[0-9A-Za-z_\\-]{30,}"          // Google
+        "|\\bAKIA[0-9A-Z]{16}\\b"               // AWS access key ids
+        "|\\b(?:ghp|gho|github_pat|xox[abp])_?[A-Za-z0-9_\\-]{20,}"   // GitHub, Slack tokens
+        "|\\b(?i:bearer)\\s+\\K[A-Za-z0-9._~+/\\-]{12,}=*"_s);
     QString text = QString::fromUtf8(body);
-    text.replace(secrets, u"\\1\"[redacted]\""_s);
+    text.replace(namedField, u"\\1\"[redacted]\""_s);
+    text.replace(keyShape, u"[redacted]"_s);
     return text.toUtf8();
 }
 
