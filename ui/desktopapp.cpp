@@ -3,6 +3,7 @@
 #include <QApplication>
 #include <QMessageBox>
 #include <QSettings>
+#include <QStatusBar>
 
 #include "accounting/calllog.h"
 #include "accounting/callrecord.h"
@@ -137,6 +138,18 @@ int runDesktop(ProxyServer *proxy, MockProvider *mock, const ProxyConfig &config
     // In demo mode the mock stands in for the providers: the tray keeps their names.
     TrayWatcher tray({&model, &window, openaiBase, anthropicBase, demo.get(),
                       mock ? QUrl() : config.openaiUpstream, mock ? QUrl() : config.anthropicUpstream});
+
+    if (callLog) {
+        // The writer turns logging off after a failed write (disk full, file removed); the proxy
+        // goes on, but nothing is recorded any more, and the user must know. Emitted on its thread.
+        QObject::connect(callLog, &CallLog::failed, &window, [&window, &tray](const QString &error) {
+            const QString text = u"Call log off: %1. Calls are still served, but no longer recorded."_s.arg(error);
+            window.statusBar()->showMessage(text);
+            window.setWindowTitle(u"Breakwater (call log off)"_s);
+            if (TrayController *controller = tray.tray())
+                controller->notify(u"Breakwater: call log off"_s, text);
+        }, Qt::QueuedConnection);
+    }
 
     if (!minimized)
         window.show();
