@@ -64,11 +64,13 @@ public:
     // is a signal to the tray host).
     void refresh();
 
+    // A desktop notice: a freedesktop notification beside a StatusNotifier tray, Qt's balloon on XEmbed.
+    void notify(const QString &title, const QString &message);
+
 private:
     void onTransition(const BreakerTransition &transition);
     void onSpendRefused(const CallRecord &record);
     void showWindow();
-    void notify(const QString &title, const QString &message);
 
     Wiring m_wiring;
     QSystemTrayIcon *m_icon = nullptr;
