@@ -11,11 +11,13 @@
 //   burst       20 different prompts at once, provider latency 1.5 s (--concurrency N)
 //   outage      one prompt every 2 s for 150 s, provider 503 from 15 s to 75 s, SDK-like retrying client
 //   hang        the same, provider hanging from 15 s to 75 s, --timeout 5
+//   soak        30 min of mixed traffic and provider faults; RSS, descriptors and flights every 10 s
 // --scale X multiplies every scenario duration and request count (0.1 for a quick look; figures are for 1).
 
 #include "loopbackclient.h"
 #include "proxyharness.h"
 #include "sdklikeclient.h"
+#include "soak.h"
 #include "sharing/requestkey.h"
 
 #include <QCoreApplication>
@@ -554,9 +556,10 @@ int main(int argc, char *argv[])
     }
     const QMap<QString, std::function<int()>> scenarios{
         {u"herd"_s, herd}, {u"hits"_s, hits}, {u"overhead"_s, overhead}, {u"throughput"_s, throughput},
-        {u"key"_s, key}, {u"burst"_s, burst}, {u"outage"_s, outage}, {u"hang"_s, hang}};
+        {u"key"_s, key}, {u"burst"_s, burst}, {u"outage"_s, outage}, {u"hang"_s, hang},
+        {u"soak"_s, [] { return soak(std::chrono::milliseconds(qint64(1800'000 * g_scale))); }}};
     if (!scenarios.contains(scenario) || g_scale <= 0) {
-        std::fprintf(stderr, "usage: breakwater-bench herd|hits|overhead|throughput|key|burst|outage|hang [--scale X] "
+        std::fprintf(stderr, "usage: breakwater-bench herd|hits|overhead|throughput|key|burst|outage|hang|soak [--scale X] "
                              "[--concurrency N] [--timeout S]\n");
         return 2;
     }

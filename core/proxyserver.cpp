@@ -60,7 +60,10 @@ ProxyServer::ProxyServer(const ProxyConfig &config, const Clock &clock, QObject 
     connect(this, &ProxyServer::breakerChanged, this,
             [this](const BreakerTransition &transition) { m_metrics.recordTransition(transition); });
     m_snapshotTimer.setInterval(defaults::kSnapshotInterval);
-    connect(&m_snapshotTimer, &QTimer::timeout, this, [this] { Q_EMIT snapshotReady(snapshot()); });
+    connect(&m_snapshotTimer, &QTimer::timeout, this, [this] {
+        m_cache.dropExpired();
+        Q_EMIT snapshotReady(snapshot());
+    });
     m_snapshotTimer.start();
 }
 

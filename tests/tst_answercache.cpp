@@ -41,6 +41,7 @@ private slots:
     void storedAnswer_missesAtAndAfterWindow_data();
     void storedAnswer_missesAtAndAfterWindow();
     void hit_doesNotExtendTheWindow();
+    void expiredAnswers_areFreedWithoutBeingAskedFor();
     void storeSameKey_replacesAndCountsOnce();
     void fullCache_evictsLeastRecentlyUsed();
     void hundredThousandAnswers_neverExceedByteBound();
@@ -100,6 +101,28 @@ void TestAnswerCache::hit_doesNotExtendTheWindow()
     QVERIFY(cache.find("k"));
     clock.advance(kWindowMs / 2);
     QVERIFY(!cache.find("k"));
+}
+
+void TestAnswerCache::expiredAnswers_areFreedWithoutBeingAskedFor()
+{
+    // A soak found memory growing to the byte bound with answers nobody could use any more.
+    FakeClock clock;
+    AnswerCache cache(clock, kWindowMs, 1 << 20);
+    cache.store("a", answerOf("{}"));
+    cache.store("b", answerOf("{}"));
+    clock.advance(kWindowMs / 2);
+    cache.store("a", answerOf("{\"again\":1}"));   // replaced: its window starts again
+    clock.advance(kWindowMs / 2);
+    cache.store("c", answerOf("{}"));                 // b has expired: freed on the way
+    QCOMPARE(cache.count(), 2);
+    clock.advance(kWindowMs / 2);
+    cache.dropExpired();                              // a (replaced) too, without a store
+    QCOMPARE(cache.count(), 1);
+    QVERIFY(cache.find("c"));
+    clock.advance(kWindowMs);
+    cache.dropExpired();
+    QCOMPARE(cache.count(), 0);
+    QCOMPARE(cache.bytes(), 0);
 }
 
 void TestAnswerCache::storeSameKey_replacesAndCountsOnce()

@@ -36,13 +36,27 @@ void AnswerCache::store(const QByteArray &key, const CachedAnswer &answer)
     const qint64 size = sizeOf(key, answer);
     if (size > m_maxBytes)
         return;
+    dropExpired();
     if (const auto found = m_index.constFind(key); found != m_index.constEnd())
         erase(*found);
     while (m_bytes + size > m_maxBytes && !m_entries.empty())
         erase(std::prev(m_entries.end()));
-    m_entries.push_front(Entry{key, answer, m_clock.steadyMs(), size});
+    const qint64 now = m_clock.steadyMs();
+    m_entries.push_front(Entry{key, answer, now, size});
     m_index.insert(key, m_entries.begin());
+    m_stores.emplace_back(now, key);
     m_bytes += size;
+}
+
+void AnswerCache::dropExpired()
+{
+    const qint64 now = m_clock.steadyMs();
+    while (!m_stores.empty() && now - m_stores.front().first >= m_windowMs) {
+        const auto &[storedAtMs, key] = m_stores.front();
+        if (const auto found = m_index.constFind(key); found != m_index.constEnd() && (*found)->storedAtMs == storedAtMs)
+            erase(*found);
+        m_stores.pop_front();
+    }
 }
 
 void AnswerCache::erase(List::iterator it)

@@ -5,6 +5,7 @@
 #include <QByteArray>
 #include <QHash>
 
+#include <deque>
 #include <list>
 #include <optional>
 
@@ -33,6 +34,9 @@ public:
 
     std::optional<CachedAnswer> find(const QByteArray &key);
     void store(const QByteArray &key, const CachedAnswer &answer);
+    // Frees every answer whose window has passed (they would miss anyway); store() does it too, and
+    // the proxy calls it with its snapshots, so memory follows the traffic of the last window only.
+    void dropExpired();
 
     qint64 bytes() const { return m_bytes; }
     qint64 maxBytes() const { return m_maxBytes; }
@@ -57,4 +61,7 @@ private:
     qint64 m_bytes = 0;
     List m_entries;
     QHash<QByteArray, List::iterator> m_index;
+    // Every store in order, so expired answers are found without a scan (the window runs from the
+    // store, not the last hit); an entry replaced or evicted since is skipped.
+    std::deque<std::pair<qint64, QByteArray>> m_stores;
 };
