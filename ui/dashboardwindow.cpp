@@ -116,9 +116,11 @@ DashboardWindow::DashboardWindow(DashboardModel *model, QWidget *parent)
     auto *live = new QWidget;
     m_liveGrid = new QGridLayout(live);
     m_liveGrid->setContentsMargins(4, 4, 4, 4);
-    for (QWidget *chart : std::initializer_list<QWidget *>{m_outcomes, m_scatter}) {
+    for (QChartView *chart : std::initializer_list<QChartView *>{m_outcomes, m_scatter}) {
         chart->setMinimumSize(kChartMinimumWidth, kChartMinimumHeight);
-        chart->installEventFilter(this);   // resized: as many time labels as fit (eventFilter)
+        // As many time labels as fit the plot's width, whenever it changes (a resize, the legend
+        // moving beside the plot in the compact layout).
+        connect(chart->chart(), &QChart::plotAreaChanged, this, [chart](const QRectF &plot) { fitTimeTicks(chart, plot.width()); });
     }
     m_staircase->setMinimumHeight(kChartMinimumHeight);
     m_outcomesFrame = framed(u"Outcomes over time (requests per second, stacked)"_s, m_outcomes);
@@ -334,25 +336,23 @@ void DashboardWindow::arrangeLive(bool compact)
             QFont legend = view->chart()->legend()->font();
             legend.setPointSizeF(legend.pointSizeF() * (compact ? 0.85 : 1 / 0.85));
             view->chart()->legend()->setFont(legend);
+            // Seven entries in a row do not fit a third of a laptop's width ("joi...", "fai..."):
+            // there they stand in a column beside the plot.
+            view->chart()->legend()->setAlignment(compact ? Qt::AlignRight : Qt::AlignTop);
         }
     }
 }
 
-bool DashboardWindow::eventFilter(QObject *watched, QEvent *event)
+void DashboardWindow::fitTimeTicks(QChartView *view, qreal plotWidth)
 {
     // A time axis prints a clock time per tick: only as many ticks as their labels fit side by side,
     // rather than labels cut to "11:4...".
-    if (event->type() == QEvent::Resize) {
-        if (auto *view = qobject_cast<QChartView *>(watched)) {
-            const int labelWidth = view->fontMetrics().horizontalAdvance(u"00:00:00"_s) * 5 / 4;
-            const int ticks = std::clamp(view->width() * 4 / 5 / std::max(labelWidth, 1), 3, 7);
-            for (QAbstractAxis *axis : view->chart()->axes(Qt::Horizontal)) {
-                if (auto *time = qobject_cast<QDateTimeAxis *>(axis); time && time->tickCount() != ticks)
-                    time->setTickCount(ticks);
-            }
-        }
+    const int labelWidth = view->fontMetrics().horizontalAdvance(u"00:00:00"_s) * 5 / 4;
+    const int ticks = std::clamp(int(plotWidth) / std::max(labelWidth, 1) + 1, 2, 7);
+    for (QAbstractAxis *axis : view->chart()->axes(Qt::Horizontal)) {
+        if (auto *time = qobject_cast<QDateTimeAxis *>(axis); time && time->tickCount() != ticks)
+            time->setTickCount(ticks);
     }
-    return QMainWindow::eventFilter(watched, event);
 }
 
 void DashboardWindow::fitFiguresStrip()

@@ -15,6 +15,7 @@ class LatencyStaircase;
 class OutcomeChart;
 class ProxyPanel;
 class QAction;
+class QChartView;
 class QComboBox;
 class QGridLayout;
 class QLabel;
@@ -93,9 +94,9 @@ protected:
     // Without a tray, closing the last window ends the proxy that apps may be pointed at: ask first.
     void closeEvent(QCloseEvent *event) override;
     void resizeEvent(QResizeEvent *event) override;
-    bool eventFilter(QObject *watched, QEvent *event) override;
 
 private:
+    static void fitTimeTicks(QChartView *view, qreal plotWidth);
     void onTick();
     void fitFiguresStrip();
     void arrangeLive(bool compact);
