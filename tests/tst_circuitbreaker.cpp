@@ -58,6 +58,7 @@ private slots:
     void lateFailuresWhileOpen_doNotExtendTheCooldown();
     void probeSuccess_movesOpenToHalfOpenAtOnce();
     void probeSuccess_whenNotOpen_changesNothing();
+    void probeSuccess_afterAFailedTrial_waitsForTheGrownCooldown();
     void everyTransition_isSignalledWithFromToReasonAndTime();
 };
 
@@ -423,6 +424,32 @@ void TestCircuitBreaker::probeSuccess_whenNotOpen_changesNothing()
     QCOMPARE(spy.count(), 2);
 }
 
+void TestCircuitBreaker::probeSuccess_afterAFailedTrial_waitsForTheGrownCooldown()
+{
+    // Issue 12: a probe (GET /v1/models) that works while model calls fail must not re-half-open
+    // the breaker every second, or the doubled cool-down never takes effect.
+    FakeClock clock;
+    CircuitBreaker breaker(u"openai"_s, clock, 1, 60s);
+    failTimes(breaker, 1);
+    breaker.probeSucceeded();
+    QCOMPARE(breaker.admit().verdict, Verdict::Trial);
+    breaker.recordFailure(u"HTTP 503"_s, true);               // the trial fails: cool-down 120 s
+    QCOMPARE(breaker.currentCooldownMs(), 2 * kCooldownMs);
+    for (int second = 0; second < 119; ++second) {
+        clock.advance(1000);
+        breaker.probeSucceeded();
+        breaker.onTimePassed();
+        QCOMPARE(breaker.state(), BreakerState::Open);
+    }
+    clock.advance(1000);
+    QCOMPARE(breaker.admit().verdict, Verdict::Trial);          // the grown cool-down is over
+    breaker.recordSuccess(true);
+    QCOMPARE(breaker.state(), BreakerState::Closed);
+    failTimes(breaker, 1);                                      // a new outage: the probe works again
+    breaker.probeSucceeded();
+    QCOMPARE(breaker.state(), BreakerState::HalfOpen);
+}
+
 void TestCircuitBreaker::everyTransition_isSignalledWithFromToReasonAndTime()
 {
     FakeClock clock;
@@ -439,7 +466,10 @@ void TestCircuitBreaker::everyTransition_isSignalledWithFromToReasonAndTime()
     breaker.recordFailure(u"HTTP 503"_s, true);                // half-open -> open
     expectedTimes << clock.wallMs();
     clock.advance(2000);
-    breaker.probeSucceeded();                                  // open -> half-open (probe)
+    breaker.probeSucceeded();                                  // ignored: a trial has failed
+    QCOMPARE(breaker.state(), BreakerState::Open);
+    clock.advance(2 * kCooldownMs);
+    breaker.onTimePassed();                                    // open -> half-open (doubled cool-down)
     expectedTimes << clock.wallMs();
     QCOMPARE(breaker.admit().verdict, Verdict::Trial);
     clock.advance(700);
@@ -451,7 +481,7 @@ void TestCircuitBreaker::everyTransition_isSignalledWithFromToReasonAndTime()
         {BreakerState::Closed, BreakerState::Open, u"2 consecutive failures (last: timeout)"_s},
         {BreakerState::Open, BreakerState::HalfOpen, u"cool-down"_s},
         {BreakerState::HalfOpen, BreakerState::Open, u"trial request failed (HTTP 503)"_s},
-        {BreakerState::Open, BreakerState::HalfOpen, u"probe"_s},
+        {BreakerState::Open, BreakerState::HalfOpen, u"cool-down"_s},
         {BreakerState::HalfOpen, BreakerState::Closed, u"trial request succeeded"_s},
     };
     QCOMPARE(spy.count(), expected.size());

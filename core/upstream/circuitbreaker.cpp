@@ -110,7 +110,10 @@ void CircuitBreaker::abandonTrial()
 
 void CircuitBreaker::probeSucceeded()
 {
-    if (m_state == BreakerState::Open)
+    // Only until a trial has failed: then the provider answers the probe's GET /v1/models while its
+    // model calls still fail, and a probe that re-opened the door every second would make every
+    // second a paid failing trial. The grown cool-down decides from then on, until it closes.
+    if (m_state == BreakerState::Open && m_cooldownMs == m_baseCooldownMs)
         moveTo(BreakerState::HalfOpen, u"health probe succeeded"_s);
 }
 
