@@ -24,9 +24,12 @@ HeaderList combineRepeated(const HeaderList &headers)
 {
     HeaderList combined;
     combined.reserve(headers.size());
-    for (const auto &[name, value] : headers) {
-        auto same = std::find_if(combined.begin(), combined.end(), [&name](const auto &header) {
-            return header.first.compare(name, Qt::CaseInsensitive) == 0;
+    for (const auto &header : headers) {
+        // Not a structured binding: clang 14 (the fuzz build) cannot capture one in a lambda.
+        const QByteArray &name = header.first;
+        const QByteArray &value = header.second;
+        auto same = std::find_if(combined.begin(), combined.end(), [&name](const auto &kept) {
+            return kept.first.compare(name, Qt::CaseInsensitive) == 0;
         });
         if (same == combined.end())
             combined.append({name, value});
