@@ -307,7 +307,29 @@ Sharing::Takeoff ProxyServer::takeOff(const Route &route, const IncomingRequest 
         answerError(flight.style(), ApiError::queueFull(m_config.maxQueued), rider.record, std::move(rider.writer));
         return {};
     }
-    return {upstreamCall, [this, &upstream, admitted = *admitted](Flight &landed) { land(landed, upstream, admitted); }};
+    // A streamed trial is decided by its first byte: a 2xx stream that has begun shows the provider
+    // is back, and holding every other request at 503 for as long as the stream runs (minutes, for a
+    // long answer) would prolong the outage. If the stream fails later, that counts as a failure
+    // like any other, in the closed state.
+    auto decidedEarly = std::make_shared<bool>(false);
+    if (admitted->trial) {
+        connect(upstreamCall, &UpstreamCall::headersReceived, &flight,
+                [&upstream, decidedEarly](int status, const HeaderList &headers) {
+            const bool stream = std::any_of(headers.cbegin(), headers.cend(), [](const auto &header) {
+                return header.first.compare("content-type", Qt::CaseInsensitive) == 0
+                       && header.second.contains("text/event-stream");
+            });
+            if (isSuccess(status) && stream && !*decidedEarly) {
+                *decidedEarly = true;
+                upstream.breaker->recordSuccess(true);
+            }
+        });
+    }
+    return {upstreamCall, [this, &upstream, admitted = *admitted, decidedEarly](Flight &landed) {
+        Admitted settled = admitted;
+        settled.trial = admitted.trial && !*decidedEarly;
+        land(landed, upstream, settled);
+    }};
 }
 
 // Spend first, so that a refusal there never uses up the breaker's one trial. A refusal is answered

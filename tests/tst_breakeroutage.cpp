@@ -82,6 +82,7 @@ private slots:
     void herdOnOneFailedCall_countsOnce_thenWholeHerdRefused();
     void halfOpen_onlyTheTrialAndItsRidersReachUpstream();
     void failedTrial_reopens();
+    void streamedTrial_closesAtItsFirstByte_othersAdmittedWhileItStreams();
 };
 
 void TestBreakerOutage::initTestCase()
@@ -400,6 +401,31 @@ void TestBreakerOutage::failedTrial_reopens()
     QTRY_COMPARE_WITH_TIMEOUT(harness.transitions.size(), 3, kWait);
     QVERIFY2(harness.transitions[2].reason.contains(u"trial request failed"_s),
              qPrintable(transitionText(harness.transitions[2])));
+}
+
+// Issue 12: a half-open trial that is a long stream held every other request at 503 for as long as
+// it streamed. A 2xx stream that has begun is proof enough that the provider is back.
+void TestBreakerOutage::streamedTrial_closesAtItsFirstByte_othersAdmittedWhileItStreams()
+{
+    FakeClock clock;   // the cool-down passes only when the test says so
+    ProxyHarness harness([](ProxyConfig &c) {
+        smallBreaker(c);
+        c.breakerProbeInterval = 3600s;   // no probe: the trial is the only way back
+    }, &clock);
+    harness.mock()->setMode(MockProvider::Mode::Error503);
+    for (int i = 0; i < 3; ++i)
+        QCOMPARE(harness.post(kChat, chatBody(u"down %1"_s.arg(i))).status, 503);
+    QTRY_COMPARE_WITH_TIMEOUT(openaiBreakerState(harness), BreakerState::Open, kWait);
+    harness.mock()->setMode(MockProvider::Mode::SlowStream);
+    harness.mock()->setSlowGap(30s);   // the trial's stream begins, then takes its time
+    clock.advance(61'000);
+    LoopbackClient *trial = harness.start(kChat, chatBody(u"the trial"_s, true));
+    QTRY_VERIFY_WITH_TIMEOUT(!trial->response().chunks.isEmpty(), kWait);
+    QTRY_COMPARE_WITH_TIMEOUT(openaiBreakerState(harness), BreakerState::Closed, kWait);
+    QVERIFY(!trial->isFinished());   // still streaming
+    const LoopbackResponse other = harness.post(kChat, chatBody(u"another prompt"_s));
+    QCOMPARE(other.status, 200);
+    QCOMPARE(other.header("x-breakwater-breaker"), "closed"_ba);
 }
 
 QTEST_GUILESS_MAIN(TestBreakerOutage)
