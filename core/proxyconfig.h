@@ -17,6 +17,7 @@ inline constexpr int kConcurrency = 64;       // per upstream: 20 different prom
 inline constexpr int kMaxQueued = 1024;       // calls waiting for a pool thread before 429
 inline constexpr qint64 kMaxBodyBytes = 32 * 1024 * 1024;
 inline constexpr qint64 kMaxHeaderBytes = 64 * 1024;
+inline constexpr int kMaxConnections = 1024;   // client connections at once (http/frontdoor.h)
 inline constexpr std::chrono::milliseconds kRequestReadTimeout = 30s;  // slow clients
 inline constexpr std::chrono::milliseconds kIdleTimeout = 120s;        // idle keep-alive
 inline constexpr std::chrono::milliseconds kDedupWindow = 300s;

@@ -142,6 +142,7 @@ private slots:
     void oversizedUpload_clientStillSendingAfterTheAnswer_isNotReset();
     void lingering_endsAtItsBounds_data();
     void lingering_endsAtItsBounds();
+    void connectionCap_clientsBeyondItWaitUntilOneCloses();
 };
 
 void TestFrontDoor::oversizedUpload_readsIts413EveryTime()
@@ -219,6 +220,35 @@ void TestFrontDoor::lingering_endsAtItsBounds()
             QVERIFY2(sent < lingerBytes + 64 * kMiB, qPrintable(u"%1 bytes discarded"_s.arg(sent)));
     }
     QTRY_COMPARE_WITH_TIMEOUT(connectedSockets(door), 0, 10'000);
+}
+
+void TestFrontDoor::connectionCap_clientsBeyondItWaitUntilOneCloses()
+{
+    // Issue 12: with no cap, N clients that never read each held buffers; now the door stops
+    // accepting at the cap and the kernel's backlog holds the next ones until a connection closes.
+    RequestMeter::Limits limits;
+    limits.maxConnections = 2;
+    ServiceThread<FrontDoor> door(u"door"_s, [&limits] {
+        auto *server = new FrontDoor(limits);
+        server->listen(QHostAddress::LocalHost, 0);
+        return server;
+    });
+    const quint16 port = door.service()->serverPort();
+    auto first = std::make_unique<BlockingClient>(port);
+    BlockingClient second(port);
+    QTRY_COMPARE(connectedSockets(door), 2);
+    BlockingClient third(port);   // its handshake completes in the backlog
+    QVERIFY(third.isConnected());
+    // What is checked is that nothing happens: give the door's event loop time to (not) accept it.
+    const auto accepted = [&door] {
+        return door.blocking<int>([](FrontDoor *server) { return int(server->findChildren<QTcpSocket *>().size()); });
+    };
+    QTest::qWait(300);
+    QCOMPARE(accepted(), 2);
+    first.reset();   // one closes: the third is accepted
+    QTRY_COMPARE(accepted(), 3);
+    QTRY_COMPARE(connectedSockets(door), 2);
+    QCOMPARE(door.blocking<int>([](FrontDoor *server) { return server->openConnections(); }), 2);
 }
 
 QTEST_GUILESS_MAIN(TestFrontDoor)

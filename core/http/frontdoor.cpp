@@ -21,6 +21,13 @@ void FrontDoor::incomingConnection(qintptr socketDescriptor)
         return;
     }
     socket->setSocketOption(QAbstractSocket::LowDelayOption, 1);
+    if (++m_open >= m_limits.maxConnections)
+        pauseAccepting();
+    connect(socket, &QAbstractSocket::disconnected, this, [this] {
+        // Not once a drain closed the door: Qt 6.4's resumeAccepting() has no engine to resume then.
+        if (m_open-- == m_limits.maxConnections && isListening())
+            resumeAccepting();
+    });
     const RequestMeter *meter = RequestMeter::attach(socket, m_limits);
     connect(meter, &RequestMeter::refused, socket, [socket](ApiStyle style, const ApiError &error) {
         // Not closeAfter: the meter lingers, reading and discarding, before it closes (nginx's

@@ -13,9 +13,12 @@ class FrontDoor final : public QTcpServer
 public:
     explicit FrontDoor(const RequestMeter::Limits &limits, QObject *parent = nullptr);
 
+    int openConnections() const { return m_open; }
+
 protected:
     void incomingConnection(qintptr socketDescriptor) override;
 
 private:
     RequestMeter::Limits m_limits;
+    int m_open = 0;   // accepted and not yet disconnected
 };

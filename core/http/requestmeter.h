@@ -45,6 +45,10 @@ public:
         std::chrono::milliseconds lingerTime = std::chrono::seconds(5);
         std::chrono::milliseconds lingerTimeout = std::chrono::seconds(2);
         qint64 lingerBytes = 256 * 1024 * 1024;
+        // Client connections open at once; beyond it the front door stops accepting (nginx's
+        // worker_connections): new clients wait in the listen backlog until one closes, rather than
+        // each holding buffers without bound.
+        int maxConnections = defaults::kMaxConnections;
     };
 
     // Must be called before the socket is handed to the HTTP server, so that this meter's
