@@ -4,6 +4,11 @@
 
 #include "http/requestmeter.h"
 
+namespace {
+qint64 g_slowReaderBytes = ResponseWriter::kSlowReaderBytes;
+qint64 g_maxUnsentInAll = ResponseWriter::kMaxUnsentBytesInAll;
+} // namespace
+
 ResponseWriter::ResponseWriter(QTcpSocket *socket, bool closeAfter)
     : m_socket(socket), m_closeAfter(closeAfter)
 {
@@ -81,12 +86,32 @@ void ResponseWriter::send(const QByteArray &bytes)
 {
     if (!isConnected())
         return;
-    if (m_socket->bytesToWrite() > kMaxUnsentBytes) {
+    const qint64 unsent = m_socket->bytesToWrite();
+    if (unsent > kMaxUnsentBytes || (unsent > g_slowReaderBytes && unsentOfAllClients() > g_maxUnsentInAll)) {
         abort();
         return;
     }
     m_socket->write(bytes);
     m_bytesWritten += bytes.size();
+}
+
+void ResponseWriter::setUnsentBoundsForTests(qint64 slowReader, qint64 inAll)
+{
+    g_slowReaderBytes = slowReader;
+    g_maxUnsentInAll = inAll;
+}
+
+// What every client connection of the listener holds unsent (its sockets are the listener's
+// children, http/frontdoor.cpp). Summed only for a reader already behind, so a fast one costs nothing.
+qint64 ResponseWriter::unsentOfAllClients() const
+{
+    QObject *listener = m_socket->parent();
+    if (!listener)
+        return m_socket->bytesToWrite();
+    qint64 total = 0;
+    for (const QTcpSocket *socket : listener->findChildren<QTcpSocket *>(QString(), Qt::FindDirectChildrenOnly))
+        total += socket->bytesToWrite();
+    return total;
 }
 
 void ResponseWriter::writeComplete(int status, const HeaderList &headers, const QByteArray &body)

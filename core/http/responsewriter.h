@@ -45,12 +45,19 @@ public:
     // A client that does not read its stream grows the socket's write buffer without bound;
     // past this many unsent bytes it is dropped.
     static constexpr qint64 kMaxUnsentBytes = 64 * 1024 * 1024;
+    // And in all: a client already this far behind is dropped when every client together holds
+    // more than kMaxUnsentBytesInAll unsent, so N clients that never read cannot hold N answers.
+    static constexpr qint64 kSlowReaderBytes = 1024 * 1024;
+    static constexpr qint64 kMaxUnsentBytesInAll = 256 * 1024 * 1024;
+    // For tests: both bounds smaller (proxy thread, before any write).
+    static void setUnsentBoundsForTests(qint64 slowReader, qint64 inAll);
 
 private:
     enum class State { Idle, Streaming, Done };
     QByteArray head(int status, const HeaderList &headers, const QByteArray &framing) const;
     void send(const QByteArray &bytes);
     void markDone();   // tells the connection's RequestMeter this response is over
+    qint64 unsentOfAllClients() const;
 
     QPointer<QTcpSocket> m_socket;
     bool m_closeAfter = false;
