@@ -13,6 +13,14 @@ FrontDoor::FrontDoor(const RequestMeter::Limits &limits, QObject *parent)
     setListenBacklogSize(1024);
 }
 
+FrontDoor::~FrontDoor()
+{
+    // ~QTcpServer deletes the sockets still pending, and each says `disconnected` as it goes: by
+    // then this is no longer a FrontDoor, so its count must not hear it (found by UBSan).
+    for (QTcpSocket *socket : findChildren<QTcpSocket *>(QString(), Qt::FindDirectChildrenOnly))
+        socket->disconnect(this);
+}
+
 void FrontDoor::incomingConnection(qintptr socketDescriptor)
 {
     auto *socket = new QTcpSocket(this);

@@ -12,6 +12,7 @@ class FrontDoor final : public QTcpServer
     Q_DISABLE_COPY_MOVE(FrontDoor)
 public:
     explicit FrontDoor(const RequestMeter::Limits &limits, QObject *parent = nullptr);
+    ~FrontDoor() override;
 
     int openConnections() const { return m_open; }
 
