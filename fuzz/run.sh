@@ -9,6 +9,8 @@
 # (-rss_limit_mb), and so is one input's size (-max_len) and time (-timeout).
 #   BREAKWATER_FUZZ_BUILD  the build folder (default build-fuzz)
 #   BREAKWATER_FUZZ_ONLY   run only these targets (space-separated, e.g. "requestframer usage")
+#   BREAKWATER_FUZZ_SEED   libFuzzer's seed (default 1: the test command's short run is the same
+#                          mutation sequence every time, so CI is repeatable; 0 picks a random one)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
@@ -46,7 +48,7 @@ for target in "${targets[@]}"; do
     [[ -f fuzz/$target.dict ]] && dict=(-dict="fuzz/$target.dict")
     log=$out/$target.log
     set +e
-    "$build/fuzz/fuzz_$target" "$corpus" "${dict[@]}" -max_total_time="$seconds" -rss_limit_mb=2048 \
+    "$build/fuzz/fuzz_$target" "$corpus" "${dict[@]}" -max_total_time="$seconds" -seed="${BREAKWATER_FUZZ_SEED:-1}" -rss_limit_mb=2048 \
         -max_len="${max_len[$target]}" -timeout=10 -print_final_stats=1 \
         -artifact_prefix="$scratch/$target-crash/" >"$log" 2>&1
     status=$?
