@@ -1,5 +1,7 @@
 #include "sharing/sharing.h"
 
+#include <algorithm>
+
 #include <QLoggingCategory>
 #include <QTimer>
 
@@ -24,28 +26,23 @@ int Sharing::riders() const
     return riders;
 }
 
-int Sharing::inProgress() const
-{
-    // A released flight is deleted later; it no longer counts.
-    int flights = 0;
-    for (const Flight *flight : findChildren<Flight *>(QString(), Qt::FindDirectChildrenOnly))
-        flights += flight->isReleased() ? 0 : 1;
-    return flights;
-}
-
 QList<Flight *> Sharing::inProgressFlights() const
 {
+    // A released flight is deleted later; it no longer counts.
     QList<Flight *> flights = findChildren<Flight *>(QString(), Qt::FindDirectChildrenOnly);
     flights.removeIf([](const Flight *flight) { return flight->isReleased(); });
     return flights;
 }
 
+int Sharing::inProgress() const
+{
+    return int(inProgressFlights().size());
+}
+
 int Sharing::abandoned() const
 {
-    int flights = 0;
-    for (const Flight *flight : findChildren<Flight *>(QString(), Qt::FindDirectChildrenOnly))
-        flights += !flight->isReleased() && flight->isAbandoned() ? 1 : 0;
-    return flights;
+    const QList<Flight *> flights = inProgressFlights();
+    return int(std::count_if(flights.cbegin(), flights.cend(), [](const Flight *flight) { return flight->isAbandoned(); }));
 }
 
 HeaderList ownHeaders(const CallRecord &record)
