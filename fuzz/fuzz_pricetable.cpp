@@ -56,8 +56,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         FUZZ_CHECK(isCost(table.maxCost(it.key(), 0, 0)));
         FUZZ_CHECK(isCost(table.maxCost(it.key(), 1000, 4096)));
         // A dated snapshot of a listed model is priced as that model. Model names are plain ids
-        // (letters, digits, . _ : / -), as the snapshot rules (accounting/modelmatch) expect.
-        static const QRegularExpression plainId(u"^[A-Za-z0-9._:/-]{1,400}$"_s);
+        // (letters, digits, . _ : / -), as the snapshot rules (accounting/modelmatch) expect. \z, not
+        // $: PCRE's $ also matches before a final newline, and "abc\n" is no plain id.
+        static const QRegularExpression plainId(u"\\A[A-Za-z0-9._:/-]{1,400}\\z"_s);
         if (plainId.match(it.key()).hasMatch())
             FUZZ_CHECK(isCost(table.maxCost(it.key() + u"-2025-01-01"_s, 1000, 4096)));
     }

@@ -5,7 +5,8 @@
 # and "ran clean", or the file holding the input that crashed it; exits non-zero on any crash.
 #
 # The corpus is copied into a scratch folder, so a run never writes into the repository; a crash
-# input and each target's log are kept in build-fuzz/fuzz-out/. Memory is bounded per target
+# input and each target's log are kept in build-fuzz/fuzz-out/, and a crash input is also printed
+# (base64), so a CI log alone can reproduce it. Memory is bounded per target
 # (-rss_limit_mb), and so is one input's size (-max_len) and time (-timeout).
 #   BREAKWATER_FUZZ_BUILD  the build folder (default build-fuzz)
 #   BREAKWATER_FUZZ_ONLY   run only these targets (space-separated, e.g. "requestframer usage")
@@ -68,5 +69,7 @@ for target in "${targets[@]}"; do
     printf 'fuzz: %-14s %12s executions: FAILED (exit %s), input %s, log %s\n' \
         "$target" "${runs:-?}" "$status" "${kept:-none}" "$log"
     grep -E 'ERROR|runtime error|invariant broken|SUMMARY' "$log" | head -5 | sed 's/^/    /' || true
+    # The input itself, printed: on a CI machine build-fuzz/ is gone when the run ends.
+    if [[ -n $crash ]]; then echo "    input (base64): $(base64 -w0 "$crash")"; fi
 done
 exit $failed

@@ -23,7 +23,7 @@ const QString kBuiltIn = u":/breakwater/prices.json"_s;
 QString withDashedDates(const QString &name)
 {
     static const QRegularExpression compact(
-        uR"(-(20\d{2})(0[1-9]|1[0-2])(0[1-9]|[12]\d|3[01])(?=-|:|$))"_s);
+        uR"(-(20\d{2})(0[1-9]|1[0-2])(0[1-9]|[12]\d|3[01])(?=-|:|\z))"_s);
     QString result;
     qsizetype copied = 0;
     for (QRegularExpressionMatchIterator it = compact.globalMatch(name); it.hasNext();) {
@@ -44,7 +44,7 @@ QString withDashedDates(const QString &name)
 // -latest, or Vertex's @YYYYMMDD.
 QString withoutSnapshot(const QString &name)
 {
-    static const QRegularExpression snapshot(uR"(^(.+?)(?:-\d{4}-\d{2}-\d{2}|-\d{8}|-\d{4}|-latest|@\d{8})$)"_s);
+    static const QRegularExpression snapshot(uR"(^(.+?)(?:-\d{4}-\d{2}-\d{2}|-\d{8}|-\d{4}|-latest|@\d{8})\z)"_s);
     const QRegularExpressionMatch match = snapshot.match(name);
     return match.hasMatch() ? match.captured(1) : name;
 }
