@@ -46,17 +46,13 @@ Outcome feedInPieces(QByteArrayView stream, const QList<qsizetype> &cuts)
         FUZZ_CHECK(wellFormed(event));
         outcome.events.append(event);
     };
-    qsizetype pos = 0;
-    for (qsizetype i = 0; pos < stream.size(); ++i) {
-        const qsizetype length = qMin(cuts.at(i % cuts.size()), stream.size() - pos);
-        const QByteArrayView piece = stream.sliced(pos, length);
+    fuzz::feedInCuts(stream, cuts, [&](QByteArrayView piece) {
         parser.feed(piece, keep);
         const StreamVerdict::State before = verdict.state();
         verdict.feed(piece);
         // Decided is final: once complete or failed, it stays so.
         FUZZ_CHECK(before == StreamVerdict::State::Open || verdict.state() == before);
-        pos += length;
-    }
+    });
     FUZZ_CHECK(parser.dispatched() == outcome.events.size());
     FUZZ_CHECK(verdict.events() <= parser.dispatched());
     FUZZ_CHECK(verdict.state() != StreamVerdict::State::Open || verdict.events() == parser.dispatched());
@@ -77,9 +73,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     // The cuts come from the input's last bytes, the stream is the rest.
     FuzzedDataProvider provider(data, size);
-    QList<qsizetype> cuts(provider.ConsumeIntegralInRange<int>(1, 8));
-    for (qsizetype &cut : cuts)
-        cut = provider.ConsumeIntegralInRange<qsizetype>(1, 64);
+    const QList<qsizetype> cuts = fuzz::consumeCuts(provider, 64);
     const std::string bytes = provider.ConsumeRemainingBytesAsString();
     const QByteArrayView stream(bytes.data(), qsizetype(bytes.size()));
 

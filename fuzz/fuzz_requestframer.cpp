@@ -30,11 +30,8 @@ Outcome feedInPieces(const RequestFramer::Limits &limits, QByteArrayView stream,
 {
     RequestFramer framer(limits);
     Outcome outcome;
-    qsizetype pos = 0;
-    for (qsizetype i = 0; pos < stream.size(); ++i) {
-        const qsizetype length = qMin(cuts.at(i % cuts.size()), stream.size() - pos);
-        const RequestFramer::Progress progress = framer.feed(stream.sliced(pos, length));
-        pos += length;
+    fuzz::feedInCuts(stream, cuts, [&](QByteArrayView piece) {
+        const RequestFramer::Progress progress = framer.feed(piece);
         FUZZ_CHECK(progress.completed >= 0 && progress.continues >= 0);
         FUZZ_CHECK(progress.refusal == 0 || progress.refusal == 413 || progress.refusal == 431);
         FUZZ_CHECK(progress.refusal == 0 || framer.isRefused());
@@ -47,7 +44,7 @@ Outcome feedInPieces(const RequestFramer::Limits &limits, QByteArrayView stream,
         outcome.continues += progress.continues;
         if (progress.refusal != 0)
             outcome.refusal = progress.refusal;
-    }
+    });
     FUZZ_CHECK(framer.isRefused() == (outcome.refusal != 0));
     outcome.inRequest = framer.inRequest();
     outcome.head = framer.head();
@@ -70,9 +67,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     limits.maxHeaderBytes = provider.ConsumeIntegralInRange<qint64>(16, 1024);
     limits.maxBodyBytes = provider.ConsumeIntegralInRange<qint64>(0, 2048);
     limits.chunkFramingBytes = provider.ConsumeIntegralInRange<qint64>(0, 256);
-    QList<qsizetype> cuts(provider.ConsumeIntegralInRange<int>(1, 8));
-    for (qsizetype &cut : cuts)
-        cut = provider.ConsumeIntegralInRange<qsizetype>(1, 256);
+    const QList<qsizetype> cuts = fuzz::consumeCuts(provider, 256);
     const std::string bytes = provider.ConsumeRemainingBytesAsString();
     const QByteArrayView stream(bytes.data(), qsizetype(bytes.size()));
 

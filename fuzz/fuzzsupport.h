@@ -2,13 +2,17 @@
 
 // What every fuzz target shares: Qt's messages silenced (a parser's warning for each input would
 // drown libFuzzer's output and slow it down; a qFatal still aborts, so libFuzzer reports it), an
-// invariant check that aborts with the broken condition named, and a scratch file for the parsers
-// that only read files.
+// invariant check that aborts with the broken condition named, a scratch file for the parsers
+// that only read files, and the cutting of a byte stream into the reads a parser is fed.
 
 #include <cstdio>
 #include <cstdlib>
 
+#include <fuzzer/FuzzedDataProvider.h>
+
 #include <QByteArray>
+#include <QByteArrayView>
+#include <QList>
 #include <QFile>
 #include <QString>
 #include <QTemporaryDir>
@@ -62,5 +66,27 @@ private:
     QTemporaryDir m_dir;
     QString m_path;
 };
+
+// How a stream is cut into reads: 1 to 8 lengths of 1 to `maxPiece` bytes, used in turn. Consumed
+// first, so they come from the input's last bytes and the rest is the stream.
+inline QList<qsizetype> consumeCuts(FuzzedDataProvider &provider, qsizetype maxPiece)
+{
+    QList<qsizetype> cuts(provider.ConsumeIntegralInRange<int>(1, 8));
+    for (qsizetype &cut : cuts)
+        cut = provider.ConsumeIntegralInRange<qsizetype>(1, maxPiece);
+    return cuts;
+}
+
+// Calls feed(piece) for consecutive pieces of `stream`, their lengths taken from `cuts` in turn.
+template <typename Feed>
+void feedInCuts(QByteArrayView stream, const QList<qsizetype> &cuts, Feed &&feed)
+{
+    qsizetype pos = 0;
+    for (qsizetype i = 0; pos < stream.size(); ++i) {
+        const qsizetype length = qMin(cuts.at(i % cuts.size()), stream.size() - pos);
+        feed(stream.sliced(pos, length));
+        pos += length;
+    }
+}
 
 } // namespace fuzz
