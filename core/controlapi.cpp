@@ -47,7 +47,8 @@ void answerSettings(ProxyServer &proxy, const IncomingRequest &request, Response
     }
     const Expected<LiveSettings> changed = LiveSettings::withChanges(proxy.liveSettings(), document.object());
     if (!changed.ok()) {
-        writer.writeError(ApiStyle::OpenAI, ApiError::badRequest(changed.error() + u"; nothing was changed."_s));
+        writer.writeError(ApiStyle::OpenAI, {400, "invalid_request_error", "invalid_setting",
+                                             changed.error() + u"; nothing was changed."_s});
         return;
     }
     proxy.applyLiveSettings(changed.value());

@@ -385,11 +385,12 @@ std::optional<ProxyServer::Admitted> ProxyServer::admit(Upstream &upstream, cons
     record.breakerState = breakerStateName(upstream.breaker->state());
     if (admission.verdict == CircuitBreaker::Admission::Verdict::Refuse) {
         record.outcome = Outcome::BreakerRefused;
+        const QString why = upstream.breaker->openedByHand()
+            ? u"was opened by hand"_s
+            : u"is %1 after repeated upstream failures"_s.arg(QString::fromLatin1(record.breakerState));
         ApiError error{503, "breaker_open_error", "breaker_open",
-                       u"Breakwater's circuit breaker for the %1 upstream is %2 after repeated upstream "
-                       "failures; not calling it. Try again in %3 s."_s
-                           .arg(QString::fromLatin1(upstream.name), QString::fromLatin1(record.breakerState))
-                           .arg(admission.retryAfterSeconds)};
+                       u"Breakwater's circuit breaker for the %1 upstream %2; not calling it. Try again in %3 s."_s
+                           .arg(QString::fromLatin1(upstream.name), why).arg(admission.retryAfterSeconds)};
         error.retryAfterSeconds = admission.retryAfterSeconds;
         answerError(style, error, record, std::move(rider.writer));
         settle(upstream, admitted, nullptr);

@@ -296,6 +296,8 @@ void TestLiveControl::breakerButtons_moveTheStateWithAReason()
     QCOMPARE(refused.status, 503);
     QCOMPARE(errorCode(refused), u"breaker_open"_s);
     QCOMPARE(refused.header("retry-after"), "60"_ba);
+    QVERIFY2(json(refused.body).value(u"error"_s).toObject().value(u"message"_s).toString().contains(u"opened by hand"_s),
+             refused.body.constData());
     QCOMPARE(harness.mock()->callCount(u"/v1/chat/completions"_s), 0);
 
     QCOMPARE(act(BreakerAction::Probe), std::optional<bool>(true));   // the mock answers the model list
@@ -396,6 +398,7 @@ void TestLiveControl::controlApi_getPatchAndBadValues()
     QCOMPARE(bad.header("x-should-retry"), "false"_ba);
     const QString message = json(bad.body).value(u"error"_s).toObject().value(u"message"_s).toString();
     QVERIFY2(message.contains(u"concurrency"_s) && message.contains(u"nothing was changed"_s), qPrintable(message));
+    QCOMPARE(errorCode(bad), u"invalid_setting"_s);
     QCOMPARE(live(harness), before);
     QCOMPARE(control(harness, "PATCH", kSettings, R"({"no-such": 1})").status, 400);
     QCOMPARE(control(harness, "PATCH", kSettings, "[1, 2]").status, 400);

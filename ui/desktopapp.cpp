@@ -120,7 +120,7 @@ int runDesktop(ProxyServer *proxy, MockProvider *mock, const ProxyConfig &config
         if (!model.snapshot().upstreams.isEmpty())
             model.snapshot().settings.applyTo(now);
         AppSettings running = AppSettings::fromConfig(now);
-        const AppSettings shown = SettingsDialog::initialValues(config, *settings, demoMode);
+        const AppSettings shown = SettingsDialog::initialValues(now, *settings, demoMode);
         if (demoMode) {   // the mock stands in for the upstreams: compare what the user saved
             running.openaiUpstream = shown.openaiUpstream;
             running.anthropicUpstream = shown.anthropicUpstream;
