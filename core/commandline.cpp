@@ -311,6 +311,16 @@ Expected<CommandLine> parseCommandLine(const QStringList &arguments, const QStri
     return result;
 }
 
+Result applyOptionValue(ProxyConfig &config, const QString &name, const QString &value, const QString &label)
+{
+    CommandLine line;
+    line.config = config;
+    if (const Result applied = apply(line, name, value, label); !applied.ok())
+        return applied;
+    config = line.config;
+    return {};
+}
+
 QString helpText()
 {
     QString text = u"Usage: breakwater [options]\n"

@@ -38,3 +38,8 @@ QString defaultConfigFile();
 // HOST:PORT with an IP address (or localhost, or [v6]); shared with the settings dialog.
 bool parseListenAddress(const QString &text, QHostAddress *address, quint16 *port);
 QString helpText();
+
+// Checks one option's value as the command line does and sets it in `config` (name without the
+// dashes, e.g. "timeout", "2.5"); `label` names it in the message. For the values changed live
+// (livesettings.h), so they are checked in one place.
+Result applyOptionValue(ProxyConfig &config, const QString &name, const QString &value, const QString &label);

@@ -41,6 +41,10 @@ const QList<ProxyRoute> &routes()
         {"GET", "/healthz", Kind::Health, kOpenAI},
         {"GET", "/metrics", Kind::Stats, kOpenAI},
         {"GET", "/breakwater/stats", Kind::Stats, kOpenAI},
+        // Live control (controlapi.h): the settings are read with GET, changed with PUT or PATCH.
+        {"", "/breakwater/settings", Kind::Control, kOpenAI},
+        {"POST", "/breakwater/breaker/*/*", Kind::Control, kOpenAI},
+        {"POST", "/breakwater/admission/*", Kind::Control, kOpenAI},
         // Files, uploads, audio, images, moderations, batches, fine-tuning, vector stores, ...
         {"", "/v1/**", Kind::PassThrough, kOpenAI},
     };

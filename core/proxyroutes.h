@@ -9,11 +9,12 @@ struct IncomingRequest;
 
 // Which route a request is on, and so what Breakwater does with it: a model call shared through
 // the flights and the cache (Proxied), a call passed through to one upstream unshared
-// (PassThrough), or one of Breakwater's own answers. The table is in proxyroutes.cpp and in the
-// README's route table; the two must agree. Pure functions, no state.
+// (PassThrough), or one of Breakwater's own answers (Control: the live control API, controlapi.h).
+// The table is in proxyroutes.cpp and in the README's route table; the two must agree. Pure
+// functions, no state.
 struct ProxyRoute
 {
-    enum class Kind { Proxied, PassThrough, Health, Stats };
+    enum class Kind { Proxied, PassThrough, Health, Stats, Control };
     // What a call on the route may tell its upstream's breaker and what it costs.
     enum class Call {
         Model,   // a model call: may be the half-open trial, and its success closes the breaker

@@ -2,6 +2,7 @@
 
 #include "accounting/spendguard.h"
 #include "accounting/usage.h"
+#include "controlapi.h"
 #include "http/frontdoor.h"
 #include "http/hostguard.h"
 #include "http/protocol.h"
@@ -39,6 +40,21 @@ CircuitBreaker::Admission breakerAdmission(CircuitBreaker &breaker, bool modelCa
         admission.verdict = Verdict::Allow;
     }
     return admission;
+}
+
+// The probe asks for a list, not an answer: it need not wait as long as a model call may.
+std::chrono::milliseconds probeTimeout(const ProxyConfig &config)
+{
+    return std::min<std::chrono::milliseconds>(config.upstreamTimeout, std::chrono::seconds(5));
+}
+
+ApiError pausedRefusal()
+{
+    ApiError error{503, "api_error", "paused",
+                   u"Breakwater's admission is paused by hand: no new call is taken until it is resumed "
+                   "(in the dashboard, or POST /breakwater/admission/resume)."_s};
+    error.retryAfterSeconds = 5;   // a pause has no known end: a short, honest hint
+    return error;
 }
 
 } // namespace
@@ -85,6 +101,8 @@ ProxySnapshot ProxyServer::snapshot()
     snapshot.spentTodayUsd = m_spend->spentToday();
     snapshot.reservedUsd = m_spend->reservedNow();
     snapshot.spendCapUsd = m_spend->cap();
+    snapshot.settings = liveSettings();
+    snapshot.admissionPaused = m_admissionPaused;
     return snapshot;
 }
 
@@ -101,8 +119,7 @@ void ProxyServer::setUpUpstream(Upstream &upstream, const QByteArray &name, cons
     if (path.endsWith(u'/'))
         path.chop(1);
     modelsUrl.setPath(path + modelsPath);
-    const auto probeTimeout = std::min<std::chrono::milliseconds>(m_config.upstreamTimeout, std::chrono::seconds(5));
-    upstream.probe = new BreakerProbe(upstream.breaker, modelsUrl, m_config.breakerProbeInterval, probeTimeout, this);
+    upstream.probe = new BreakerProbe(upstream.breaker, modelsUrl, m_config.breakerProbeInterval, probeTimeout(m_config), this);
     connect(upstream.breaker, &CircuitBreaker::stateChanged, this, &ProxyServer::breakerChanged);
 }
 
@@ -179,9 +196,11 @@ bool ProxyServer::handleRequest(const QHttpServerRequest &qtRequest, QTcpSocket 
         case Route::Kind::Proxied: handleProxied(route, request, std::move(writer)); break;
         case Route::Kind::PassThrough: handlePassThrough(route, request, std::move(writer)); break;
         case Route::Kind::Health:
-            writer.writeComplete(200, {{"Content-Type", "application/json"}}, R"({"status":"ok"})");
+            writer.writeComplete(200, {{"Content-Type", "application/json"}},
+                                 m_admissionPaused ? R"({"status":"ok","paused":true})" : R"({"status":"ok"})");
             break;
         case Route::Kind::Stats: answerStats(request, std::move(writer)); break;
+        case Route::Kind::Control: answerControl(*this, request, std::move(writer)); break;
         }
         return true;
     }
@@ -268,6 +287,11 @@ void ProxyServer::handlePassThrough(const Route &route, const IncomingRequest &r
 void ProxyServer::share(const Route &route, const QByteArray &key, const IncomingRequest &request,
                         const QJsonObject &body, CallRecord record, ResponseWriter writer)
 {
+    if (m_admissionPaused) {
+        record.outcome = Outcome::Error;
+        answerError(route.style, pausedRefusal(), std::move(record), std::move(writer));
+        return;
+    }
     Q_EMIT callStarted(record);
     m_flights.share(key, route.style, *upstreamFor(route.style).breaker, {std::move(writer), std::move(record), {}},
                     [&](Flight &flight, Flight::Rider &rider) { return takeOff(route, request, body, flight, rider); });
@@ -361,11 +385,12 @@ std::optional<ProxyServer::Admitted> ProxyServer::admit(Upstream &upstream, cons
     record.breakerState = breakerStateName(upstream.breaker->state());
     if (admission.verdict == CircuitBreaker::Admission::Verdict::Refuse) {
         record.outcome = Outcome::BreakerRefused;
+        const QString why = upstream.breaker->openedByHand()
+            ? u"was opened by hand"_s
+            : u"is %1 after repeated upstream failures"_s.arg(QString::fromLatin1(record.breakerState));
         ApiError error{503, "breaker_open_error", "breaker_open",
-                       u"Breakwater's circuit breaker for the %1 upstream is %2 after repeated upstream "
-                       "failures; not calling it. Try again in %3 s."_s
-                           .arg(QString::fromLatin1(upstream.name), QString::fromLatin1(record.breakerState))
-                           .arg(admission.retryAfterSeconds)};
+                       u"Breakwater's circuit breaker for the %1 upstream %2; not calling it. Try again in %3 s."_s
+                           .arg(QString::fromLatin1(upstream.name), why).arg(admission.retryAfterSeconds)};
         error.retryAfterSeconds = admission.retryAfterSeconds;
         answerError(style, error, record, std::move(rider.writer));
         settle(upstream, admitted, nullptr);
@@ -479,6 +504,46 @@ void ProxyServer::answerStats(const IncomingRequest &request, ResponseWriter wri
         writer.writeComplete(200, {{"Content-Type", "application/json"}},
                              QJsonDocument(m_metrics.statsJson(snapshot())).toJson(QJsonDocument::Compact));
     }
+}
+
+void ProxyServer::applyLiveSettings(const LiveSettings &settings)
+{
+    // Every unit that copied a value at start gets it here; the upstream timeout itself is read
+    // from m_config by each new UpstreamRequest (takeOff), so calls in flight keep theirs.
+    settings.applyTo(m_config);
+    m_flights.setTimeoutSeconds(std::chrono::duration<double>(settings.timeout).count());
+    for (Upstream *upstream : {&m_openai, &m_anthropic}) {
+        upstream->pool->setConcurrency(settings.concurrency);
+        upstream->breaker->setFailureThreshold(settings.breakerFailures);
+        upstream->breaker->setCooldown(settings.breakerCooldown);
+        upstream->probe->setTimeout(probeTimeout(m_config));
+    }
+    m_cache.setWindow(settings.dedupWindow.count());
+    m_cache.setMaxBytes(settings.cacheBytes);
+    m_spend->setCap(settings.maxSpendUsd);
+    qCInfo(lcProxy).noquote() << "live settings:" << QJsonDocument(settings.toJson()).toJson(QJsonDocument::Compact);
+}
+
+std::optional<bool> ProxyServer::actOnBreaker(const QByteArray &name, BreakerAction action)
+{
+    Upstream *upstream = name == m_openai.name ? &m_openai : name == m_anthropic.name ? &m_anthropic : nullptr;
+    if (!upstream)
+        return std::nullopt;
+    CircuitBreaker *breaker = upstream->breaker;
+    const int before = breaker->transitions();
+    switch (action) {
+    case BreakerAction::Open: breaker->forceOpen(u"opened by hand"_s); break;
+    case BreakerAction::Close: breaker->forceClose(u"closed by hand"_s); break;
+    case BreakerAction::Probe: return upstream->probe->probeNow();
+    }
+    return breaker->transitions() != before;
+}
+
+void ProxyServer::setAdmissionPaused(bool paused)
+{
+    if (paused != m_admissionPaused)
+        qCInfo(lcProxy) << (paused ? "admission paused by hand" : "admission resumed");
+    m_admissionPaused = paused;
 }
 
 void ProxyServer::drain(std::chrono::milliseconds grace)

@@ -6,6 +6,7 @@
 #include "clock.h"
 #include "http/apierror.h"
 #include "http/incomingrequest.h"
+#include "livesettings.h"
 #include "proxyconfig.h"
 #include "proxysnapshot.h"
 #include "result.h"
@@ -73,6 +74,20 @@ public:
     void drain(std::chrono::milliseconds grace);
     bool isDraining() const { return m_draining; }
 
+    // Live control (README, "Live control"): the values that change without a restart, the
+    // breaker buttons and pausing admission, for the dashboard (queued onto this thread) and the
+    // control API (controlapi.h). What a change does to calls in flight: each unit's setter says.
+    LiveSettings liveSettings() const { return LiveSettings::of(m_config); }
+    void applyLiveSettings(const LiveSettings &settings);
+    // A breaker button on "openai" or "anthropic" (nullopt for another name); false when it had
+    // nothing to do (already in that state; probe: the breaker is not open).
+    std::optional<bool> actOnBreaker(const QByteArray &upstream, BreakerAction action);
+    // Paused, every new request on a /v1 route is answered 503 `paused` (x-should-retry: false,
+    // retry-after) before the cache or a flight is looked at: refused rather than held, since a
+    // held client would meet its own timeout. Calls in flight go on; /healthz says "paused".
+    void setAdmissionPaused(bool paused);
+    bool isAdmissionPaused() const { return m_admissionPaused; }
+
 Q_SIGNALS:
     // Published on the proxy thread for every request that reaches sharing (every proxied call but
     // one refused as bad input), when it is received: the dashboard draws it in flight until its
@@ -136,4 +151,5 @@ private:
     QTimer m_drainCheck;              // while draining: are the calls in flight done?
     QDeadlineTimer m_drainDeadline;   // then the calls left are ended
     bool m_drainEnding = false;       // the pools were told to end their calls
+    bool m_admissionPaused = false;
 };

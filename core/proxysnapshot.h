@@ -5,6 +5,7 @@
 #include <QMetaType>
 #include <QString>
 
+#include "livesettings.h"
 #include "upstream/circuitbreaker.h"
 
 // Live figures of the proxy, made by ProxyServer::snapshot() on the proxy thread: published a few
@@ -37,5 +38,7 @@ struct ProxySnapshot
     double spentTodayUsd = 0;
     double reservedUsd = 0;
     double spendCapUsd = 0;      // 0 = no cap
+    LiveSettings settings;       // the values in use now, changed live or not
+    bool admissionPaused = false;
 };
 Q_DECLARE_METATYPE(ProxySnapshot)

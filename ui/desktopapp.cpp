@@ -11,7 +11,9 @@
 #include "dashboardmodel.h"
 #include "dashboardwindow.h"
 #include "democontroller.h"
+#include "livecontrol.h"
 #include "loginautostart.h"
+#include "proxypanel.h"
 #include "proxyserver.h"
 #include "proxysnapshot.h"
 #include "settingsdialog.h"
@@ -109,21 +111,29 @@ int runDesktop(ProxyServer *proxy, MockProvider *mock, const ProxyConfig &config
         window.setDemoController(demo.get());
     }
 
+    livecontrol::connectPanel(window.proxyPanel(), proxy);
     const QStringList overridden = overriddenSettings(given);
-    window.setSettingsHandler([&window, &config, overridden, demoMode = mock != nullptr] {
+    window.setSettingsHandler([&window, &model, proxy, &config, overridden, demoMode = mock != nullptr] {
         const std::unique_ptr<QSettings> settings = openSettings();
-        AppSettings running = AppSettings::fromConfig(config);
-        const AppSettings shown = SettingsDialog::initialValues(config, *settings, demoMode);
+        // What the proxy runs with now: its start values, with the live ones from its latest snapshot.
+        ProxyConfig now = config;
+        if (!model.snapshot().upstreams.isEmpty())
+            model.snapshot().settings.applyTo(now);
+        AppSettings running = AppSettings::fromConfig(now);
+        const AppSettings shown = SettingsDialog::initialValues(now, *settings, demoMode);
         if (demoMode) {   // the mock stands in for the upstreams: compare what the user saved
             running.openaiUpstream = shown.openaiUpstream;
             running.anthropicUpstream = shown.anthropicUpstream;
         }
         SettingsDialog dialog(shown, overridden, demoMode, &window);
         dialog.setStartAtLogin(LoginAutostart::isEnabled());
+        dialog.setLiveApply([proxy](const AppSettings &values, const QStringList &changed) {
+            return livecontrol::applySettings(proxy, values, changed);
+        });
         if (dialog.exec() != QDialog::Accepted)
             return;
         dialog.saveChanges(*settings);
-        QString message = SettingsDialog::restartMessage(dialog.values(), running, overridden);
+        QString message = SettingsDialog::restartMessage(dialog.values(), running, overridden, dialog.appliedLive());
         if (dialog.startAtLogin() != LoginAutostart::isEnabled()) {
             const Result changed = LoginAutostart::setEnabled(dialog.startAtLogin(), QCoreApplication::applicationFilePath());
             if (changed.ok())

@@ -4,7 +4,9 @@
 #include <QClipboard>
 #include <QGridLayout>
 #include <QLabel>
+#include <QHBoxLayout>
 #include <QPushButton>
+#include <QToolButton>
 
 #include "dashboardmodel.h"
 #include "dashboardstyle.h"
@@ -53,10 +55,18 @@ ProxyPanel::ProxyPanel(QWidget *parent)
     copy->setToolTip(u"Copy the OpenAI base URL (the Anthropic one is the same without /v1)"_s);
     connect(copy, &QPushButton::clicked, this, [this] { QApplication::clipboard()->setText(m_listen->text()); });
     m_mode = shrinkingLabel(this);
+    // Refused, not held: a held client would meet its own timeout (README, "Live control").
+    m_pause = new QToolButton(this);
+    m_pause->setObjectName(u"pauseAdmission"_s);
+    m_pause->setCheckable(true);
+    m_pause->setText(u"Pause admission"_s);
+    m_pause->setToolTip(u"Refuse new calls with 503 `paused` (x-should-retry: false); calls in flight go on"_s);
+    connect(m_pause, &QToolButton::clicked, this, &ProxyPanel::admissionPauseRequested);
     m_layout->addWidget(title, 0, 0);
     m_layout->addWidget(m_listen, 0, 1);
     m_layout->addWidget(copy, 0, 2);
-    m_layout->addWidget(m_mode, 1, 0, 1, 3);
+    m_layout->addWidget(m_mode, 1, 0, 1, 2);
+    m_layout->addWidget(m_pause, 1, 2);
     m_layout->setColumnStretch(1, 2);
     m_layout->setColumnStretch(4, 5);
 }
@@ -75,6 +85,11 @@ void ProxyPanel::setUpstreamUrl(const QString &upstream, const QString &url)
 
 void ProxyPanel::refresh(const DashboardModel &model)
 {
+    const bool paused = model.snapshot().admissionPaused;
+    if (m_pause->isChecked() != paused || m_pause->text().startsWith(u"Resume"_s) != paused) {
+        m_pause->setChecked(paused);
+        m_pause->setText(paused ? u"Resume admission"_s : u"Pause admission"_s);
+    }
     for (const UpstreamSnapshot &u : model.snapshot().upstreams) {
         const QString name = QString::fromLatin1(u.name);
         Row &line = row(name);
@@ -88,7 +103,17 @@ void ProxyPanel::refresh(const DashboardModel &model)
             line.name->setProperty("colour", colour);
             line.name->setText(u"<span style='color:%1'>●</span> <b>%2</b>"_s.arg(colour, name.toHtmlEscaped()));
         }
+        // Only what would change something: the proxy ignores the others anyway.
+        line.buttons[int(BreakerAction::Open)]->setEnabled(u.breakerState != BreakerState::Open);
+        line.buttons[int(BreakerAction::Close)]->setEnabled(u.breakerState != BreakerState::Closed || u.consecutiveFailures > 0);
+        line.buttons[int(BreakerAction::Probe)]->setEnabled(u.breakerState == BreakerState::Open);
     }
+}
+
+QToolButton *ProxyPanel::breakerButton(const QString &upstream, BreakerAction action) const
+{
+    const auto it = m_rows.constFind(upstream);
+    return it == m_rows.constEnd() ? nullptr : it->buttons[int(action)];
 }
 
 ProxyPanel::Row &ProxyPanel::row(const QString &upstream)
@@ -100,8 +125,28 @@ ProxyPanel::Row &ProxyPanel::row(const QString &upstream)
     const int index = int(m_rows.size());
     Row created{new QLabel(this), shrinkingLabel(this)};
     created.name->setTextFormat(Qt::RichText);
+    auto *buttons = new QWidget(this);
+    auto *buttonRow = new QHBoxLayout(buttons);
+    buttonRow->setContentsMargins(0, 0, 0, 0);
+    buttonRow->setSpacing(2);
+    const QList<std::pair<BreakerAction, QString>> actions{
+        {BreakerAction::Open, u"Open the breaker now: refuse calls for one cool-down (the probe waits)"_s},
+        {BreakerAction::Close, u"Close the breaker now and forget the failures counted"_s},
+        {BreakerAction::Probe, u"Ask the provider now whether it is back (half-open if it answers)"_s}};
+    for (const auto &[action, tip] : actions) {
+        auto *button = new QToolButton(buttons);
+        const QString name = QString::fromLatin1(breakerActionName(action));
+        button->setText(name.left(1).toUpper() + name.mid(1));
+        button->setToolTip(u"%1: %2"_s.arg(upstream, tip));
+        button->setObjectName(upstream + u'-' + name);   // tests find the buttons by name
+        connect(button, &QToolButton::clicked, this,
+                [this, upstream, action] { Q_EMIT breakerActionRequested(upstream, action); });
+        buttonRow->addWidget(button);
+        created.buttons[int(action)] = button;
+    }
     m_layout->addWidget(created.name, index, 3);
     m_layout->addWidget(created.status, index, 4);
+    m_layout->addWidget(buttons, index, 5);
     return *m_rows.insert(upstream, created);
 }
 

@@ -1,17 +1,25 @@
 #pragma once
 
+#include <array>
+
 #include <QHash>
 #include <QWidget>
+
+#include "livesettings.h"
 
 class DashboardModel;
 class QGridLayout;
 class QLabel;
+class QToolButton;
 
 // The strip at the top of the window that says where Breakwater is and where it sends calls: the
 // listen URL (with a Copy button) and, per upstream, its URL and health: breaker state, failures in
 // a row toward the threshold that opens it, the cool-down left while open, and the newest failure.
 // Always visible, unlike the status bar, which a small screen or a temporary message can hide.
 // The health comes from the proxy's snapshots (ProxySnapshot), the URLs from the configuration.
+// Beside each upstream are its breaker buttons (open now, close now, probe now), and under the Copy
+// button the Pause admission toggle; they only ask (the signals below, which ui/livecontrol.h sends
+// to the proxy's thread), and show what the proxy did when its next snapshot says so.
 class ProxyPanel final : public QWidget
 {
     Q_OBJECT
@@ -27,18 +35,27 @@ public:
     QString listenUrl() const;
     QString listenText() const;   // with the mode
     QString upstreamText(const QString &upstream) const;   // empty if no such upstream yet
+    // For tests: an upstream's breaker button (null if no such upstream yet), the pause toggle.
+    QToolButton *breakerButton(const QString &upstream, BreakerAction action) const;
+    QToolButton *pauseButton() const { return m_pause; }
+
+Q_SIGNALS:
+    void breakerActionRequested(const QString &upstream, BreakerAction action);
+    void admissionPauseRequested(bool paused);
 
 private:
     struct Row
     {
         QLabel *name = nullptr;
         QLabel *status = nullptr;
+        std::array<QToolButton *, 3> buttons{};   // by BreakerAction
     };
     Row &row(const QString &upstream);
 
     QGridLayout *m_layout = nullptr;
     QLabel *m_listen = nullptr;
     QLabel *m_mode = nullptr;
+    QToolButton *m_pause = nullptr;
     QHash<QString, QString> m_urls;
     QHash<QString, Row> m_rows;
 };

@@ -102,8 +102,9 @@ SettingsDialog::SettingsDialog(const AppSettings &values, const QStringList &ove
     }
     if (demo)
         notes << u"Demo mode: both upstreams are the built-in mock provider while it runs."_s;
-    notes << u"The proxy reads these when it starts: changes take effect after a restart. Starting at "
-             "login applies at once."_s;
+    notes << u"Applied to the running proxy at once when you press OK: timeout, concurrency, de-dup window, "
+             "cache size, the breaker's failures and cool-down, and the spend limit. The listen address and "
+             "the upstreams take effect after a restart. Starting at login applies at once."_s;
     auto *note = new QLabel(notes.join(u'\n'), this);
     note->setWordWrap(true);
     layout->addWidget(note);
@@ -188,23 +189,31 @@ void SettingsDialog::accept()
         m_problems->show();
         return;   // stay open until every value is valid
     }
+    m_appliedLive = m_liveApply ? m_liveApply(values(), changedOptions()) : QStringList();
     QDialog::accept();
 }
 
-QString SettingsDialog::restartMessage(const AppSettings &saved, const AppSettings &running, const QStringList &overridden)
+QString SettingsDialog::restartMessage(const AppSettings &saved, const AppSettings &running, const QStringList &overridden,
+                                      const QStringList &appliedLive)
 {
     QStringList changed;
     QStringList stillOverridden;
+    QStringList appliedNow;
     for (const QString &option : saved.differences(running)) {
+        if (appliedLive.contains(option))
+            appliedNow << optionLabel(option);
         if (overridden.contains(option))
             stillOverridden << optionLabel(option) + u" ("_s + option + u')';
-        else
+        else if (!appliedLive.contains(option))
             changed << optionLabel(option);
     }
     QString message = changed.isEmpty()
-        ? u"Settings saved. Nothing the running proxy uses has changed."_s
+        ? (appliedNow.isEmpty() ? u"Settings saved. Nothing the running proxy uses has changed."_s
+                                : u"Settings saved."_s)
         : u"Settings saved. Restart Breakwater to apply: %1. The running proxy keeps its current "
           "settings until then."_s.arg(changed.join(u", "_s));
+    if (!appliedNow.isEmpty())
+        message += u"\nApplied to the running proxy now: %1."_s.arg(appliedNow.join(u", "_s));
     if (!stillOverridden.isEmpty())
         message += u"\nGiven on the command line, so they win over the saved values: %1."_s.arg(stillOverridden.join(u", "_s));
     return message;

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <functional>
+
 #include <QDialog>
 
 #include "appsettings.h"
@@ -12,9 +14,11 @@ class QSettings;
 class QSpinBox;
 
 // Edits the saved proxy settings. OK checks every value and, if any is invalid, lists what is wrong
-// and stays open. The proxy's settings are fixed while it runs (it has no live reconfiguration),
-// so the caller saves the values and tells the user which changes need a restart. Only what the
-// user changed is saved: the values a run got from the command line or from --demo (the mock
+// and stays open. The values the proxy can change live (LiveSettings: timeout, concurrency, de-dup
+// window, cache size, breaker failures and cool-down, spend limit) are handed at OK to the live
+// apply function, which sends the changed ones to the running proxy (ui/livecontrol.h); the caller
+// saves the values and tells the user which other changes need a restart. Only what the
+// user changed is saved and applied: the values a run got from the command line or from --demo (the mock
 // provider's temporary URLs) are shown but never written, so they cannot break the next start.
 class SettingsDialog final : public QDialog
 {
@@ -39,14 +43,24 @@ public:
     bool startAtLogin() const;
     void setStartAtLogin(bool start);
 
-    // What to tell the user after saving `saved` while the proxy runs with `running`.
-    static QString restartMessage(const AppSettings &saved, const AppSettings &running, const QStringList &overridden);
+    // Called at OK with the values and the changed options; returns the options it applied to the
+    // running proxy at once (appliedLive()).
+    using LiveApply = std::function<QStringList(const AppSettings &values, const QStringList &changed)>;
+    void setLiveApply(LiveApply apply) { m_liveApply = std::move(apply); }
+    QStringList appliedLive() const { return m_appliedLive; }
+
+    // What to tell the user after saving `saved` while the proxy runs with `running`; the options
+    // in `appliedLive` were applied to the running proxy and need no restart.
+    static QString restartMessage(const AppSettings &saved, const AppSettings &running, const QStringList &overridden,
+                                  const QStringList &appliedLive = {});
 
 public Q_SLOTS:
     void accept() override;
 
 private:
     AppSettings m_opened;
+    LiveApply m_liveApply;
+    QStringList m_appliedLive;
     QLineEdit *m_listen = nullptr;
     QLineEdit *m_openai = nullptr;
     QLineEdit *m_anthropic = nullptr;

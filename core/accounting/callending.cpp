@@ -20,7 +20,8 @@ Ending endingOf(const CallRecord &record)
     switch (record.outcome) {
     case Outcome::BreakerRefused: return Ending::BreakerRefused;
     case Outcome::SpendRefused: return Ending::SpendRefused;
-    case Outcome::Error: return kind == "queue_full" ? Ending::QueueFull : Ending::BadRequest;
+    case Outcome::Error:
+        return kind == "queue_full" ? Ending::QueueFull : kind == "paused" ? Ending::Paused : Ending::BadRequest;
     default: break;
     }
     // The kinds are the error codes the proxy answers with (ApiError::code), and client_closed.
@@ -67,6 +68,7 @@ QByteArray endingName(Ending ending)
     case Ending::QueueFull: return "queue_full";
     case Ending::BadRequest: return "bad_request";
     case Ending::ClientClosed: return "client_closed";
+    case Ending::Paused: return "paused";
     }
     return "ok";
 }
@@ -74,7 +76,7 @@ QByteArray endingName(Ending ending)
 bool isRefusal(Ending ending)
 {
     return ending == Ending::BreakerRefused || ending == Ending::SpendRefused || ending == Ending::QueueFull
-           || ending == Ending::BadRequest;
+           || ending == Ending::BadRequest || ending == Ending::Paused;
 }
 
 Outcome outcomeFromName(const QByteArray &name)

@@ -15,7 +15,7 @@ enum class Served : quint8 {
     Joined,    // rode on an identical call in flight
     Hit,       // answered from the answer cache
     Bypass,    // not shared (Cache-Control: no-cache/no-store, a route never shared)
-    Refused,   // no upstream call made: breaker, spend limit, queue full, bad input
+    Refused,   // no upstream call made: breaker, spend limit, queue full, bad input, paused
 };
 constexpr int kServedCount = 5;
 
@@ -32,8 +32,9 @@ enum class Ending : quint8 {
     BadRequest,       // our own 4xx for bad input
     ClientClosed,     // the client hung up before anything was written to it, or every caller had
                       // and Breakwater cancelled the upstream call
+    Paused,           // refused while admission was paused by hand (ProxyServer::setAdmissionPaused)
 };
-constexpr int kEndingCount = 11;
+constexpr int kEndingCount = 12;
 
 Served servedOf(Outcome outcome);
 Ending endingOf(const CallRecord &record);

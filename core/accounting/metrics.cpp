@@ -245,5 +245,7 @@ QJsonObject Metrics::statsJson(const ProxySnapshot &gauges) const
         {u"unknownCostCalls"_s, qint64(m_unknownCostCalls)},
         {u"spend"_s, QJsonObject{{u"todayUsd"_s, gauges.spentTodayUsd}, {u"reservedUsd"_s, gauges.reservedUsd},
                                  {u"capUsd"_s, gauges.spendCapUsd}}},
+        {u"settings"_s, gauges.settings.toJson()},
+        {u"admissionPaused"_s, gauges.admissionPaused},
     };
 }

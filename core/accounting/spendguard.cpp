@@ -14,6 +14,12 @@ SpendGuard::SpendGuard(const Clock &clock, double maxUsdPerDay, QObject *parent)
 {
 }
 
+void SpendGuard::setCap(double maxUsdPerDay)
+{
+    m_capUsd = qMax(0.0, maxUsdPerDay);
+    Q_EMIT spentChanged(m_spentUsd, m_capUsd);
+}
+
 QDate SpendGuard::today() const
 {
     return QDateTime::fromMSecsSinceEpoch(m_clock.wallMs()).date();

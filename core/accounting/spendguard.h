@@ -41,6 +41,8 @@ public:
     // The call never reached the upstream: drop the reservation, charge nothing.
     void release(quint64 reservation);
 
+    // A live change of the cap (0 or less: none): decides the next reservation; the ones held stay.
+    void setCap(double maxUsdPerDay);
     double cap() const { return m_capUsd; }
     bool capped() const { return m_capUsd > 0; }
     double spentToday();

@@ -39,8 +39,7 @@ void AnswerCache::store(const QByteArray &key, const CachedAnswer &answer)
     dropExpired();
     if (const auto found = m_index.constFind(key); found != m_index.constEnd())
         erase(*found);
-    while (m_bytes + size > m_maxBytes && !m_entries.empty())
-        erase(std::prev(m_entries.end()));
+    evictTo(m_maxBytes - size);
     const qint64 now = m_clock.steadyMs();
     m_entries.push_front(Entry{key, answer, now, size});
     m_index.insert(key, m_entries.begin());
@@ -57,6 +56,25 @@ void AnswerCache::dropExpired()
             erase(*found);
         m_stores.pop_front();
     }
+}
+
+void AnswerCache::setWindow(qint64 windowMs)
+{
+    m_windowMs = windowMs;
+    dropExpired();
+}
+
+void AnswerCache::setMaxBytes(qint64 maxBytes)
+{
+    m_maxBytes = maxBytes;
+    evictTo(maxBytes);
+}
+
+// Least recently used first, until at most `bytes` are kept.
+void AnswerCache::evictTo(qint64 bytes)
+{
+    while (m_bytes > bytes && !m_entries.empty())
+        erase(std::prev(m_entries.end()));
 }
 
 void AnswerCache::erase(List::iterator it)

@@ -38,6 +38,11 @@ public:
     // the proxy calls it with its snapshots, so memory follows the traffic of the last window only.
     void dropExpired();
 
+    // Live settings. A new window judges the answers already kept too (a shorter one drops the
+    // older ones at once); a smaller size evicts the least recently used down to it at once.
+    void setWindow(qint64 windowMs);
+    void setMaxBytes(qint64 maxBytes);
+
     qint64 bytes() const { return m_bytes; }
     qint64 maxBytes() const { return m_maxBytes; }
     int count() const { return int(m_index.size()); }
@@ -53,6 +58,7 @@ private:
     };
     using List = std::list<Entry>;   // most recently used first
     void erase(List::iterator it);
+    void evictTo(qint64 bytes);
     static qint64 sizeOf(const QByteArray &key, const CachedAnswer &answer);
 
     const Clock &m_clock;

@@ -58,6 +58,8 @@ public:
     // How long a flight whose callers all hung up runs on for a retry to rejoin it, when its answer
     // could be reused; one that cannot be reused is cancelled at once. 0: always at once.
     void setAbandonGrace(std::chrono::milliseconds grace) { m_abandonGrace = grace; }
+    // The upstream timeout a flight's timeout error names; for the flights made from now on.
+    void setTimeoutSeconds(double seconds) { m_timeoutSeconds = seconds; }
 
     int size() const { return int(m_flights.size()); }   // flights in the table
     int riders() const;   // riders on every flight in progress, shared or not

@@ -40,13 +40,22 @@ void BreakerProbe::rememberCredentials(const HeaderList &headers)
 
 void BreakerProbe::onBreakerChanged(const BreakerTransition &transition)
 {
-    // Judged from the transition being announced: the probe runs exactly while the breaker is open.
-    if (transition.to == BreakerState::Open) {
+    // Judged from the transition being announced: the probe runs exactly while the breaker is open,
+    // unless a person opened it (CircuitBreaker::forceOpen): probing would undo that in a second.
+    if (transition.to == BreakerState::Open && !m_breaker->openedByHand()) {
         if (!m_timer.isActive())
             m_timer.start();
     } else {
         m_timer.stop();
     }
+}
+
+bool BreakerProbe::probeNow()
+{
+    if (m_breaker->state() != BreakerState::Open)
+        return false;
+    probe();
+    return true;
 }
 
 void BreakerProbe::probe()

@@ -29,6 +29,11 @@ public:
     // Headers to probe with: the credential and API-version headers of the latest request.
     void rememberCredentials(const HeaderList &headers);
     int probesSent() const { return m_probesSent; }
+    // The "probe now" button: asks at once instead of at the next interval, also for a breaker
+    // opened by hand (which is otherwise not probed). False when the breaker is not open.
+    bool probeNow();
+    // A live change of the upstream timeout: for the probes sent from now on.
+    void setTimeout(std::chrono::milliseconds timeout) { m_timeout = timeout; }
 
 private:
     void onBreakerChanged(const BreakerTransition &transition);

@@ -117,9 +117,43 @@ void CircuitBreaker::probeSucceeded()
         moveTo(BreakerState::HalfOpen, u"health probe succeeded"_s);
 }
 
-void CircuitBreaker::open(const QString &reason)
+void CircuitBreaker::setFailureThreshold(int threshold)
+{
+    m_threshold = qMax(1, threshold);
+}
+
+void CircuitBreaker::setCooldown(std::chrono::milliseconds cooldown)
+{
+    // The cool-down is always the base times 1, 2, 4 or 8 (failed trials double it): keep the factor.
+    const qint64 factor = m_baseCooldownMs > 0 ? qMax<qint64>(1, m_cooldownMs / m_baseCooldownMs) : 1;
+    m_baseCooldownMs = cooldown.count();
+    m_cooldownMs = m_baseCooldownMs * factor;
+    if (m_state == BreakerState::Open) {
+        onTimePassed();
+        if (m_state == BreakerState::Open)
+            armCooldownTimer();
+    }
+}
+
+void CircuitBreaker::forceOpen(const QString &reason)
+{
+    if (m_state == BreakerState::Open)
+        return;
+    open(reason, true);
+}
+
+void CircuitBreaker::forceClose(const QString &reason)
+{
+    m_consecutiveFailures = 0;
+    m_cooldownMs = m_baseCooldownMs;
+    m_cooldownTimer.stop();
+    moveTo(BreakerState::Closed, reason);
+}
+
+void CircuitBreaker::open(const QString &reason, bool byHand)
 {
     m_openedAtMs = m_clock.steadyMs();
+    m_openedByHand = byHand;   // before the transition: the probe reads it when it hears of it
     moveTo(BreakerState::Open, reason);
     armCooldownTimer();
 }
@@ -132,6 +166,8 @@ void CircuitBreaker::moveTo(BreakerState to, const QString &reason)
     m_state = to;
     if (to != BreakerState::HalfOpen)
         m_trialInFlight = false;
+    if (to != BreakerState::Open)
+        m_openedByHand = false;
     ++m_transitions;
     qCInfo(lcBreaker) << m_upstream << breakerStateName(transition.from) << "->"
                       << breakerStateName(to) << reason;

@@ -64,6 +64,20 @@ public:
     // The clock moved on: makes the time-driven move (open -> half-open once the cool-down is over).
     void onTimePassed();
 
+    // Live settings. A new threshold applies from the next failure: one that finds the failures in
+    // a row already at or past a lowered threshold opens the breaker then, never the change itself.
+    // A new cool-down applies at once, also to an open breaker (counted from when it opened, and
+    // grown as far as failed trials had grown the old one); onTimePassed() then decides.
+    void setFailureThreshold(int threshold);
+    void setCooldown(std::chrono::milliseconds cooldown);
+    // The breaker buttons. Open now: refuses at once for one cool-down, then a trial as usual; the
+    // health probe leaves it alone (it would undo the button within a second), unless asked to
+    // probe now. Close now: closed with no failures counted and the base cool-down, from any state.
+    // Each is a transition with `reason`, so the timeline shows it; nothing when already there.
+    void forceOpen(const QString &reason);
+    void forceClose(const QString &reason);
+    bool openedByHand() const { return m_openedByHand; }   // open, by forceOpen
+
     BreakerState state() const { return m_state; }   // a pure read: see onTimePassed()
     QString upstream() const { return m_upstream; }
     int consecutiveFailures() const { return m_consecutiveFailures; }
@@ -83,7 +97,7 @@ Q_SIGNALS:
 
 private:
     void moveTo(BreakerState to, const QString &reason);
-    void open(const QString &reason);
+    void open(const QString &reason, bool byHand = false);
     void armCooldownTimer();
 
     QString m_upstream;
@@ -98,5 +112,6 @@ private:
     QString m_lastFailure;
     qint64 m_lastFailureAtMs = 0;
     int m_transitions = 0;
+    bool m_openedByHand = false;
     QTimer m_cooldownTimer;      // single shot, armed on opening
 };

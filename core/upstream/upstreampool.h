@@ -39,6 +39,9 @@ public:
 
     QString name() const { return m_name; }
     int concurrency() const { return m_pool.maxThreadCount(); }
+    // A live change: raised, queued exchanges start at once (QThreadPool starts threads for them);
+    // lowered, running ones finish and no new one starts until fewer than `concurrency` run.
+    void setConcurrency(int concurrency) { m_pool.setMaxThreadCount(qMax(1, concurrency)); }
     int running() const { return m_counters->running.load(); }
     int queued() const { return m_counters->queued.load(); }
     // Connections refused and tried once more, since the pool was made.
