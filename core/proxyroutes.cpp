@@ -41,6 +41,9 @@ const QList<ProxyRoute> &routes()
         {"GET", "/healthz", Kind::Health, kOpenAI},
         {"GET", "/metrics", Kind::Stats, kOpenAI},
         {"GET", "/breakwater/stats", Kind::Stats, kOpenAI},
+        // Fault injection's control API; the handler answers each method (faults/faultroute.h).
+        {"", "/breakwater/faults", Kind::Faults, kOpenAI},
+        {"", "/breakwater/faults/*", Kind::Faults, kOpenAI},
         // Files, uploads, audio, images, moderations, batches, fine-tuning, vector stores, ...
         {"", "/v1/**", Kind::PassThrough, kOpenAI},
     };

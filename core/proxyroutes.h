@@ -13,7 +13,7 @@ struct IncomingRequest;
 // README's route table; the two must agree. Pure functions, no state.
 struct ProxyRoute
 {
-    enum class Kind { Proxied, PassThrough, Health, Stats };
+    enum class Kind { Proxied, PassThrough, Health, Stats, Faults };
     // What a call on the route may tell its upstream's breaker and what it costs.
     enum class Call {
         Model,   // a model call: may be the half-open trial, and its success closes the breaker

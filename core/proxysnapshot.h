@@ -2,9 +2,12 @@
 
 #include <QByteArray>
 #include <QList>
+#include <QMap>
+#include <QPair>
 #include <QMetaType>
 #include <QString>
 
+#include "faults/faultrule.h"
 #include "upstream/circuitbreaker.h"
 
 // Live figures of the proxy, made by ProxyServer::snapshot() on the proxy thread: published a few
@@ -37,5 +40,10 @@ struct ProxySnapshot
     double spentTodayUsd = 0;
     double reservedUsd = 0;
     double spendCapUsd = 0;      // 0 = no cap
+    // Fault injection: the armed rules in firing order (FaultRule::toJson wants `steadyMs` for their
+    // expiry), and the faults injected since start by upstream and kind.
+    qint64 steadyMs = 0;         // Clock::steadyMs() when taken
+    QList<FaultRule> faults;
+    QMap<QPair<QByteArray, QByteArray>, quint64> faultsInjected;
 };
 Q_DECLARE_METATYPE(ProxySnapshot)
