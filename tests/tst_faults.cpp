@@ -82,8 +82,8 @@ private slots:
     void statusFault_looksLikeTheProvidersOwnError_data();
     void statusFault_looksLikeTheProvidersOwnError();
     void hang_endsAs504AfterTheTimeoutAndCountsForTheBreaker();
-    void reset_isAnUnreachableUpstream();
-    void garbage_isAnInvalidAnswer();
+    void resetAndGarbage_areBreakwatersOwn502_data();
+    void resetAndGarbage_areBreakwatersOwn502();
     void cut_endsTheStreamWithoutItsEndEvent_data();
     void cut_endsTheStreamWithoutItsEndEvent();
     void errorEvent_arrivesInsideA200_data();
@@ -98,6 +98,7 @@ private slots:
     void fiveInjected503s_openTheBreaker();
     void joiners_getTheSameFaultAndTheHeader();
     void cancelledInjectedHang_endsAtOnce();
+    void drain_endsInjectedCallsAsItEndsRealOnes();
     void metrics_countInjectedFaultsByKind();
 };
 
@@ -175,29 +176,30 @@ void TestFaults::hang_endsAs504AfterTheTimeoutAndCountsForTheBreaker()
     QCOMPARE(breakerFailures(harness), 1);
 }
 
-void TestFaults::reset_isAnUnreachableUpstream()
+void TestFaults::resetAndGarbage_areBreakwatersOwn502_data()
 {
-    ProxyHarness harness(withFaults({u"reset"_s}));
-    const LoopbackResponse response = harness.post(kChat, chatBody(u"reset"_s));
-    QCOMPARE(response.status, 502);
-    QCOMPARE(response.header("x-breakwater-fault"), "#1 reset"_ba);
-    QCOMPARE(harness.mock()->callCount(), 0);
-    QTRY_COMPARE_WITH_TIMEOUT(harness.records.size(), 1, kWait);
-    QCOMPARE(lastRecord(harness).errorKind, "upstream_unreachable"_ba);
-    QCOMPARE(breakerFailures(harness), 1);
-    QCOMPARE(harness.proxy()->openai().pool->refusedRetries(), 0);   // a reset is never sent again
+    QTest::addColumn<QString>("rule");
+    QTest::addColumn<QByteArray>("errorKind");
+    QTest::newRow("reset: unreachable") << u"reset"_s << "upstream_unreachable"_ba;
+    QTest::newRow("garbage: an invalid answer") << u"garbage"_s << "invalid_upstream_answer"_ba;
 }
 
-void TestFaults::garbage_isAnInvalidAnswer()
+// As for the real failures: Breakwater answers 502 itself (x-should-retry: false), no call made.
+void TestFaults::resetAndGarbage_areBreakwatersOwn502()
 {
-    ProxyHarness harness(withFaults({u"garbage"_s}));
-    const LoopbackResponse response = harness.post(kChat, chatBody(u"garbage"_s));
+    QFETCH(QString, rule);
+    QFETCH(QByteArray, errorKind);
+    ProxyHarness harness(withFaults({rule}));
+    const LoopbackResponse response = harness.post(kChat, chatBody(rule));
     QCOMPARE(response.status, 502);
-    QCOMPARE(response.header("x-breakwater-fault"), "#1 garbage"_ba);
+    QCOMPARE(response.header("x-should-retry"), "false"_ba);
+    QCOMPARE(response.header("x-breakwater-fault"), "#1 " + rule.toUtf8());
+    QVERIFY(response.body.contains(errorKind));
     QCOMPARE(harness.mock()->callCount(), 0);
     QTRY_COMPARE_WITH_TIMEOUT(harness.records.size(), 1, kWait);
-    QCOMPARE(lastRecord(harness).errorKind, "invalid_upstream_answer"_ba);
+    QCOMPARE(lastRecord(harness).errorKind, errorKind);
     QCOMPARE(breakerFailures(harness), 1);
+    QCOMPARE(harness.proxy()->openai().pool->refusedRetries(), 0);   // a reset is never sent again
 }
 
 void TestFaults::cut_endsTheStreamWithoutItsEndEvent_data()
@@ -435,6 +437,25 @@ void TestFaults::cancelledInjectedHang_endsAtOnce()
     QCOMPARE(lastRecord(harness).errorKind, "client_closed"_ba);
     QTRY_COMPARE_WITH_TIMEOUT(harness.onProxyThread<int>([](ProxyServer *p) { return p->flightsInProgress(); }), 0, 10000);
     QCOMPARE(breakerFailures(harness), 0);   // a cancelled call says nothing of the provider
+}
+
+void TestFaults::drain_endsInjectedCallsAsItEndsRealOnes()
+{
+    ProxyHarness harness(withFaults({u"hang:route=/v1/chat/completions"_s, u"slow-stream=30s"_s},
+                                    [](ProxyConfig &c) { c.upstreamTimeout = 60s; }));
+    LoopbackClient *hung = harness.start(kChat, chatBody(u"hangs"_s));
+    LoopbackClient *slow = harness.start(kMessages, messagesBody(u"slow stream"_s, true), kAnthropicAuth);
+    QTRY_COMPARE_WITH_TIMEOUT(harness.ridersWaiting(), 2, kWait);
+    QTRY_VERIFY_WITH_TIMEOUT(harness.mock()->callCount(u"/v1/messages"_s) == 1, kWait);
+    harness.onProxyThread<bool>([](ProxyServer *p) { p->drain(0ms); return true; });
+    // The pools stop: the hang (no real call) and the held stream (a real one) both end as shutdown.
+    QTRY_VERIFY_WITH_TIMEOUT(hung->isFinished() && slow->isFinished(), 10000);
+    QCOMPARE(hung->response().status, 503);
+    QVERIFY(hung->response().body.contains("shutting_down"));
+    QCOMPARE(slow->response().status, 200);
+    QVERIFY(slow->response().body.contains("shutting down"));   // an error event (Anthropic's) ends the stream
+    QVERIFY(!slow->response().body.contains("message_stop"));
+    QTRY_COMPARE_WITH_TIMEOUT(harness.records.size(), 2, kWait);
 }
 
 void TestFaults::metrics_countInjectedFaultsByKind()
