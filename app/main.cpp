@@ -4,6 +4,7 @@
 #include "accounting/duplicatereport.h"
 #include "commandline.h"
 #include "desktopapp.h"
+#include "faultclient.h"
 #include "mockprovider.h"
 #include "proxyserver.h"
 #include "quitonsignal.h"
@@ -79,6 +80,10 @@ int main(int argc, char *argv[])
         QCoreApplication app(argc, argv);   // Qt SQL needs an application object for its drivers
         return printReport(options);
     }
+    if (options.faultCommand.action != FaultCommand::Action::None) {
+        QCoreApplication app(argc, argv);   // the network manager needs an event loop
+        return runFaultCommand(options);
+    }
 
     // Without --headless this is the desktop app, unless there is no display to show it on.
     bool desktop = !options.headless;
@@ -151,6 +156,8 @@ int main(int argc, char *argv[])
     }
     std::printf("breakwater: listening on %s\n", qPrintable(proxy.service()->baseUrl()));
     std::fflush(stdout);
+    for (const FaultRule &rule : options.config.faults)   // said at start too, so nobody forgets one
+        std::fprintf(stderr, "breakwater: fault injection armed (--fault): %s\n", qPrintable(rule.text()));
 
     quitOnSignals();
     const int status = desktop ? runDesktop(proxy.service(), mock ? mock->service() : nullptr, options.config,

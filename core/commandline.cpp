@@ -45,6 +45,7 @@ const QList<Option> &options()
         {u"log-db"_s, u"PATH"_s, u"SQLite call log (default: calls.sqlite in the per-user data folder)."_s},
         {u"log-bodies"_s, {}, u"Also store request and response bodies in the call log (credentials redacted)."_s},
         {u"allow-origin"_s, u"ORIGIN"_s, u"Answer requests from this browser origin, e.g. http://localhost:3000 (repeatable or comma-separated; default: web pages are refused)."_s, true, true},
+        {u"fault"_s, u"RULE"_s, u"Arm a fault-injection rule at start, e.g. 503:count=2, 529:p=30, hang:for=30s, cut=3 (repeatable; see README, Fault injection; default: none)."_s, true, true},
         {u"json"_s, {}, u"With `breakwater report`: print JSON instead of a table."_s, false},
         {u"demo"_s, {}, u"Use the built-in mock provider as both upstreams."_s},
         {u"minimized"_s, {}, u"Start in the tray without showing the window (used by the login autostart)."_s},
@@ -169,6 +170,13 @@ Result apply(CommandLine &result, const QString &name, const QString &value, con
         }
         if (config.allowedOrigins.isEmpty())
             return invalid(u"an origin such as http://localhost:3000"_s);
+    } else if (name == u"fault"_s) {
+        for (const QString &item : value.split(u',', Qt::SkipEmptyParts)) {
+            const Expected<FaultRule> rule = FaultRule::parse(item);
+            if (!rule.ok())
+                return Failure{u"%1: %2"_s.arg(label, rule.error())};
+            config.faults.append(rule.value());
+        }
     } else if (name == u"json"_s) {
         if (!result.report)
             return Failure{u"--json goes with `breakwater report`"_s};
@@ -242,6 +250,43 @@ Result applyConfigFile(CommandLine &result, const QString &path, const QStringLi
     return {};
 }
 
+// `breakwater fault add RULE | list | clear [ID]`, the words after `fault`.
+Result parseFaultCommand(CommandLine &result, const QStringList &words)
+{
+    const QString usage = u"use `breakwater fault add RULE`, `breakwater fault list` or `breakwater fault clear [ID]`"_s;
+    const QString action = words.value(0);
+    if (action == u"add"_s) {
+        if (words.size() != 2)
+            return Failure{u"`breakwater fault add` takes one RULE, e.g. 503:count=2"_s};
+        const Expected<FaultRule> rule = FaultRule::parse(words[1]);
+        if (!rule.ok())
+            return Failure{rule.error()};
+        result.faultCommand = {FaultCommand::Action::Add, rule->text()};
+    } else if (action == u"list"_s) {
+        if (words.size() != 1)
+            return Failure{u"unexpected argument '%1' after `fault list`"_s.arg(words[1])};
+        result.faultCommand = {FaultCommand::Action::List, {}};
+    } else if (action == u"clear"_s) {
+        if (words.size() > 2)
+            return Failure{u"`breakwater fault clear` takes at most one rule ID"_s};
+        if (words.size() == 2) {
+            QString id = words[1];
+            if (id.startsWith(u'#'))
+                id.remove(0, 1);
+            bool ok = false;
+            if (id.toInt(&ok) <= 0 || !ok)
+                return Failure{u"`breakwater fault clear` takes a rule ID such as 3 (from `breakwater fault list`), not '%1'"_s.arg(words[1])};
+            result.faultCommand = {FaultCommand::Action::Clear, id};
+        } else {
+            result.faultCommand = {FaultCommand::Action::Clear, {}};
+        }
+    } else {
+        return Failure{action.isEmpty() ? u"`breakwater fault` needs an action: "_s + usage
+                                        : u"unknown fault action '%1': "_s.arg(action) + usage};
+    }
+    return {};
+}
+
 } // namespace
 
 bool parseListenAddress(const QString &text, QHostAddress *address, quint16 *port)
@@ -285,8 +330,12 @@ Expected<CommandLine> parseCommandLine(const QStringList &arguments, const QStri
     const QStringList positional = parser.positionalArguments();
     if (positional.value(0) == u"report"_s)
         result.report = true;
-    if (positional.size() > (result.report ? 1 : 0))
+    if (positional.value(0) == u"fault"_s) {
+        if (const Result fault = parseFaultCommand(result, positional.mid(1)); !fault.ok())
+            return Failure{fault.error()};
+    } else if (positional.size() > (result.report ? 1 : 0)) {
         return Failure{u"unexpected argument '%1' (see --help)"_s.arg(positional.value(result.report ? 1 : 0))};
+    }
     // In the order given; a repeated option takes its last value, as QCommandLineParser::value does.
     for (const QString &name : parser.optionNames()) {
         const QString dashed = u"--"_s + name;
@@ -324,7 +373,8 @@ Result applyOptionValue(ProxyConfig &config, const QString &name, const QString 
 QString helpText()
 {
     QString text = u"Usage: breakwater [options]\n"
-                   "       breakwater report [--log-db PATH] [--json]\n\n"
+                   "       breakwater report [--log-db PATH] [--json]\n"
+                   "       breakwater fault add RULE | list | clear [ID]   [--listen HOST:PORT]\n\n"
                    "A local LLM proxy: point an OpenAI or Anthropic SDK at it by changing only the base URL.\n\n"
                    "Options:\n"_s;
     for (const Option &option : options()) {
@@ -335,6 +385,11 @@ QString helpText()
             "Precedence: command line, then the configuration file, then the settings saved from the\n"
             "dashboard, then the defaults (see `man breakwater`).\n"
             "`breakwater report` prints how many requests were exact duplicates (within 5 min, 1 h, 24 h\n"
-            "and in all) and which were repeated most, from the call log.\n"_s;
+            "and in all) and which were repeated most, from the call log.\n"
+            "`breakwater fault add|list|clear` arms, lists or disarms fault-injection rules of the\n"
+            "Breakwater running at --listen (default 127.0.0.1:8080), through /breakwater/faults.\n"
+            "A RULE is KIND[:OPTION=VALUE]...: KIND 429, 500, 502, 503, 529, hang, delay=D, slow-stream=D,\n"
+            "cut=N, error-event=N, reset or garbage; options upstream=openai|anthropic, route=PATH,\n"
+            "model=NAME, p=PERCENT, count=N, for=D, retry-after=D (D in seconds, or 500ms, 2s, 1m).\n"_s;
     return text;
 }

@@ -12,6 +12,15 @@
 // file (--config FILE, else $XDG_CONFIG_HOME/breakwater/config.json when it exists), then the
 // settings saved from the dashboard (applied by the caller to the options not in `given`), then the
 // defaults of proxyconfig.h. Parsing is separate from main() so tests check every option and value.
+// `breakwater fault add RULE | list | clear [ID]`: a request to the running instance's
+// /breakwater/faults (app/faultclient.h).
+struct FaultCommand
+{
+    enum class Action { None, Add, List, Clear };
+    Action action = Action::None;
+    QString argument;   // Add: the rule's canonical text; Clear: the id, empty for all
+};
+
 struct CommandLine
 {
     ProxyConfig config;
@@ -24,6 +33,7 @@ struct CommandLine
     bool logBodies = false;
     bool report = false;      // `breakwater report`: print the duplicate report of the call log and exit
     bool reportJson = false;
+    FaultCommand faultCommand;   // `breakwater fault ...`: talk to the running instance and exit
     QString configFile;       // the configuration file that was read, if any
     QStringList given;        // options set by the command line or the configuration file ("--timeout")
 };

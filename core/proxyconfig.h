@@ -7,6 +7,8 @@
 
 #include <chrono>
 
+#include "faults/faultrule.h"
+
 // Every tunable of the proxy in one place, with its default. Command-line options (commandline.h)
 // override these; tests set them directly.
 namespace defaults {
@@ -56,4 +58,5 @@ struct ProxyConfig
     QString priceFile;                  // a user's prices, extending or overriding the built-in table
     bool recordBodies = false;          // --log-bodies: put request and response bodies in the records
     QStringList allowedOrigins;         // --allow-origin: browser origins answered (normalised; http/hostguard.h)
+    QList<FaultRule> faults;            // --fault: rules armed at start (faults/faultrule.h); none by default
 };

@@ -45,6 +45,9 @@ const QList<ProxyRoute> &routes()
         {"", "/breakwater/settings", Kind::Control, kOpenAI},
         {"POST", "/breakwater/breaker/*/*", Kind::Control, kOpenAI},
         {"POST", "/breakwater/admission/*", Kind::Control, kOpenAI},
+        // Fault injection's control API; the handler answers each method (faults/faultroute.h).
+        {"", "/breakwater/faults", Kind::Faults, kOpenAI},
+        {"", "/breakwater/faults/*", Kind::Faults, kOpenAI},
         // Files, uploads, audio, images, moderations, batches, fine-tuning, vector stores, ...
         {"", "/v1/**", Kind::PassThrough, kOpenAI},
     };

@@ -14,7 +14,7 @@ struct IncomingRequest;
 // functions, no state.
 struct ProxyRoute
 {
-    enum class Kind { Proxied, PassThrough, Health, Stats, Control };
+    enum class Kind { Proxied, PassThrough, Health, Stats, Control, Faults };
     // What a call on the route may tell its upstream's breaker and what it costs.
     enum class Call {
         Model,   // a model call: may be the half-open trial, and its success closes the breaker

@@ -3,6 +3,8 @@
 #include "accounting/spendguard.h"
 #include "accounting/usage.h"
 #include "controlapi.h"
+#include "faults/faultinjector.h"
+#include "faults/faultroute.h"
 #include "http/frontdoor.h"
 #include "http/hostguard.h"
 #include "http/protocol.h"
@@ -71,6 +73,9 @@ ProxyServer::ProxyServer(const ProxyConfig &config, const Clock &clock, QObject 
     setUpUpstream(m_anthropic, "anthropic", config.anthropicUpstream, u"/v1/models"_s);
     m_spend = new SpendGuard(clock, config.maxSpendUsd, this);
     m_spend->setSpentToday(config.spentTodayAtStartUsd);
+    m_faults = new FaultInjector(clock, this);
+    for (const FaultRule &rule : config.faults)   // --fault
+        m_faults->arm(rule);
     m_flights.setAbandonGrace(config.abandonGrace);
     connect(&m_flights, &Sharing::riderFinished, this, &ProxyServer::publish);
     connect(this, &ProxyServer::breakerChanged, this,
@@ -103,6 +108,9 @@ ProxySnapshot ProxyServer::snapshot()
     snapshot.spendCapUsd = m_spend->cap();
     snapshot.settings = liveSettings();
     snapshot.admissionPaused = m_admissionPaused;
+    snapshot.steadyMs = m_clock.steadyMs();
+    snapshot.faults = m_faults->rules();
+    snapshot.faultsInjected = m_faults->injected();
     return snapshot;
 }
 
@@ -195,12 +203,10 @@ bool ProxyServer::handleRequest(const QHttpServerRequest &qtRequest, QTcpSocket 
         switch (route.kind) {
         case Route::Kind::Proxied: handleProxied(route, request, std::move(writer)); break;
         case Route::Kind::PassThrough: handlePassThrough(route, request, std::move(writer)); break;
-        case Route::Kind::Health:
-            writer.writeComplete(200, {{"Content-Type", "application/json"}},
-                                 m_admissionPaused ? R"({"status":"ok","paused":true})" : R"({"status":"ok"})");
-            break;
+        case Route::Kind::Health: answerHealth(*m_faults, m_admissionPaused, writer); break;
         case Route::Kind::Stats: answerStats(request, std::move(writer)); break;
         case Route::Kind::Control: answerControl(*this, request, std::move(writer)); break;
+        case Route::Kind::Faults: answerFaults(*m_faults, request, writer); break;
         }
         return true;
     }
@@ -324,7 +330,12 @@ Sharing::Takeoff ProxyServer::takeOff(const Route &route, const IncomingRequest 
         url.setQuery(QString::fromUtf8(request.query), QUrl::StrictMode);
 
     UpstreamRequest call{request.method, url, forwardHeaders(request), request.body, m_config.upstreamTimeout};
-    UpstreamCall *upstreamCall = upstream.pool->submit(call, &flight);
+    // Where an armed fault rule may stand in for the provider (faults/faultinjector.h).
+    const FaultInjector::Submitted submitted = m_faults->submit(
+        *upstream.pool, call, {upstream.name, route.path, rider.record.model, rider.record.stream, flight.style()}, &flight);
+    UpstreamCall *upstreamCall = submitted.call;
+    if (upstreamCall && !submitted.fault.isEmpty())
+        flight.setInjected(submitted.fault);
     if (!upstreamCall) {
         settle(upstream, *admitted, nullptr);
         rider.record.outcome = Outcome::Error;

@@ -22,6 +22,7 @@
 
 class BreakerProbe;
 class CircuitBreaker;
+class FaultInjector;
 struct ProxyRoute;
 class FrontDoor;
 class ResponseWriter;
@@ -63,6 +64,8 @@ public:
     int ridersInFlight() const { return m_flights.riders(); }   // callers waiting on an upstream call
     int flightsAbandoned() const { return m_flights.abandoned(); }   // upstream calls whose callers all left
     SpendGuard *spendGuard() const { return m_spend; }
+    // The armed fault-injection rules (proxy thread only; the control API and the dashboard use it).
+    FaultInjector *faults() const { return m_faults; }
     // The live figures, for the dashboard and the tray (snapshotReady) and for /metrics and
     // /breakwater/stats alike. Reads only: taking one moves no breaker.
     ProxySnapshot snapshot();
@@ -145,6 +148,7 @@ private:
     Sharing m_flights;   // the flights in progress, and how requests share them and the cache
     PriceTable m_prices;
     SpendGuard *m_spend = nullptr;
+    FaultInjector *m_faults = nullptr;
     Metrics m_metrics;
     QTimer m_snapshotTimer;
     bool m_draining = false;

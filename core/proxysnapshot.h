@@ -2,10 +2,13 @@
 
 #include <QByteArray>
 #include <QList>
+#include <QMap>
+#include <QPair>
 #include <QMetaType>
 #include <QString>
 
 #include "livesettings.h"
+#include "faults/faultrule.h"
 #include "upstream/circuitbreaker.h"
 
 // Live figures of the proxy, made by ProxyServer::snapshot() on the proxy thread: published a few
@@ -40,5 +43,10 @@ struct ProxySnapshot
     double spendCapUsd = 0;      // 0 = no cap
     LiveSettings settings;       // the values in use now, changed live or not
     bool admissionPaused = false;
+    // Fault injection: the armed rules in firing order (FaultRule::toJson wants `steadyMs` for their
+    // expiry), and the faults injected since start by upstream and kind.
+    qint64 steadyMs = 0;         // Clock::steadyMs() when taken
+    QList<FaultRule> faults;
+    QMap<QPair<QByteArray, QByteArray>, quint64> faultsInjected;
 };
 Q_DECLARE_METATYPE(ProxySnapshot)

@@ -64,7 +64,7 @@ QVariantList fields(const CallRecord &r)
     return {r.requestId, r.route, r.upstream, r.model, r.stream, r.keyFingerprint, r.credentialFingerprint,
             r.clientAddress, int(r.outcome), r.status, r.errorKind, r.breakerState, r.receivedAtMs,
             r.upstreamStartAtMs, r.firstByteAtMs, r.endAtMs, r.queueWaitMs, r.inputTokens, r.outputTokens,
-            r.cachedTokens, r.costUsd, r.costSavedUsd, r.requestBody, r.responseBody};
+            r.cachedTokens, r.costUsd, r.costSavedUsd, r.requestBody, r.responseBody, r.injected};
 }
 
 CallRecord call(Outcome outcome, qint64 atMs, const QByteArray &key = "0123456789ab")
@@ -145,9 +145,10 @@ void TestCallLog::open_createsTheReleasedSchemaByteForByte()
     QStringList schema;
     for (const QVariant &sql : column(m_path, u"SELECT sql FROM sqlite_master ORDER BY rowid"_s))
         schema.append(sql.toString());
-    // Schema 1 as released, then schema 2's column as SQLite's ALTER TABLE leaves the statement.
+    // Schema 1 as released, then schema 2's and schema 3's columns as SQLite's ALTER TABLE leaves
+    // the statement.
     QStringList expected = kReleasedSchema1;
-    expected[0].replace(u"response_body BLOB)"_s, u"response_body BLOB, ended TEXT)"_s);
+    expected[0].replace(u"response_body BLOB)"_s, u"response_body BLOB, ended TEXT, injected TEXT)"_s);
     QCOMPARE(schema, expected);
 }
 
@@ -214,7 +215,7 @@ void TestCallLog::releasedDatabase_readsBackAndIsWrittenAsBefore()
     QCOMPARE(back.size(), 2);
     QCOMPARE(fields(back.last()), fields(released));
     const QVariantList names = column(m_path, u"SELECT name FROM pragma_table_info('calls') WHERE name != 'id'"_s);
-    QCOMPARE(names.size(), 28);   // schema 2 added `ended`, filled for the released row
+    QCOMPARE(names.size(), 29);   // schema 2 added `ended`, filled for the released row; schema 3 `injected`
     for (const QVariant &name : names) {
         const QVariantList stored = column(m_path, u"SELECT typeof(%1) || ' ' || quote(%1) FROM calls ORDER BY id"_s
                                                        .arg(name.toString()));
@@ -251,6 +252,7 @@ void TestCallLog::mixedRun_everyFieldRoundTrips()
     error.status = 504;
     error.errorKind = "timeout";
     error.upstreamStartAtMs = t + 4001;
+    error.injected = u"#1 hang"_s;   // an injected fault's record names its rule
     CallRecord stream = call(Outcome::Bypass, t + 5000, "fedcba987654");
     stream.upstream = "anthropic";
     stream.route = "/v1/messages";

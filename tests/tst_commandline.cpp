@@ -24,6 +24,11 @@ private slots:
     void configFile_holdsEveryOption();
     void positionalArguments_onlyReport();
     void allowOrigin_isRepeatableCommaSeparatedAndNormalised();
+    void fault_isRepeatableAndABadRuleIsNamed();
+    void faultSubcommand_parsesAddListAndClear_data();
+    void faultSubcommand_parsesAddListAndClear();
+    void faultSubcommand_refusesWhatItCannotDo_data();
+    void faultSubcommand_refusesWhatItCannotDo();
 };
 
 static Expected<CommandLine> parse(const QStringList &args)
@@ -200,7 +205,8 @@ void TestCommandLine::configFile_holdsEveryOption()
         "anthropic-upstream": "http://127.0.0.1:8001", "timeout": 2.5, "concurrency": 8, "max-queue": 1000000,
         "max-body": 4, "dedup-window": 0, "cache-size": 2, "breaker-failures": 3, "breaker-cooldown": "0.5",
         "max-spend": 1.25, "prices": "/tmp/p.json", "log-db": "/tmp/calls.sqlite", "log-bodies": true,
-        "demo": false, "minimized": true, "allow-origin": ["http://localhost:3000", "https://app.example"]})");
+        "demo": false, "minimized": true, "allow-origin": ["http://localhost:3000", "https://app.example"],
+        "fault": ["503:count=2", "cut=3"]})");
     file.close();
     const Expected<CommandLine> line = parse({u"--config"_s, file.fileName()});
     QVERIFY2(line.ok(), qPrintable(line.error()));
@@ -221,6 +227,8 @@ void TestCommandLine::configFile_holdsEveryOption()
     QCOMPARE(line->logDb, u"/tmp/calls.sqlite"_s);
     QVERIFY(line->given.contains(u"--max-queue"_s) && !line->given.contains(u"--demo"_s));
     QCOMPARE(line->config.allowedOrigins, QStringList({u"http://localhost:3000"_s, u"https://app.example"_s}));
+    QCOMPARE(line->config.faults.size(), 2);
+    QCOMPARE(line->config.faults[1].text(), u"cut=3"_s);
 }
 
 void TestCommandLine::positionalArguments_onlyReport()
@@ -250,6 +258,81 @@ void TestCommandLine::allowOrigin_isRepeatableCommaSeparatedAndNormalised()
              QStringList({u"http://localhost:8000"_s, u"http://localhost:8001"_s}));
     QCOMPARE(parse({u"--config"_s, file.fileName(), u"--allow-origin"_s, u"null"_s})->config.allowedOrigins,
              QStringList({u"null"_s}));
+}
+
+void TestCommandLine::fault_isRepeatableAndABadRuleIsNamed()
+{
+    QVERIFY(parse({})->config.faults.isEmpty());   // off by default
+    const Expected<CommandLine> line = parse({u"--fault"_s, u"503:count=2"_s, u"--fault"_s, u"429:retry-after=2"_s,
+                                              u"--fault"_s, u"hang:for=30s"_s});
+    QVERIFY2(line.ok(), qPrintable(line.error()));
+    QCOMPARE(line->config.faults.size(), 3);
+    QCOMPARE(line->config.faults[0].text(), u"503:count=2"_s);
+    QCOMPARE(line->config.faults[1].text(), u"429:retry-after=2s"_s);
+    QCOMPARE(line->config.faults[2].kind, FaultRule::Kind::Hang);
+    const Expected<CommandLine> bad = parse({u"--fault"_s, u"503"_s, u"--fault"_s, u"cut=many"_s});
+    QVERIFY(!bad.ok());
+    QVERIFY2(bad.error().contains(u"--fault"_s) && bad.error().contains(u"'cut=many'"_s)
+                 && bad.error().contains(u"cut needs the number of events"_s), qPrintable(bad.error()));
+    QVERIFY(helpText().contains(u"--fault RULE"_s));
+    QVERIFY(helpText().contains(u"breakwater fault add RULE | list | clear [ID]"_s));
+}
+
+void TestCommandLine::faultSubcommand_parsesAddListAndClear_data()
+{
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<int>("action");
+    QTest::addColumn<QString>("argument");
+    QTest::addColumn<quint16>("port");
+    QTest::newRow("add") << QStringList{u"fault"_s, u"add"_s, u"529:p=30"_s} << int(FaultCommand::Action::Add)
+                         << u"529:p=30"_s << quint16(8080);
+    QTest::newRow("add, canonical") << QStringList{u"fault"_s, u"add"_s, u"delay=2:count=1"_s}
+                                    << int(FaultCommand::Action::Add) << u"delay=2s:count=1"_s << quint16(8080);
+    QTest::newRow("list elsewhere") << QStringList{u"fault"_s, u"list"_s, u"--listen"_s, u"127.0.0.1:9000"_s}
+                                    << int(FaultCommand::Action::List) << QString() << quint16(9000);
+    QTest::newRow("clear all") << QStringList{u"fault"_s, u"clear"_s} << int(FaultCommand::Action::Clear) << QString()
+                               << quint16(8080);
+    QTest::newRow("clear one") << QStringList{u"fault"_s, u"clear"_s, u"3"_s} << int(FaultCommand::Action::Clear)
+                               << u"3"_s << quint16(8080);
+    QTest::newRow("clear #one") << QStringList{u"fault"_s, u"clear"_s, u"#12"_s} << int(FaultCommand::Action::Clear)
+                                << u"12"_s << quint16(8080);
+}
+
+void TestCommandLine::faultSubcommand_parsesAddListAndClear()
+{
+    QFETCH(QStringList, args);
+    QFETCH(int, action);
+    QFETCH(QString, argument);
+    QFETCH(quint16, port);
+    const Expected<CommandLine> line = parse(args);
+    QVERIFY2(line.ok(), qPrintable(line.error()));
+    QCOMPARE(int(line->faultCommand.action), action);
+    QCOMPARE(line->faultCommand.argument, argument);
+    QCOMPARE(line->config.listenPort, port);
+    QCOMPARE(parse({})->faultCommand.action, FaultCommand::Action::None);
+}
+
+void TestCommandLine::faultSubcommand_refusesWhatItCannotDo_data()
+{
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QString>("mention");
+    QTest::newRow("no action") << QStringList{u"fault"_s} << u"needs an action"_s;
+    QTest::newRow("unknown action") << QStringList{u"fault"_s, u"arm"_s, u"503"_s} << u"unknown fault action 'arm'"_s;
+    QTest::newRow("add without a rule") << QStringList{u"fault"_s, u"add"_s} << u"takes one RULE"_s;
+    QTest::newRow("add two rules") << QStringList{u"fault"_s, u"add"_s, u"503"_s, u"hang"_s} << u"takes one RULE"_s;
+    QTest::newRow("add a bad rule") << QStringList{u"fault"_s, u"add"_s, u"503:p=101"_s} << u"p is a percentage"_s;
+    QTest::newRow("list with more") << QStringList{u"fault"_s, u"list"_s, u"all"_s} << u"unexpected argument 'all'"_s;
+    QTest::newRow("clear a name") << QStringList{u"fault"_s, u"clear"_s, u"mine"_s} << u"not 'mine'"_s;
+    QTest::newRow("clear two") << QStringList{u"fault"_s, u"clear"_s, u"1"_s, u"2"_s} << u"at most one"_s;
+}
+
+void TestCommandLine::faultSubcommand_refusesWhatItCannotDo()
+{
+    QFETCH(QStringList, args);
+    QFETCH(QString, mention);
+    const Expected<CommandLine> line = parse(args);
+    QVERIFY(!line.ok());
+    QVERIFY2(line.error().contains(mention), qPrintable(line.error()));
 }
 
 QTEST_GUILESS_MAIN(TestCommandLine)

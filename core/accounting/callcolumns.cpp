@@ -149,9 +149,13 @@ constexpr Column kColumns[] = {
     // from outcome, status and error_kind, so it is not read back.
     {u"ended", u"TEXT",
      [](const CallRecord &r, bool) -> QVariant { return QString::fromLatin1(endingName(endingOf(r))); }, nullptr},
+    // Schema 3. The fault rule that made the answer (faults/faultrule.h), NULL for a real one.
+    {u"injected", u"TEXT",
+     [](const CallRecord &r, bool) { return r.injected.isEmpty() ? QVariant(QMetaType::fromType<QString>()) : QVariant(r.injected); },
+     [](CallRecord &r, const QVariant &v) { r.injected = v.toString(); }},
 };
 constexpr int kColumnCount = int(std::size(kColumns));
-static_assert(kColumnCount == CallColumns::kSchema2Columns);
+static_assert(kColumnCount == CallColumns::kSchema3Columns);
 
 QString names()
 {

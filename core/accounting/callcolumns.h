@@ -13,9 +13,10 @@ class QSqlQuery;
 // renamed, retyped or reordered, only appended (each with a migration in calllog.cpp that adds it).
 namespace CallColumns {
 
-// Schema 1 has the first 27 columns; schema 2 adds `ended` (all there are so far).
+// Schema 1 has the first 27 columns; schema 2 adds `ended`, schema 3 `injected` (all there are so far).
 constexpr qsizetype kSchema1Columns = 27;
 constexpr qsizetype kSchema2Columns = 28;
+constexpr qsizetype kSchema3Columns = 29;
 
 // CREATE TABLE calls with the id and the first `columns` columns, byte for byte as it was shipped.
 QString createTable(qsizetype columns);

@@ -35,6 +35,7 @@ const QList<QStringList> &migrations()
          u"CREATE INDEX calls_received ON calls(received_at_ms)"_s,
          u"CREATE INDEX calls_key ON calls(key_fp)"_s},
         {u"ALTER TABLE calls ADD COLUMN ended TEXT"_s},   // filled for the rows already there by fillEnded
+        {u"ALTER TABLE calls ADD COLUMN injected TEXT"_s},   // NULL for the rows already there: no fault made them
     };
     return list;
 }

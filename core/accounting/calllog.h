@@ -66,7 +66,7 @@ public:
     static QString defaultPath();   // creates the folder (0700)
     static QByteArray redactCredentials(const QByteArray &body);
 
-    static constexpr int kSchemaVersion = 2;
+    static constexpr int kSchemaVersion = 3;
     static constexpr std::chrono::milliseconds kFlushInterval{250};
     static constexpr int kBatchRows = 500;
     static constexpr int kMaxPendingRows = 100'000;

@@ -159,6 +159,9 @@ QByteArray Metrics::prometheusText(const ProxySnapshot &gauges) const
     counterPairs("breakwater_upstream_errors_total", "upstream", "kind", m_upstreamErrors);
     out.family("breakwater_breaker_transitions_total", "counter", "Circuit breaker state changes, by new state.");
     counterPairs("breakwater_breaker_transitions_total", "upstream", "to", m_transitions);
+    out.family("breakwater_faults_injected_total", "counter",
+               "Upstream calls answered by an injected fault instead of the provider, by kind.");
+    counterPairs("breakwater_faults_injected_total", "upstream", "kind", gauges.faultsInjected);
 
     out.family("breakwater_inflight_calls", "gauge", "Upstream calls in progress.");
     for (const UpstreamSnapshot &u : gauges.upstreams)
@@ -225,6 +228,9 @@ QJsonObject Metrics::statsJson(const ProxySnapshot &gauges) const
     qint64 requests = 0;
     for (quint64 n : m_requests)
         requests += qint64(n);
+    QJsonArray faults;   // the armed fault rules
+    for (const FaultRule &rule : gauges.faults)
+        faults.append(rule.toJson(gauges.steadyMs));
     return {
         {u"requestsTotal"_s, requests},
         {u"requests"_s, nested(m_requests)},
@@ -247,5 +253,7 @@ QJsonObject Metrics::statsJson(const ProxySnapshot &gauges) const
                                  {u"capUsd"_s, gauges.spendCapUsd}}},
         {u"settings"_s, gauges.settings.toJson()},
         {u"admissionPaused"_s, gauges.admissionPaused},
+        {u"faults"_s, faults},
+        {u"faultsInjected"_s, nested(gauges.faultsInjected)},
     };
 }

@@ -74,6 +74,10 @@ void Flight::addRider(Rider rider)
 {
     m_riders.append(std::move(rider));
     Rider &added = m_riders.last();
+    if (!m_injected.isEmpty()) {
+        added.record.injected = m_injected;
+        added.extraHeaders.append({"x-breakwater-fault", m_injected.toUtf8()});
+    }
     // A rider who hangs up only leaves; when the last one has, Sharing may cancel the call.
     if (QTcpSocket *socket = added.writer.socket())
         connect(socket, &QAbstractSocket::disconnected, this, &Flight::onRiderLeft);

@@ -92,6 +92,10 @@ public:
     QString model() const { return m_model; }
     void setModel(const QString &model) { m_model = model; }
     void setRecordBodies(bool record) { m_recordBodies = record; }
+    // Before the first rider: the call is an injected fault (FaultRule::label()); every rider, the
+    // joiners too, gets `x-breakwater-fault` and has it in its record.
+    void setInjected(const QString &fault) { m_injected = fault; }
+    QString injected() const { return m_injected; }
     // What the upstream call used and cost (nullopt: unknown model or usage); goes into every
     // rider's record: the rider who made the call paid it, the others saved it.
     void setUsage(const Usage &usage, std::optional<double> costUsd);
@@ -149,6 +153,7 @@ private:
     qint64 m_queueWaitMs = 0;
     QString m_model;
     bool m_recordBodies = false;
+    QString m_injected;
     Usage m_usage;
     std::optional<double> m_costUsd;
 };

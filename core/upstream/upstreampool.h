@@ -36,6 +36,7 @@ public:
     // Ends every exchange, running or queued, as UpstreamFailure::Shutdown (each within its 100 ms
     // stop poll), and every later one at once. For the end of a drain.
     void stop() { m_counters->stopping = true; }
+    bool isStopping() const { return m_counters->stopping.load(); }
 
     QString name() const { return m_name; }
     int concurrency() const { return m_pool.maxThreadCount(); }

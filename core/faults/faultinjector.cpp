@@ -1,0 +1,98 @@
+#include "faults/faultinjector.h"
+
+#include <QLoggingCategory>
+#include <QRandomGenerator>
+
+#include "clock.h"
+#include "faults/faultcall.h"
+#include "upstream/upstreampool.h"
+
+Q_LOGGING_CATEGORY(lcFaults, "breakwater.faults", QtInfoMsg)
+
+FaultInjector::FaultInjector(const Clock &clock, QObject *parent) : QObject(parent), m_clock(clock)
+{
+}
+
+FaultRule FaultInjector::arm(FaultRule rule)
+{
+    rule.id = m_nextId++;
+    rule.fired = 0;
+    rule.expiresAtMs = rule.lifetime.count() > 0 ? m_clock.steadyMs() + rule.lifetime.count() : 0;
+    m_rules.append(rule);
+    qCInfo(lcFaults).noquote() << "armed fault rule" << rule.label();
+    Q_EMIT rulesChanged();
+    return rule;
+}
+
+bool FaultInjector::disarm(int id)
+{
+    const qsizetype removed = m_rules.removeIf([id](const FaultRule &rule) { return rule.id == id; });
+    if (removed == 0)
+        return false;
+    qCInfo(lcFaults) << "disarmed fault rule" << id;
+    Q_EMIT rulesChanged();
+    return true;
+}
+
+int FaultInjector::clear()
+{
+    const int count = int(m_rules.size());
+    m_rules.clear();
+    if (count > 0) {
+        qCInfo(lcFaults) << "disarmed every fault rule:" << count;
+        Q_EMIT rulesChanged();
+    }
+    return count;
+}
+
+QList<FaultRule> FaultInjector::rules()
+{
+    dropFinished();
+    return m_rules;
+}
+
+void FaultInjector::dropFinished()
+{
+    const qint64 now = m_clock.steadyMs();
+    const qsizetype removed = m_rules.removeIf([now](const FaultRule &rule) {
+        if (!rule.isExpired(now) && !rule.isSpent())
+            return false;
+        qCInfo(lcFaults).noquote() << "fault rule" << rule.label() << (rule.isSpent() ? "has fired its count" : "expired");
+        return true;
+    });
+    if (removed > 0)
+        Q_EMIT rulesChanged();
+}
+
+bool FaultInjector::matches(const FaultRule &rule, const Target &target) const
+{
+    return (rule.upstream.isEmpty() || rule.upstream == target.upstream)
+        && (rule.route.isEmpty() || rule.route == target.route)
+        && (rule.model.isEmpty() || rule.model == target.model)
+        && (!rule.needsStream() || target.stream);
+}
+
+FaultInjector::Submitted FaultInjector::submit(UpstreamPool &pool, const UpstreamRequest &request,
+                                               const Target &target, QObject *owner)
+{
+    if (m_rules.isEmpty())
+        return {pool.submit(request, owner), {}};
+    dropFinished();
+    for (FaultRule &rule : m_rules) {
+        if (!matches(rule, target))
+            continue;
+        // p=100 always fires (generateDouble() < 1), p=0 never.
+        if (rule.percent < 100 && QRandomGenerator::global()->generateDouble() * 100 >= rule.percent)
+            continue;
+        UpstreamCall *call = FaultCall::play(rule, {target.style, target.route, m_clock.wallMs()}, request, pool, owner);
+        if (!call)
+            return {};   // the pool's queue is full: refused as any call would be, nothing fired
+        ++rule.fired;
+        ++m_injected[{target.upstream, rule.kindName()}];
+        const QString label = rule.label();
+        qCDebug(lcFaults).noquote() << "injecting" << label << "into" << target.route;
+        dropFinished();   // a spent count disarms the rule now, so the list shows it gone
+        return {call, label};
+    }
+    return {pool.submit(request, owner), {}};
+}

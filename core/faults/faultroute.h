@@ -1,0 +1,21 @@
+#pragma once
+
+class FaultInjector;
+class ResponseWriter;
+struct IncomingRequest;
+
+// The fault-injection control API (route Kind::Faults) and what /healthz says of armed rules.
+//   GET    /breakwater/faults        the armed rules: {"armed": N, "faults": [rule, ...]}
+//   POST   /breakwater/faults        arms {"rule": "TEXT"} or the rule's fields; 201 with the rule
+//   DELETE /breakwater/faults        disarms every rule: {"cleared": N}
+//   GET    /breakwater/faults/{id}   one rule
+//   DELETE /breakwater/faults/{id}   disarms it: {"deleted": rule}
+// Answers are JSON; errors are OpenAI's shape with x-should-retry: false (400 for a bad rule, 404
+// for an unknown id, 405). A request that changes state and carries an Origin header is refused
+// 403 even from an origin --allow-origin allows: a web page must never steer the proxy.
+// Runs on the proxy thread, as every handler does.
+void answerFaults(FaultInjector &faults, const IncomingRequest &request, ResponseWriter &writer);
+
+// GET /healthz: {"status":"ok", "faults_armed": N, "faults": [label, ...]}, always 200, so that
+// an armed rule is never forgotten; "paused": true while admission is paused (live control).
+void answerHealth(FaultInjector &faults, bool admissionPaused, ResponseWriter &writer);
