@@ -176,7 +176,7 @@ void TestDashboardPanels::proxyPanel_showsTheLastProbe()
     model.setSnapshot(s);
     window.redraw();
     QString text = window.proxyPanel()->upstreamText(u"openai"_s);
-    QVERIFY2(text.contains(u"last probe 503 (down) at %1"_s.arg(at)) && !text.contains(u"no probe yet"_s), qPrintable(text));
+    QVERIFY2(text.contains(u"probe 503 (down) at %1"_s.arg(at)) && !text.contains(u"no probe yet"_s), qPrintable(text));
 
     // The provider answered: half-open, and the probe that said so stays on show.
     s.upstreams[0].breakerState = BreakerState::HalfOpen;
@@ -185,7 +185,7 @@ void TestDashboardPanels::proxyPanel_showsTheLastProbe()
     model.setSnapshot(s);
     window.redraw();
     text = window.proxyPanel()->upstreamText(u"openai"_s);
-    QVERIFY2(text.contains(u"last probe 200 (up) at %1"_s.arg(at)), qPrintable(text));
+    QVERIFY2(text.contains(u"probe 200 (up) at %1"_s.arg(at)), qPrintable(text));
 
     // From a real proxy: the probe's answer and its time (the proxy's clock) reach the snapshot.
     FakeClock clock;

@@ -118,15 +118,21 @@ void OutcomeChart::refresh(const DashboardModel &model, qint64 fromMs, qint64 to
         below = top;
     }
     // The failures' own line: refused + failed per second, on the right axis, scaled to its own peak.
-    QList<double> failed(buckets.size());
+    // Over 6 s at least: an outage refuses one call every few seconds, which per second would be a
+    // comb of 0s and 1s rather than the rate it is.
+    const qint64 failureBucketMs = std::max<qint64>(bucketMs, kFailureBucketMs);
+    const qint64 failureFrom = fromMs - fromMs % failureBucketMs;
+    const QList<DashboardModel::Counts> failureBuckets = failureBucketMs == bucketMs
+        ? buckets : model.outcomeBuckets(failureFrom, toMs, failureBucketMs);
+    QList<double> failed(failureBuckets.size());
     m_peakFailureRate = 0;
-    for (qsizetype b = 0; b < buckets.size(); ++b) {
-        failed[b] = double(buckets[b][size_t(DashboardModel::Category::Refused)]
-                           + buckets[b][size_t(DashboardModel::Category::Failed)]) * perSecond;
+    for (qsizetype b = 0; b < failureBuckets.size(); ++b) {
+        failed[b] = double(failureBuckets[b][size_t(DashboardModel::Category::Refused)]
+                           + failureBuckets[b][size_t(DashboardModel::Category::Failed)]) * 1000.0 / double(failureBucketMs);
         m_peakFailureRate = std::max(m_peakFailureRate, failed[b]);
     }
     const bool failures = m_peakFailureRate > 0;
-    m_failureLine->replace(failures ? stepPoints(failed, alignedFrom, toMs, bucketMs) : QList<QPointF>());
+    m_failureLine->replace(failures ? stepPoints(failed, failureFrom, toMs, failureBucketMs) : QList<QPointF>());
     if (m_failureLine->isVisible() != failures) {
         m_failureLine->setVisible(failures);
         m_failureAxis->setVisible(failures);
@@ -155,6 +161,16 @@ QList<QPointF> OutcomeChart::stepPoints(const QList<double> &values, qint64 from
     }
     points.append({double(toMs), previous});
     return points;
+}
+
+void OutcomeChart::setCompact(bool compact)
+{
+    // A third of a laptop's width has no room for two axis titles beside the legend: the labels
+    // would be cut to "3...". The frame's title names the rate; the right axis' red labels and the
+    // legend name the failures.
+    m_rateAxis->setTitleVisible(!compact);
+    m_failureAxis->setTitleVisible(!compact);
+    m_failureLine->setName(compact ? u"refused + failed"_s : u"refused + failed (right axis)"_s);
 }
 
 QColor OutcomeChart::failureLineColor()

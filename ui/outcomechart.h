@@ -35,6 +35,9 @@ public:
     double failureAxisMax() const;
     QList<QPointF> failurePoints() const;
     static QColor failureLineColor();
+    static constexpr qint64 kFailureBucketMs = 6000;   // the failure line's narrowest bucket
+    // The window's compact layout (a laptop): no axis titles, a shorter legend.
+    void setCompact(bool compact);
 
 private:
     static QList<QPointF> stepPoints(const QList<double> &values, qint64 fromMs, qint64 toMs, qint64 bucketMs);
