@@ -99,6 +99,10 @@ ProxySnapshot ProxyServer::snapshot()
                                    breaker->consecutiveFailures(), breaker->failureThreshold(),
                                    breaker->state() == BreakerState::Open ? std::max<qint64>(breaker->cooldownLeftMs(), 0) : 0,
                                    breaker->lastFailure(), breaker->lastFailureAtMs()});
+        UpstreamSnapshot &health = snapshot.upstreams.last();
+        health.lastProbeAtMs = upstream->probe->lastProbeAtMs();
+        health.lastProbeResult = upstream->probe->lastProbeResult();
+        health.lastProbeAlive = upstream->probe->lastProbeAlive();
     }
     snapshot.flightsInProgress = m_flights.size();
     snapshot.cacheEntries = m_cache.count();

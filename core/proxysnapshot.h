@@ -29,6 +29,11 @@ struct UpstreamSnapshot
     qint64 cooldownLeftMs = 0;
     QString lastFailure = {};
     qint64 lastFailureAtMs = 0;   // wall clock; 0 = none yet
+    // The health probe's newest answer while the breaker was open: when, what it saw ("200",
+    // "503", "timeout", "unreachable") and whether that meant the provider was back.
+    qint64 lastProbeAtMs = 0;     // wall clock; 0 = no probe yet
+    QString lastProbeResult = {};
+    bool lastProbeAlive = false;
 };
 
 struct ProxySnapshot

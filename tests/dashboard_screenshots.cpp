@@ -99,12 +99,12 @@ int main(int argc, char *argv[])
     window.setStaircaseBars(200);
     save(window, out, u"herd"_s, screens);
 
-    // 2. An outage in steady traffic (time-scaled): the breaker opens after 5 failures, refuses,
-    //    and closes once the provider answers again.
+    // 2. An outage in steady traffic (time-scaled) right after the herd, not cleared: the breaker
+    //    opens after 5 failures, refuses, and closes once the provider answers again; its 0.5
+    //    refusals a second read on their own axis beside the herd's hundreds.
     DemoScenarios::Options options = demo.scenarios()->options();
     options.timeScale = outageScale;
     demo.scenarios()->setOptions(options);
-    clear();
     runScenario(demo, [&] { return demo.scenarios()->start(DemoScenarios::Scenario::Outage); });
     options.timeScale = 1.0;
     demo.scenarios()->setOptions(options);

@@ -1,5 +1,6 @@
 // The breaker's health probe: it asks only while the breaker is open, an answer moves the breaker
-// to half-open, and a redirect is an answer, never followed (the probe carries the credential).
+// to half-open, and a redirect is an answer, never followed (the probe carries the credential); it
+// keeps its last answer and its time for the dashboard.
 
 #include "upstream/breakerprobe.h"
 
@@ -45,6 +46,10 @@ void tst_BreakerProbe::redirect_isNotFollowed()
     QCOMPARE(provider.requests(), 1);
     QCOMPARE(probe.probesSent(), 1);
     QCOMPARE(elsewhere.connections(), 0);
+    // The dashboard's strip reads what the probe saw and when (the breaker's clock).
+    QCOMPARE(probe.lastProbeResult(), u"302"_s);
+    QVERIFY(probe.lastProbeAlive());
+    QCOMPARE(probe.lastProbeAtMs(), clock.wallMs());
 }
 
 QTEST_GUILESS_MAIN(tst_BreakerProbe)

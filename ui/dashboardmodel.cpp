@@ -199,6 +199,21 @@ void DashboardModel::setSnapshot(const ProxySnapshot &snapshot)
     ++m_revision;
 }
 
+void DashboardModel::setSideSnapshot(const QString &source, const ProxySnapshot &snapshot)
+{
+    SidePools pools;
+    for (const UpstreamSnapshot &upstream : snapshot.upstreams) {
+        pools.running += upstream.running;
+        pools.queued += upstream.queued;
+    }
+    SidePools &kept = m_sides[source];
+    // Published four times a second while idle too: only a change is worth a redraw.
+    if (kept.running == pools.running && kept.queued == pools.queued)
+        return;
+    kept = pools;
+    ++m_revision;
+}
+
 void DashboardModel::clear()
 {
     m_totals = {};
@@ -223,7 +238,7 @@ void DashboardModel::clearBreakerHistory(qint64 nowMs)
 
 int DashboardModel::inFlight() const
 {
-    int running = 0;
+    int running = sideInFlight();
     for (const UpstreamSnapshot &upstream : m_snapshot.upstreams)
         running += upstream.running;
     return running;
@@ -231,9 +246,25 @@ int DashboardModel::inFlight() const
 
 int DashboardModel::queued() const
 {
-    int waiting = 0;
+    int waiting = sideQueued();
     for (const UpstreamSnapshot &upstream : m_snapshot.upstreams)
         waiting += upstream.queued;
+    return waiting;
+}
+
+int DashboardModel::sideInFlight() const
+{
+    int running = 0;
+    for (const SidePools &side : m_sides)
+        running += side.running;
+    return running;
+}
+
+int DashboardModel::sideQueued() const
+{
+    int waiting = 0;
+    for (const SidePools &side : m_sides)
+        waiting += side.queued;
     return waiting;
 }
 

@@ -92,6 +92,10 @@ public:
     void addStarted(const CallRecord &record);
     void addTransition(const BreakerTransition &transition);
     void setSnapshot(const ProxySnapshot &snapshot);
+    // The pools of another proxy whose calls feed this model (the demo's second proxy for the
+    // bursts at concurrency 1 and 4), by a name for it: only its running and queued calls count,
+    // in inFlight() and queued(); its breakers are its own and are not shown.
+    void setSideSnapshot(const QString &source, const ProxySnapshot &snapshot);
     // Records from before this run (the call log), oldest first: counted and drawn in every view as
     // this run's are (no spend notifications), with their range in history(). The breakers'
     // states at admission become the breaker timeline of that time, closed again at its end (a
@@ -106,8 +110,10 @@ public:
 
     const Totals &totals() const { return m_totals; }
     const ProxySnapshot &snapshot() const { return m_snapshot; }
-    int inFlight() const;   // upstream calls running now, over all upstreams
-    int queued() const;     // calls waiting for a pool slot
+    int inFlight() const;   // upstream calls running now, over all upstreams and side proxies
+    int queued() const;     // calls waiting for a pool slot, likewise
+    int sideInFlight() const;   // the side proxies' share of inFlight() ...
+    int sideQueued() const;     // ... and of queued()
     // Calls received and not finished, by arrival, and the oldest one's arrival (0: none).
     QList<CallRecord> inFlightCalls() const;
     qint64 oldestInFlightMs() const;
@@ -164,6 +170,12 @@ private:
 
     Totals m_totals;
     ProxySnapshot m_snapshot;
+    struct SidePools
+    {
+        int running = 0;
+        int queued = 0;
+    };
+    QHash<QString, SidePools> m_sides;
     QHash<QString, BreakerHistory> m_breakers;
     QStringList m_upstreamOrder;
     std::deque<Bucket> m_buckets;      // sorted by second, sparse

@@ -99,7 +99,8 @@ QIcon iconFromSvg(const QString &resource)
 {
     QSvgRenderer renderer(resource);
     QIcon icon;
-    for (const int size : {16, 22, 24, 32, 48, 64, 128}) {
+    // Up to 256: a 4K screen at scale 2 asks for twice the pixels of every size it shows.
+    for (const int size : {16, 22, 24, 32, 44, 48, 64, 128, 256}) {
         QPixmap pixmap(size, size);
         pixmap.fill(Qt::transparent);
         QPainter painter(&pixmap);

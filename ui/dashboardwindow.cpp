@@ -340,6 +340,7 @@ void DashboardWindow::arrangeLive(bool compact)
             // there they stand in a column beside the plot.
             view->chart()->legend()->setAlignment(compact ? Qt::AlignRight : Qt::AlignTop);
         }
+        m_outcomes->setCompact(compact);
     }
 }
 

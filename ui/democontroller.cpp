@@ -117,9 +117,14 @@ quint16 DemoController::ensureSideProxy(int concurrency)
     ProxyServer *server = side->service();
     if (!server)
         return 0;
-    // Only its calls: its breaker and gauges would be mistaken for the main proxy's.
+    // Its calls, but not its breaker: that would be mistaken for the main proxy's.
     connect(server, &ProxyServer::callStarted, m_model, &DashboardModel::addStarted, Qt::QueuedConnection);
     connect(server, &ProxyServer::callCompleted, m_model, &DashboardModel::addRecord, Qt::QueuedConnection);
+    // ... and its pools' gauges: the burst one at a time waits in its queue, which "queued" must show.
+    connect(server, &ProxyServer::snapshotReady, m_model,
+            [model = m_model, source = u"concurrency %1"_s.arg(concurrency)](const ProxySnapshot &snapshot) {
+                model->setSideSnapshot(source, snapshot);
+            }, Qt::QueuedConnection);
     if (CallLog *log = m_callLog) {
         // Direct, as for the main proxy: append() only queues the record (any thread).
         connect(server, &ProxyServer::callCompleted, server, [log](const CallRecord &record) { log->append(record); },

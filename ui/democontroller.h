@@ -25,7 +25,8 @@ template <typename Service> class ServiceThread;
 // burst "one at a time" (or 4 at a time) goes through a second, real ProxyServer on its own thread
 // and port, with that concurrency and the same mock upstream, built on first use and kept until
 // exit. Its records feed the same dashboard, so the staircase shows what that proxy did (in flight
-// too), and the same call log: every proxied call is on record.
+// too), its pools count in "in flight" and "queued", and it writes the same call log: every proxied
+// call is on record.
 class DemoController final : public QObject
 {
     Q_OBJECT

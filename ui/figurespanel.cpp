@@ -88,6 +88,10 @@ void FiguresPanel::refresh(const DashboardModel &model, qint64 nowMs)
     setValue(u"saved"_s, dashboardstyle::formatUsd(totals.costSavedUsd, priced));
     setValue(u"inflight"_s, QString::number(model.inFlight()));
     setValue(u"queued"_s, QString::number(model.queued()));
+    // The demo's second proxy (the bursts at concurrency 1 and 4) counts too, and says so.
+    setCaption(u"inflight"_s, model.sideInFlight() > 0 ? u"in flight, %1 on 2nd proxy"_s.arg(model.sideInFlight())
+                                                       : u"in flight"_s);
+    setCaption(u"queued"_s, model.sideQueued() > 0 ? u"queued, %1 on 2nd proxy"_s.arg(model.sideQueued()) : u"queued"_s);
     const qint64 oldest = model.oldestInFlightMs();
     const qint64 now = nowMs > 0 ? nowMs : model.latestEventMs();
     setValue(u"oldest"_s, oldest > 0 ? dashboardstyle::formatDuration(std::max<qint64>(now - oldest, 0)) : u"–"_s);
@@ -167,4 +171,11 @@ void FiguresPanel::setValue(const QString &key, const QString &value)
     Tile &target = m_tiles[key];
     if (target.value && target.value->text() != value)   // setText repaints: skip when unchanged
         target.value->setText(value);
+}
+
+void FiguresPanel::setCaption(const QString &key, const QString &caption)
+{
+    Tile &target = m_tiles[key];
+    if (target.caption && target.caption->text() != caption)
+        target.caption->setText(caption);
 }

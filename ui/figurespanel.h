@@ -34,6 +34,7 @@ private:
     };
     Tile &tile(const QString &key, const QString &caption, const QString &help);
     void setValue(const QString &key, const QString &value);
+    void setCaption(const QString &key, const QString &caption);
 
     QGridLayout *m_layout = nullptr;
     QLabel *m_history = nullptr;

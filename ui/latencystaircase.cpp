@@ -15,7 +15,9 @@ using namespace Qt::StringLiterals;
 namespace {
 constexpr int kLeft = 44;
 constexpr int kRight = 64;        // room for the last bar's duration label
-constexpr int kLegendHeight = 40;   // two lines: outcomes, then the parts of a bar
+constexpr int kLegendHeight = 40;   // at least two lines: outcomes, then the parts of a bar
+constexpr int kSwatchWidth = 14;
+constexpr int kSwatchHeight = 12;
 constexpr int kAxisHeight = 22;
 constexpr int kMaxRowHeight = 18;
 
@@ -118,8 +120,9 @@ QList<QByteArray> LatencyStaircase::barRequestIds() const
 
 QRect LatencyStaircase::plotRect() const
 {
-    return QRect(kLeft, kLegendHeight + 6, std::max(width() - kLeft - kRight, 10),
-                 std::max(height() - kLegendHeight - kAxisHeight - 10, 10));
+    const int legend = legendHeight();
+    return QRect(kLeft, legend + 6, std::max(width() - kLeft - kRight, 10),
+                 std::max(height() - legend - kAxisHeight - 10, 10));
 }
 
 int LatencyStaircase::rowAt(int y) const
@@ -171,40 +174,91 @@ bool LatencyStaircase::event(QEvent *event)
     return QWidget::event(event);
 }
 
-void LatencyStaircase::paintLegend(QPainter &painter, const QRect &area)
+QList<LatencyStaircase::LegendEntry> LatencyStaircase::legendEntries() const
 {
-    const QFontMetrics metrics(font());
-    int x = area.left();
-    int y = area.top() + 4;
-    const auto swatch = [&](const QBrush &fill, const QBrush &overlay, const QString &label) {
-        painter.fillRect(QRect(x, y, 14, 12), fill);
-        if (overlay.style() != Qt::NoBrush)
-            painter.fillRect(QRect(x, y, 14, 12), overlay);
-        painter.setPen(palette().color(QPalette::Text));
-        painter.drawText(x + 18, y + 11, label);
-        x += 18 + metrics.horizontalAdvance(label) + 12;
-    };
+    QList<LegendEntry> entries;
     // Failures are drawn in their kind's colour, not in one "failed" colour.
     for (int i = 0; i < DashboardModel::kCategoryCount; ++i) {
         const auto category = DashboardModel::Category(i);
         if (category != DashboardModel::Category::Failed)
-            swatch(dashboardstyle::outcomeColor(category), Qt::NoBrush, DashboardModel::categoryName(category));
+            entries.append({dashboardstyle::outcomeColor(category), Qt::NoBrush, DashboardModel::categoryName(category)});
     }
-    swatch(dashboardstyle::inFlightColor().lighter(130), hatch(dashboardstyle::inFlightColor()), u"in flight"_s);
-    x = area.left();
-    y += metrics.height() + 2;
+    entries.append({dashboardstyle::inFlightColor().lighter(130), hatch(dashboardstyle::inFlightColor()), u"in flight"_s});
+    // The parts of a bar start a line of their own.
     const QColor grey(0x70, 0x70, 0x70);
-    swatch(grey.lighter(170), hatch(grey), u"queue wait"_s);
+    entries.append({grey.lighter(170), hatch(grey), u"queue wait"_s, true});
     QColor tint = grey;
     tint.setAlpha(110);
-    swatch(tint, Qt::NoBrush, u"joined wait"_s);
-    swatch(grey, Qt::NoBrush, u"upstream"_s);
-    // Only the kinds of failure among the bars: the line has room for a few, not for all.
+    entries.append({tint, Qt::NoBrush, u"joined wait"_s});
+    entries.append({grey, Qt::NoBrush, u"upstream"_s});
+    // Only the kinds of failure among the bars: there is room for a few, not for all.
     for (const Ending ending : dashboardstyle::failureEndings()) {
         const bool shown = std::any_of(m_bars.begin(), m_bars.end(),
                                        [ending](const Bar &bar) { return !bar.inFlight && endingOf(bar.record) == ending; });
         if (shown)
-            swatch(dashboardstyle::failureColor(ending), Qt::NoBrush, dashboardstyle::failureLabel(ending));
+            entries.append({dashboardstyle::failureColor(ending), Qt::NoBrush, dashboardstyle::failureLabel(ending)});
+    }
+    return entries;
+}
+
+QList<QRect> LatencyStaircase::legendLayout(const QList<LegendEntry> &entries, int *height) const
+{
+    // Entries flow left to right and wrap where the widget ends, so a narrow staircase (a third of
+    // a laptop's width) shows its last entry whole on another line instead of cutting it.
+    const QFontMetrics metrics(font());
+    const int lineStep = std::max(metrics.height(), kSwatchHeight) + 2;
+    const int right = width() - 4;
+    int x = kLeft;
+    int y = 4;
+    QList<QRect> rects;
+    for (const LegendEntry &entry : entries) {
+        const int entryWidth = kSwatchWidth + 4 + metrics.horizontalAdvance(entry.label);
+        if (x > kLeft && (entry.newLine || x + entryWidth > right)) {
+            x = kLeft;
+            y += lineStep;
+        }
+        rects.append(QRect(x, y, entryWidth, lineStep - 2));
+        x += entryWidth + 12;
+    }
+    if (height)
+        *height = std::max(kLegendHeight, y + lineStep + 2);
+    return rects;
+}
+
+int LatencyStaircase::legendHeight() const
+{
+    int height = kLegendHeight;
+    legendLayout(legendEntries(), &height);
+    return height;
+}
+
+QStringList LatencyStaircase::legendLabels() const
+{
+    QStringList labels;
+    for (const LegendEntry &entry : legendEntries())
+        labels.append(entry.label);
+    return labels;
+}
+
+QList<QRect> LatencyStaircase::legendRects() const
+{
+    return legendLayout(legendEntries(), nullptr);
+}
+
+void LatencyStaircase::paintLegend(QPainter &painter)
+{
+    const QList<LegendEntry> entries = legendEntries();
+    const QList<QRect> rects = legendLayout(entries, nullptr);
+    const QFontMetrics metrics(font());
+    painter.setPen(palette().color(QPalette::Text));
+    for (qsizetype i = 0; i < entries.size(); ++i) {
+        const QRect swatch(rects[i].left(), rects[i].top(), kSwatchWidth, kSwatchHeight);
+        painter.fillRect(swatch, entries[i].fill);
+        if (entries[i].overlay.style() != Qt::NoBrush)
+            painter.fillRect(swatch, entries[i].overlay);
+        // The text centred on the swatch, whatever the font's size.
+        painter.drawText(QPoint(swatch.right() + 5, swatch.top() + (kSwatchHeight + metrics.ascent() - metrics.descent()) / 2),
+                         entries[i].label);
     }
 }
 
@@ -212,7 +266,7 @@ void LatencyStaircase::paintEvent(QPaintEvent *)
 {
     QPainter painter(this);
     painter.fillRect(rect(), palette().base());
-    paintLegend(painter, QRect(kLeft, 0, width() - kLeft, kLegendHeight));
+    paintLegend(painter);
     const QRect plot = plotRect();
     if (m_bars.isEmpty()) {
         painter.setPen(palette().color(QPalette::PlaceholderText));

@@ -1,6 +1,8 @@
 #pragma once
 
+#include <QBrush>
 #include <QList>
+#include <QStringList>
 #include <QWidget>
 
 #include "accounting/callrecord.h"
@@ -32,6 +34,9 @@ public:
     int inFlightBarCount() const;
     QList<QByteArray> barRequestIds() const;
     QString toolTipAt(const QPoint &position) const;
+    // The legend as laid out at the current width: its labels and where each entry is drawn.
+    QStringList legendLabels() const;
+    QList<QRect> legendRects() const;
     QSize sizeHint() const override;
 
 protected:
@@ -47,9 +52,20 @@ private:
         bool answeredHere = false;   // hit, refusal or our own error: no upstream time at all
         bool inFlight = false;       // not finished: the bar ends at m_nowMs
     };
+    struct LegendEntry
+    {
+        QBrush fill;
+        QBrush overlay;
+        QString label;
+        bool newLine = false;   // starts a line of its own
+    };
+    QList<LegendEntry> legendEntries() const;
+    // Where each entry goes at the current width; `height` gets the legend's height.
+    QList<QRect> legendLayout(const QList<LegendEntry> &entries, int *height) const;
+    int legendHeight() const;
     QRect plotRect() const;
     int rowAt(int y) const;
-    void paintLegend(QPainter &painter, const QRect &area);
+    void paintLegend(QPainter &painter);
 
     QList<Bar> m_bars;
     qint64 m_originMs = 0;

@@ -1,7 +1,9 @@
 #pragma once
 
 #include <QChartView>
+#include <QColor>
 #include <QList>
+#include <QPointF>
 
 class DashboardModel;
 class QAreaSeries;
@@ -14,6 +16,7 @@ class QValueAxis;
 // window (1 s for 1 min, 2 s for 5 min, 6 s for 15 min) so a series never holds more than
 // 2 x 150 + 2 points (about 2k in all; the in-flight band at the bottom only where calls are in
 // flight), and each series is set with replace() in one go (append() is quadratic in Qt Charts 6.4).
+// Refusals and failures are drawn a second time as a line on their own axis (peakFailureRate).
 class OutcomeChart final : public QChartView
 {
     Q_OBJECT
@@ -25,11 +28,26 @@ public:
     static qint64 bucketMsFor(qint64 windowMs);
     int pointCount() const;      // points over all series, for tests and the point budget
     double peakRate() const { return m_peakRate; }
+    // Refused + failed per second on their own right-hand axis, shown while the window holds any:
+    // a herd's 100/s no longer flattens an outage's 0.5/s. Its peak, axis, and points as drawn.
+    double peakFailureRate() const { return m_peakFailureRate; }
+    bool failureAxisShown() const;
+    double failureAxisMax() const;
+    QList<QPointF> failurePoints() const;
+    static QColor failureLineColor();
+    static constexpr qint64 kFailureBucketMs = 6000;   // the failure line's narrowest bucket
+    // The window's compact layout (a laptop): no axis titles, a shorter legend.
+    void setCompact(bool compact);
 
 private:
+    static QList<QPointF> stepPoints(const QList<double> &values, qint64 fromMs, qint64 toMs, qint64 bucketMs);
+
     QList<QLineSeries *> m_upper;   // cumulative top edge of each band: in flight, then each category
     QList<QAreaSeries *> m_areas;
     QDateTimeAxis *m_timeAxis = nullptr;
     QValueAxis *m_rateAxis = nullptr;
+    QLineSeries *m_failureLine = nullptr;
+    QValueAxis *m_failureAxis = nullptr;
     double m_peakRate = 0;
+    double m_peakFailureRate = 0;
 };

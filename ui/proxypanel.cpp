@@ -34,6 +34,14 @@ QString healthText(const UpstreamSnapshot &u, const QString &url)
         parts << u"cool-down %1 left"_s.arg(dashboardstyle::formatDuration(u.cooldownLeftMs));
     parts << (u.lastFailureAtMs > 0 ? u"last error %1 at %2"_s.arg(u.lastFailure, dashboardstyle::formatClock(u.lastFailureAtMs, false))
                                     : u"no errors"_s);
+    // The probe asks only while the breaker is open: its newest answer says whether the provider is
+    // back (a 401 counts: it answered), and "no probe yet" while the first is awaited. Last, as the
+    // part a narrow window may cut: the error says what went wrong.
+    if (u.lastProbeAtMs > 0)
+        parts << u"probe %1 (%2) at %3"_s.arg(u.lastProbeResult, u.lastProbeAlive ? u"up"_s : u"down"_s,
+                                              dashboardstyle::formatClock(u.lastProbeAtMs, false));
+    else if (u.breakerState == BreakerState::Open)
+        parts << u"no probe yet"_s;
     return parts.join(u"  ·  "_s);
 }
 

@@ -14,7 +14,8 @@ class QToolButton;
 
 // The strip at the top of the window that says where Breakwater is and where it sends calls: the
 // listen URL (with a Copy button) and, per upstream, its URL and health: breaker state, failures in
-// a row toward the threshold that opens it, the cool-down left while open, and the newest failure.
+// a row toward the threshold that opens it, the cool-down left while open, the newest failure and
+// the health probe's newest answer (what it saw and when).
 // Always visible, unlike the status bar, which a small screen or a temporary message can hide.
 // The health comes from the proxy's snapshots (ProxySnapshot), the URLs from the configuration.
 // Beside each upstream are its breaker buttons (open now, close now, probe now), and under the Copy

@@ -1,11 +1,14 @@
 #include "upstream/breakerprobe.h"
 
+#include "clock.h"
 #include "http/protocol.h"
 #include "upstream/circuitbreaker.h"
 
 #include <QLoggingCategory>
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
+
+using namespace Qt::StringLiterals;
 
 Q_LOGGING_CATEGORY(lcProbe, "breakwater.breaker.probe", QtInfoMsg)
 
@@ -76,6 +79,14 @@ void BreakerProbe::probe()
         // (a 401 from a stale key still shows it is up).
         const bool alive = status > 0 && status < 500 && status != 429;
         qCDebug(lcProbe) << m_breaker->upstream() << "probe ->" << status << reply->errorString();
+        m_lastProbeAtMs = m_breaker->clock().wallMs();
+        m_lastProbeAlive = alive;
+        if (status > 0)
+            m_lastProbeResult = QString::number(status);
+        else if (reply->error() == QNetworkReply::OperationCanceledError || reply->error() == QNetworkReply::TimeoutError)
+            m_lastProbeResult = u"timeout"_s;   // the transfer timeout aborts the reply
+        else
+            m_lastProbeResult = u"unreachable"_s;
         if (alive)
             m_breaker->probeSucceeded();
     });

@@ -3,6 +3,7 @@
 #include "http/apierror.h"
 
 #include <QObject>
+#include <QString>
 #include <QTimer>
 #include <QUrl>
 
@@ -34,6 +35,11 @@ public:
     bool probeNow();
     // A live change of the upstream timeout: for the probes sent from now on.
     void setTimeout(std::chrono::milliseconds timeout) { m_timeout = timeout; }
+    // The newest probe that ended: when (wall ms, the breaker's clock; 0 = none yet), what it saw
+    // ("200", "503", "timeout", "unreachable") and whether that counted as the provider being back.
+    qint64 lastProbeAtMs() const { return m_lastProbeAtMs; }
+    QString lastProbeResult() const { return m_lastProbeResult; }
+    bool lastProbeAlive() const { return m_lastProbeAlive; }
 
 private:
     void onBreakerChanged(const BreakerTransition &transition);
@@ -47,4 +53,7 @@ private:
     HeaderList m_credentials;
     QTimer m_timer;
     int m_probesSent = 0;
+    qint64 m_lastProbeAtMs = 0;
+    QString m_lastProbeResult;
+    bool m_lastProbeAlive = false;
 };

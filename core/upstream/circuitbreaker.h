@@ -89,6 +89,7 @@ public:
     QString lastFailure() const { return m_lastFailure; }
     qint64 lastFailureAtMs() const { return m_lastFailureAtMs; }
     int transitions() const { return m_transitions; }
+    const Clock &clock() const { return m_clock; }   // for the probe's timestamps
 
     static constexpr int kMaxCooldownFactor = 8;   // re-opens grow the cool-down up to 8x
 

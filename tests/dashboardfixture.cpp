@@ -1,0 +1,178 @@
+#include "dashboardfixture.h"
+
+#include <QAbstractScrollArea>
+#include <QAbstractButton>
+#include <QApplication>
+#include <QEvent>
+#include <QFile>
+#include <QMessageBox>
+#include <QTemporaryDir>
+#include <QTimer>
+#include <QWidget>
+
+#include "dashboardmodel.h"
+
+using namespace Qt::StringLiterals;
+
+namespace dashboardtest {
+
+CallRecord record(const QByteArray &id, Outcome outcome, qint64 receivedAt, qint64 endAt, int status)
+{
+    CallRecord r;
+    r.requestId = id;
+    r.route = "/v1/chat/completions";
+    r.upstream = "openai";
+    r.model = u"gpt-4o-mini"_s;
+    r.keyFingerprint = "a1b2c3d4e5f6";
+    r.credentialFingerprint = "0f1e2d3c4b5a";
+    r.outcome = outcome;
+    r.status = status;
+    r.breakerState = "closed";
+    r.receivedAtMs = receivedAt;
+    r.endAtMs = endAt;
+    if (outcome == Outcome::Miss || outcome == Outcome::Bypass) {
+        r.upstreamStartAtMs = receivedAt + 2;
+        r.firstByteAtMs = endAt - 10;
+        r.costUsd = 0.002;
+        r.inputTokens = 12;
+        r.outputTokens = 30;
+    } else if (outcome == Outcome::Joined || outcome == Outcome::Hit) {
+        r.costSavedUsd = 0.002;
+    }
+    return r;
+}
+
+BreakerTransition transition(qint64 at, BreakerState from, BreakerState to, const QString &reason)
+{
+    return {u"openai"_s, at, from, to, reason};
+}
+
+ProxySnapshot snapshot(qint64 at, BreakerState openaiState, int running, int queued)
+{
+    ProxySnapshot s;
+    s.atMs = at;
+    s.upstreams = {{"openai", openaiState, running, queued, 64}, {"anthropic", BreakerState::Closed, 0, 0, 64}};
+    return s;
+}
+
+
+Recording recording()
+{
+    Recording rec;
+    rec.records.append(record("herd-0", Outcome::Miss, T + 1000, T + 2500));
+    for (int i = 1; i < 10; ++i)
+        rec.records.append(record("herd-" + QByteArray::number(i), Outcome::Joined, T + 1000 + i * 5, T + 2502));
+    for (int i = 0; i < 3; ++i)
+        rec.records.append(record("hit-" + QByteArray::number(i), Outcome::Hit, T + 3000 + i * 100, T + 3001 + i * 100));
+    rec.records.append(record("bypass-0", Outcome::Bypass, T + 4000, T + 4400));
+    for (int i = 0; i < 5; ++i)
+        rec.records.append(record("fail-" + QByteArray::number(i), Outcome::Miss, T + 6000 + i * 800, T + 6400 + i * 800, 503));
+    rec.transitions.append(transition(T + 9600, BreakerState::Closed, BreakerState::Open,
+                                      u"5 consecutive failures (last: 503)"_s));
+    for (int i = 0; i < 4; ++i)
+        rec.records.append(record("refused-" + QByteArray::number(i), Outcome::BreakerRefused, T + 11000 + i * 2000,
+                                  T + 11001 + i * 2000, 503));
+    rec.transitions.append(transition(T + 20000, BreakerState::Open, BreakerState::HalfOpen, u"probe succeeded"_s));
+    rec.transitions.append(transition(T + 21000, BreakerState::HalfOpen, BreakerState::Closed, u"trial succeeded"_s));
+    rec.records.append(record("after-0", Outcome::Miss, T + 20500, T + 21000));
+    return rec;
+}
+
+void feed(DashboardModel &model, const Recording &rec)
+{
+    model.setSnapshot(snapshot(T, BreakerState::Closed, 0, 0));
+    // Interleave as the proxy would publish them: in order of time.
+    qsizetype t = 0;
+    for (const CallRecord &r : rec.records) {
+        while (t < rec.transitions.size() && rec.transitions[t].atMs <= r.endAtMs)
+            model.addTransition(rec.transitions[t++]);
+        model.addRecord(r);
+    }
+    while (t < rec.transitions.size())
+        model.addTransition(rec.transitions[t++]);
+    model.setSnapshot(snapshot(T + 25000, BreakerState::Closed, 3, 2));
+}
+
+bool containsColour(const QImage &image, const QColor &colour, int tolerance)
+{
+    const QImage rgb = image.convertToFormat(QImage::Format_RGB32);
+    for (int y = 0; y < rgb.height(); ++y) {
+        const auto *line = reinterpret_cast<const QRgb *>(rgb.constScanLine(y));
+        for (int x = 0; x < rgb.width(); ++x) {
+            if (std::abs(qRed(line[x]) - colour.red()) <= tolerance && std::abs(qGreen(line[x]) - colour.green()) <= tolerance
+                && std::abs(qBlue(line[x]) - colour.blue()) <= tolerance)
+                return true;
+        }
+    }
+    return false;
+}
+
+bool singleColour(const QImage &image)
+{
+    const QImage rgb = image.convertToFormat(QImage::Format_RGB32);
+    const QRgb first = rgb.pixel(0, 0);
+    for (int y = 0; y < rgb.height(); ++y) {
+        for (int x = 0; x < rgb.width(); ++x) {
+            if (rgb.pixel(x, y) != first)
+                return false;
+        }
+    }
+    return true;
+}
+
+PaintCounter::PaintCounter(QList<QWidget *> widgets)
+{
+    for (QWidget *widget : widgets)
+        widget->installEventFilter(this);
+}
+
+bool PaintCounter::eventFilter(QObject *watched, QEvent *event)
+{
+    if (event->type() == QEvent::Paint)
+        ++paints;
+    return QObject::eventFilter(watched, event);
+}
+
+bool wholeInWindow(const QWidget *widget)
+{
+    if (!widget || !widget->isVisible())
+        return false;
+    if (const auto *view = qobject_cast<const QAbstractScrollArea *>(widget))
+        widget = view->viewport();   // a chart view is covered by its viewport, which paints
+    const QRect inWindow(widget->mapTo(widget->window(), QPoint(0, 0)), widget->size());
+    return widget->window()->rect().contains(inWindow) && widget->visibleRegion().boundingRect() == widget->rect();
+}
+
+void answerMessageBox(const QString &answer)
+{
+    auto *poll = new QTimer;
+    QObject::connect(poll, &QTimer::timeout, poll, [poll, answer] {
+        auto *box = qobject_cast<QMessageBox *>(QApplication::activeModalWidget());
+        if (!box)
+            return;
+        for (QAbstractButton *button : box->buttons()) {
+            if (button->text() == answer)
+                button->click();
+        }
+        poll->deleteLater();
+    });
+    poll->start(10);
+}
+
+void useLaptopScreen()
+{
+    // The config file is read when the platform starts (in QApplication's constructor): it lives
+    // as long as the test.
+    static QTemporaryDir configDir;
+    if (qgetenv("QT_QPA_PLATFORM") == "offscreen") {
+        QFile config(configDir.filePath(u"screens.json"_s));
+        if (config.open(QIODevice::WriteOnly)) {
+            config.write(R"({"screens": [{"name": "laptop", "x": 0, "y": 0, "width": 1366, "height": 768,
+                             "logicalDpi": 96, "logicalBaseDpi": 96, "dpr": 1}]})");
+            config.close();
+            qputenv("QT_QPA_PLATFORM", "offscreen:configfile=" + config.fileName().toLocal8Bit());
+        }
+    }
+}
+
+} // namespace dashboardtest
