@@ -67,13 +67,13 @@ void TestCallDetails::initTestCase()
     ProxyHarness harness;
     harness.mock()->setChunkInterval(20ms);
     HeaderList stream = kOpenAiAuth;
-    stream.append({"X-Stainless-Retry-Count", "0"});
+    stream.emplaceBack("X-Stainless-Retry-Count", "0");
     callAll(harness, {stream}, chatBody(u"stream it"_s, true));
     harness.mock()->setMode(MockProvider::Mode::Error503);
     HeaderList first = kOpenAiAuth;
-    first.append({"X-Stainless-Retry-Count", "0"});
+    first.emplaceBack("X-Stainless-Retry-Count", "0");
     HeaderList retry = kOpenAiAuth;
-    retry.append({"X-Stainless-Retry-Count", "1"});
+    retry.emplaceBack("X-Stainless-Retry-Count", "1");
     callAll(harness, {first, retry}, chatBody(u"fails"_s));
     m_records = harness.records;
     QCOMPARE(m_records.size(), 3);

@@ -51,6 +51,7 @@ class TestCallInspection final : public QObject
     Q_OBJECT
 private slots:
     void headers_areRecordedWithCredentialsRedacted();
+    void manyHeaders_areBoundedAndCounted();
     void keyInputs_nameWhatMadeTheKeyButNeverTheCredential();
     void retryAttempt_isReadFromTheStainlessHeader_data();
     void retryAttempt_isReadFromTheStainlessHeader();
@@ -78,7 +79,7 @@ void TestCallInspection::headers_areRecordedWithCredentialsRedacted()
     QVERIFY2(sent.contains("x-note: my key [redacted]\n"), sent.constData());     // a key's shape anywhere
     QVERIFY2(sent.contains("x-trace-id: trace-42\n"), sent.constData());
     QVERIFY2(sent.contains("Content-Type: application/json\n"), sent.constData());
-    for (const QByteArray secret : {"sk-test-1"_ba, "s3cr3t-cookie"_ba, "g00g-secret"_ba, "abcdefghijklmnop1234"_ba})
+    for (const QByteArray &secret : {"sk-test-1"_ba, "s3cr3t-cookie"_ba, "g00g-secret"_ba, "abcdefghijklmnop1234"_ba})
         QVERIFY2(!sent.contains(secret), secret.constData());
     QCOMPARE(record.method, "POST"_ba);
     QCOMPARE(record.target, kChat);
@@ -87,7 +88,7 @@ void TestCallInspection::headers_areRecordedWithCredentialsRedacted()
     // kept), and Breakwater's own.
     const HeaderList answered = CallInspection::parseHeaders(record.responseHeaders);
     QVERIFY2(record.responseHeaders.contains("x-breakwater-dedup: miss\n"), record.responseHeaders.constData());
-    QVERIFY2(record.responseHeaders.contains("x-request-id: " + record.requestId + '\n'), record.responseHeaders.constData());
+    QVERIFY2(record.responseHeaders.contains(QByteArray("x-request-id: " + record.requestId + '\n')), record.responseHeaders.constData());
     QVERIFY2(record.responseHeaders.contains("Content-Length: "), record.responseHeaders.constData());
     const qsizetype cookies = std::count_if(answered.cbegin(), answered.cend(), [](const auto &header) {
         return header.first.compare("set-cookie", Qt::CaseInsensitive) == 0 && header.second == "[redacted]";
@@ -95,6 +96,20 @@ void TestCallInspection::headers_areRecordedWithCredentialsRedacted()
     QCOMPARE(cookies, 2);
     QVERIFY(!record.responseHeaders.contains("__cf_bm"));
     QVERIFY(record.errorBody.isEmpty());   // a success keeps no error body
+}
+
+void TestCallInspection::manyHeaders_areBoundedAndCounted()
+{
+    HeaderList headers;
+    for (int i = 0; i < 100; ++i)
+        headers.emplaceBack(QByteArray("x-big-" + QByteArray::number(i)), QByteArray(500, 'v'));
+    const QByteArray recorded = CallInspection::recordHeaders(headers);
+    QVERIFY(recorded.size() <= CallRecord::kMaxHeaderBytes);
+    const HeaderList back = CallInspection::parseHeaders(recorded);
+    QVERIFY(back.size() > 20 && back.size() < 100);
+    QCOMPARE(back.first(), headers.first());
+    QVERIFY2(recorded.endsWith(QByteArray("... " + QByteArray::number(100 - back.size()) + " more header(s) left out\n")),
+             recorded.right(80).constData());
 }
 
 void TestCallInspection::keyInputs_nameWhatMadeTheKeyButNeverTheCredential()
@@ -105,7 +120,7 @@ void TestCallInspection::keyInputs_nameWhatMadeTheKeyButNeverTheCredential()
     const CallRecord record = callOnce(harness, kMessages, messagesBody(u"hi"_s), headers);
     const QByteArray &inputs = record.keyInputs;
     QVERIFY2(inputs.contains("route: /v1/messages\n"), inputs.constData());
-    QVERIFY2(inputs.contains("credential x-api-key: sha256 " + fingerprint("sk-ant-test-1") + '\n'), inputs.constData());
+    QVERIFY2(inputs.contains(QByteArray("credential x-api-key: sha256 " + fingerprint("sk-ant-test-1") + '\n')), inputs.constData());
     QVERIFY2(inputs.contains("header anthropic-version: 2023-06-01\n"), inputs.constData());
     QVERIFY2(inputs.contains("header anthropic-beta: tools-2024-05-16\n"), inputs.constData());
     QVERIFY2(inputs.contains("body fields: max_tokens, messages, model"), inputs.constData());
@@ -113,7 +128,7 @@ void TestCallInspection::keyInputs_nameWhatMadeTheKeyButNeverTheCredential()
     QVERIFY2(!inputs.contains("stainless"), inputs.constData());   // per-attempt headers never key
 
     // A request that asked not to be shared says why it has no key.
-    headers.append({"Cache-Control", "no-cache"});
+    headers.emplaceBack("Cache-Control", "no-cache");
     const CallRecord bypass = callOnce(harness, kMessages, messagesBody(u"hi"_s), headers);
     QCOMPARE(bypass.outcome, Outcome::Bypass);
     QVERIFY2(bypass.keyInputs.startsWith("no key: "), bypass.keyInputs.constData());
@@ -136,7 +151,7 @@ void TestCallInspection::retryAttempt_isReadFromTheStainlessHeader()
     ProxyHarness harness;
     HeaderList headers = kOpenAiAuth;
     if (!sent.isEmpty())
-        headers.append({"X-Stainless-Retry-Count", sent});
+        headers.emplaceBack("X-Stainless-Retry-Count", sent);
     const CallRecord record = callOnce(harness, kChat, chatBody(u"retry"_s), headers);
     QCOMPARE(record.status, 200);
     QCOMPARE(record.retryAttempt, attempt);
@@ -238,7 +253,8 @@ void TestCallInspection::errorBody_isBoundedAndRedacted()
     const CallRecord record = callOnce(harness, kChat, chatBody(u"fail"_s), kOpenAiAuth);
     QCOMPARE(record.status, 500);
     QCOMPARE(record.errorBody.size(), CallRecord::kMaxErrorBodyBytes);
-    QVERIFY(record.errorBody.startsWith(R"({"error":{"message":"bad key [redacted] )"));
+    const QByteArray start = R"({"error":{"message":"bad key [redacted] )";
+    QVERIFY(record.errorBody.startsWith(start));
     QVERIFY(!record.errorBody.contains("abcdefghijklmnop1234"));
 }
 

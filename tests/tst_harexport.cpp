@@ -42,8 +42,8 @@ const Schema kResponse{{u"status"_s, QJsonValue::Double}, {u"statusText"_s, QJso
                        {u"redirectURL"_s, QJsonValue::String}, {u"headersSize"_s, QJsonValue::Double},
                        {u"bodySize"_s, QJsonValue::Double}};
 const Schema kContent{{u"size"_s, QJsonValue::Double}, {u"mimeType"_s, QJsonValue::String}};
-const Schema kPostData{{u"mimeType"_s, QJsonValue::String}, {u"params"_s, QJsonValue::Array},
-                       {u"text"_s, QJsonValue::String}};
+// The spec's params and text are mutually exclusive; a JSON body is text.
+const Schema kPostData{{u"mimeType"_s, QJsonValue::String}, {u"text"_s, QJsonValue::String}};
 const Schema kTimings{{u"send"_s, QJsonValue::Double}, {u"wait"_s, QJsonValue::Double},
                       {u"receive"_s, QJsonValue::Double}};
 const Schema kNameValue{{u"name"_s, QJsonValue::String}, {u"value"_s, QJsonValue::String}};
@@ -182,6 +182,7 @@ void TestHarExport::entry_carriesTheRecordedCall()
     QVERIFY2(!requestJson.contains("sk-secret-key"), requestJson.constData());
     QVERIFY(requestJson.contains("[redacted]"));
     QCOMPARE(request.value(u"postData"_s).toObject().value(u"text"_s).toString(), u"{\"model\":\"gpt-4o-mini\",\"stream\":true}"_s);
+    QVERIFY(!request.value(u"postData"_s).toObject().contains(u"params"_s));
     const QJsonObject content = entry.value(u"response"_s).toObject().value(u"content"_s).toObject();
     QCOMPARE(content.value(u"mimeType"_s).toString(), u"text/event-stream"_s);
     QCOMPARE(content.value(u"text"_s).toString(), u"data: {\"choices\":[]}\n\ndata: [DONE]\n\n"_s);   // the events as text

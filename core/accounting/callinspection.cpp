@@ -19,20 +19,19 @@ bool CallInspection::isSecretHeader(const QByteArray &lowerName)
 QByteArray CallInspection::recordHeaders(const HeaderList &headers)
 {
     QByteArray text;
-    qsizetype leftOut = 0;
     for (const auto &[name, value] : headers) {
-        QByteArray shown = isSecretHeader(name.toLower()) ? QByteArray(kRedacted) : CallLog::redactCredentials(value);
+        QByteArray shown = isSecretHeader(name.toLower()) ? QByteArray(kRedacted) : value;
         shown.replace('\r', ' ').replace('\n', ' ');   // one line per header, whatever the value held
-        const QByteArray line = name + ": " + shown + '\n';
-        if (leftOut > 0 || text.size() + line.size() > CallRecord::kMaxHeaderBytes) {
-            ++leftOut;
-            continue;
-        }
-        text += line;
+        text += name + ": " + shown + '\n';
     }
-    if (leftOut > 0)
-        text += kLeftOut.toByteArray() + QByteArray::number(leftOut) + " more header(s) left out\n";
-    return text;
+    // One pass of the key-shape redaction over the block rather than one per header: this runs for
+    // every request and every response. The bound applies to the redacted text.
+    text = CallLog::redactCredentials(text);
+    if (text.size() <= CallRecord::kMaxHeaderBytes)
+        return text;
+    const qsizetype kept = text.lastIndexOf('\n', CallRecord::kMaxHeaderBytes - 64) + 1;   // room for the note
+    const qsizetype leftOut = text.sliced(kept).count('\n');
+    return text.left(kept) + kLeftOut.toByteArray() + QByteArray::number(leftOut) + " more header(s) left out\n";
 }
 
 HeaderList CallInspection::parseHeaders(const QByteArray &recorded)

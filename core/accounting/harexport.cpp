@@ -55,7 +55,6 @@ QJsonObject request(const CallRecord &r, const QString &origin)
     if (!r.requestBody.isEmpty()) {
         const QString mime = headerValue(headers, "content-type");
         request.insert(u"postData"_s, QJsonObject{{u"mimeType"_s, mime.isEmpty() ? u"application/json"_s : mime},
-                                                  {u"params"_s, QJsonArray()},
                                                   {u"text"_s, QString::fromUtf8(CallLog::redactCredentials(r.requestBody))}});
     }
     return request;
