@@ -20,19 +20,15 @@ constexpr int kWait = 30000;   // ms: generous, for a loaded 2-core machine; nev
 const QByteArray kChat = "/v1/chat/completions";
 const QByteArray kMessages = "/v1/messages";
 
-QString words(int count)
-{
-    QStringList list;
-    for (int i = 0; i < count; ++i)
-        list.append(u"w%1"_s.arg(i));
-    return list.join(u' ');
-}
+// Six words: a stream of several events.
+const QString kPrompt = u"one two three four five six"_s;
 
 // One call through the proxy, its record once published.
 CallRecord callOnce(ProxyHarness &harness, const QByteArray &path, const QByteArray &body, const HeaderList &headers)
 {
+    const qsizetype before = harness.records.size();
     LoopbackClient *call = harness.start(path, body, headers);
-    const auto done = [&] { return call->isFinished() && !harness.records.isEmpty(); };
+    const auto done = [&] { return call->isFinished() && harness.records.size() > before; };
     if (!QTest::qWaitFor(done, kWait))
         return {};
     return harness.records.last();
@@ -185,7 +181,7 @@ void TestCallInspection::streamStats_sayHowTheStreamArrived()
     harness.mock()->setChunkInterval(20ms);   // spread out as a live stream is
     harness.mock()->setSlowGap(300ms);
     const bool anthropic = path == kMessages;
-    const CallRecord record = callOnce(harness, path, anthropic ? messagesBody(words(6), true) : chatBody(words(6), true),
+    const CallRecord record = callOnce(harness, path, anthropic ? messagesBody(kPrompt, true) : chatBody(kPrompt, true),
                                        anthropic ? kAnthropicAuth : kOpenAiAuth);
     QVERIFY(record.stream);
     QCOMPARE(record.streamVerdict, verdict);
