@@ -1,5 +1,6 @@
 #include "proxyserver.h"
 
+#include "accounting/callinspection.h"
 #include "accounting/spendguard.h"
 #include "accounting/usage.h"
 #include "controlapi.h"
@@ -256,6 +257,15 @@ CallRecord ProxyServer::newRecord(const Route &route, const IncomingRequest &req
     record.breakerState = "closed";
     if (m_config.recordBodies)
         record.requestBody = request.body;
+    record.method = request.method;
+    record.target = request.query.isEmpty() ? request.path : request.path + '?' + request.query;
+    record.requestHeaders = CallInspection::recordHeaders(request.headers);
+    // The SDKs number their attempts (0 = the first try); no SDK sends an idempotency key, so the
+    // attempts of one logical call are grouped by key and credential (accounting/retrygroups.h).
+    bool counted = false;
+    const int attempt = request.header("x-stainless-retry-count").trimmed().toInt(&counted);
+    if (counted && attempt >= 0)
+        record.retryAttempt = attempt;
     return record;
 }
 
@@ -280,9 +290,13 @@ void ProxyServer::handleProxied(const Route &route, const IncomingRequest &reque
     QByteArray key;
     if (wantsNoSharing(request) || changesServerState(route, body)) {
         record.outcome = Outcome::Bypass;
+        record.keyInputs = wantsNoSharing(request) ? "no key: the request asked for no sharing (Cache-Control)\n"
+                                                   : "no key: the call changes state on the server\n";
     } else {
-        key = requestKey(RequestKeyInput::from(route.path, upstreamFor(route.style).baseUrl, request, body));
+        const RequestKeyInput input = RequestKeyInput::from(route.path, upstreamFor(route.style).baseUrl, request, body);
+        key = requestKey(input);
         record.keyFingerprint = key.toHex().left(12);
+        record.keyInputs = describeKeyInput(input);
     }
     share(route, key, request, body, std::move(record), std::move(writer));
 }
@@ -291,6 +305,7 @@ void ProxyServer::handlePassThrough(const Route &route, const IncomingRequest &r
 {
     CallRecord record = newRecord(route, request);
     record.outcome = Outcome::Bypass;
+    record.keyInputs = "no key: a pass-through route, never shared\n";
     share(route, {}, request, {}, std::move(record), std::move(writer));
 }
 
@@ -496,6 +511,7 @@ void ProxyServer::answerError(ApiStyle style, const ApiError &error, CallRecord 
     record.status = error.status;
     record.errorKind = error.code;
     writer.writeError(style, error, ownHeaders(record) + extra);
+    record.responseHeaders = CallInspection::recordHeaders(writer.sentHeaders());
     record.endAtMs = m_clock.wallMs();
     publish(record);
 }

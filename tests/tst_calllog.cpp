@@ -64,8 +64,17 @@ QVariantList fields(const CallRecord &r)
     return {r.requestId, r.route, r.upstream, r.model, r.stream, r.keyFingerprint, r.credentialFingerprint,
             r.clientAddress, int(r.outcome), r.status, r.errorKind, r.breakerState, r.receivedAtMs,
             r.upstreamStartAtMs, r.firstByteAtMs, r.endAtMs, r.queueWaitMs, r.inputTokens, r.outputTokens,
-            r.cachedTokens, r.costUsd, r.costSavedUsd, r.requestBody, r.responseBody, r.injected};
+            r.cachedTokens, r.costUsd, r.costSavedUsd, r.requestBody, r.responseBody, r.injected,
+            r.method, r.target, r.requestHeaders, r.responseHeaders, r.keyInputs, r.retryAttempt, r.errorBody,
+            r.firstTokenAtMs, r.maxEventGapMs, r.eventCount, r.streamVerdict};
 }
+
+// The columns schemas 2, 3 and 4 added, as SQLite's ALTER TABLE leaves them in the table's statement.
+const QString kSchema2Added = u", ended TEXT"_s;
+const QString kSchema3Added = u", injected TEXT"_s;
+const QString kSchema4Added = u", method TEXT, target TEXT, request_headers TEXT, response_headers TEXT,"
+                              " key_inputs TEXT, retry_attempt INTEGER, error_body BLOB, first_token_at_ms INTEGER,"
+                              " max_event_gap_ms INTEGER, event_count INTEGER, stream_verdict TEXT"_s;
 
 CallRecord call(Outcome outcome, qint64 atMs, const QByteArray &key = "0123456789ab")
 {
@@ -99,6 +108,8 @@ private slots:
     void open_createsTheReleasedSchemaByteForByte();
     void releasedDatabase_readsBackAndIsWrittenAsBefore();
     void mixedRun_everyFieldRoundTrips();
+    void schema2Database_migratesToSchema4AndKeepsItsRows();
+    void insideTheCall_roundTripsWithoutLogBodies();
     void bodies_storedOnlyWhenAskedAndRedacted();
     void append_writesInBatchesNotPerRow();
     void append_isCommittedWithinTheFlushIntervalWithoutFlush();
@@ -145,10 +156,11 @@ void TestCallLog::open_createsTheReleasedSchemaByteForByte()
     QStringList schema;
     for (const QVariant &sql : column(m_path, u"SELECT sql FROM sqlite_master ORDER BY rowid"_s))
         schema.append(sql.toString());
-    // Schema 1 as released, then schema 2's and schema 3's columns as SQLite's ALTER TABLE leaves
-    // the statement.
+    // Schema 1 as released, then schema 2's, 3's and 4's columns as SQLite's ALTER TABLE leaves the
+    // statement.
     QStringList expected = kReleasedSchema1;
-    expected[0].replace(u"response_body BLOB)"_s, u"response_body BLOB, ended TEXT, injected TEXT)"_s);
+    expected[0].replace(u"response_body BLOB)"_s,
+                        u"response_body BLOB"_s + kSchema2Added + kSchema3Added + kSchema4Added + u')');
     QCOMPARE(schema, expected);
 }
 
@@ -215,7 +227,7 @@ void TestCallLog::releasedDatabase_readsBackAndIsWrittenAsBefore()
     QCOMPARE(back.size(), 2);
     QCOMPARE(fields(back.last()), fields(released));
     const QVariantList names = column(m_path, u"SELECT name FROM pragma_table_info('calls') WHERE name != 'id'"_s);
-    QCOMPARE(names.size(), 29);   // schema 2 added `ended`, filled for the released row; schema 3 `injected`
+    QCOMPARE(names.size(), 40);   // schema 2 added `ended`, filled for the released row; 3 `injected`; 4 eleven more
     for (const QVariant &name : names) {
         const QVariantList stored = column(m_path, u"SELECT typeof(%1) || ' ' || quote(%1) FROM calls ORDER BY id"_s
                                                        .arg(name.toString()));
@@ -307,6 +319,73 @@ void TestCallLog::mixedRun_everyFieldRoundTrips()
     QCOMPARE(scalar(m_path, u"SELECT typeof(route) FROM calls LIMIT 1"_s).toString(), u"text"_s);
     QCOMPARE(log.recent(2).size(), 2);
     QCOMPARE(log.recent(2).last().model, stream.model);   // the newest, oldest first
+}
+
+// A database schema 2 wrote (the release with `ended`): opened, it gains schema 4's columns, its
+// row reads back as before with nothing recorded inside the call, and new rows fill them.
+void TestCallLog::schema2Database_migratesToSchema4AndKeepsItsRows()
+{
+    const qint64 t = QDateTime::currentMSecsSinceEpoch() - 60'000;
+    QStringList schema2 = kReleasedSchema1;
+    schema2 += {u"ALTER TABLE calls ADD COLUMN ended TEXT"_s, u"PRAGMA user_version = 2"_s,
+                u"INSERT INTO calls (request_id, received_at_ms, end_at_ms, route, upstream, model, stream,"
+                " key_fp, outcome, status, error_kind, breaker_state, queue_wait_ms, cost_saved_usd, ended)"
+                " VALUES ('req-v2', %1, %2, '/v1/chat/completions', 'openai', 'gpt-4o-mini', 0,"
+                " '0123456789ab', 'miss', 503, NULL, 'closed', 0, 0.0, 'upstream_error')"_s.arg(t).arg(t + 40)};
+    for (const QString &statement : std::as_const(schema2))
+        scalar(m_path, statement);   // each on a connection of its own, as schema 2's writer left the file
+    QCOMPARE(scalar(m_path, u"PRAGMA user_version"_s).toInt(), 2);
+    QCOMPARE(scalar(m_path, u"SELECT COUNT(*) FROM calls"_s).toInt(), 1);
+
+    CallLog log;
+    const Result opened = log.open(m_path);
+    QVERIFY2(opened.ok(), qPrintable(opened.error()));
+    QCOMPARE(scalar(m_path, u"PRAGMA user_version"_s).toInt(), CallLog::kSchemaVersion);
+    QCOMPARE(scalar(m_path, u"SELECT ended FROM calls WHERE request_id = 'req-v2'"_s).toString(), u"upstream_error"_s);
+    const QList<CallRecord> back = log.recent(10);
+    QCOMPARE(back.size(), 1);
+    const CallRecord &old = back.first();
+    QCOMPARE(old.requestId, "req-v2"_ba);
+    QCOMPARE(old.status, 503);
+    QCOMPARE(old.endAtMs, t + 40);
+    // Nothing was recorded inside the call then: unknown, not zero.
+    QVERIFY(old.method.isEmpty() && old.requestHeaders.isEmpty() && old.responseHeaders.isEmpty());
+    QVERIFY(old.keyInputs.isEmpty() && old.errorBody.isEmpty() && old.streamVerdict.isEmpty());
+    QCOMPARE(old.retryAttempt, -1);
+    QCOMPARE(old.eventCount, -1);
+    QCOMPARE(old.maxEventGapMs, -1);
+    QCOMPARE(old.firstTokenAtMs, 0);
+    for (const QString &name : {u"retry_attempt"_s, u"event_count"_s, u"request_headers"_s, u"error_body"_s})
+        QVERIFY(scalar(m_path, u"SELECT %1 FROM calls WHERE request_id = 'req-v2'"_s.arg(name)).isNull());
+}
+
+void TestCallLog::insideTheCall_roundTripsWithoutLogBodies()
+{
+    const qint64 t = QDateTime::currentMSecsSinceEpoch() - 60'000;
+    CallRecord stream = call(Outcome::Miss, t);
+    stream.stream = true;
+    stream.method = "POST";
+    stream.target = "/v1/chat/completions?x=1";
+    stream.requestHeaders = "Authorization: [redacted]\nContent-Type: application/json\n";
+    stream.responseHeaders = "Content-Type: text/event-stream\nx-breakwater-dedup: miss\n";
+    stream.keyInputs = "route: /v1/chat/completions\ncredential authorization: sha256 0123456789ab\n";
+    stream.retryAttempt = 2;
+    stream.errorBody = R"({"type":"error","error":{"type":"overloaded_error"}})";
+    stream.firstTokenAtMs = t + 120;
+    stream.maxEventGapMs = 0;   // a known zero is not unknown
+    stream.eventCount = 9;
+    stream.streamVerdict = "error_event";
+    stream.requestBody = "not stored without --log-bodies";
+    CallLog log;
+    const Result opened = log.open(m_path);
+    QVERIFY2(opened.ok(), qPrintable(opened.error()));
+    log.append(stream);
+    const QList<CallRecord> back = log.recent(10);
+    QCOMPARE(back.size(), 1);
+    CallRecord expected = stream;
+    expected.requestBody.clear();
+    QCOMPARE(fields(back.first()), fields(expected));
+    QCOMPARE(scalar(m_path, u"SELECT typeof(error_body) FROM calls"_s).toString(), u"blob"_s);
 }
 
 void TestCallLog::bodies_storedOnlyWhenAskedAndRedacted()

@@ -93,6 +93,9 @@ private slots:
     void verdict_judgesEachApisEnd_data();
     void verdict_judgesEachApisEnd();
     void verdict_firstDecidingEventWins();
+    void verdict_seesTheFirstContentNotARoleOrAPing_data();
+    void verdict_seesTheFirstContentNotARoleOrAPing();
+    void verdict_keepsTheFailingEventsData();
 };
 
 void TestEventStream::parser_followsEachRuleOfTheGrammar_data()
@@ -302,6 +305,43 @@ void TestEventStream::verdict_firstDecidingEventWins()
     const StreamVerdict complete = judge(endThenError, {kAnthropic.size()});
     QCOMPARE(complete.state(), State::Complete);
     QCOMPARE(complete.events(), 5);   // the pieces after the end are not even parsed
+}
+
+void TestEventStream::verdict_seesTheFirstContentNotARoleOrAPing_data()
+{
+    QTest::addColumn<QByteArray>("stream");
+    QTest::addColumn<bool>("content");
+    QTest::newRow("openai role only") << "data: {\"choices\":[{\"delta\":{\"role\":\"assistant\",\"content\":\"\"}}]}\n\n"_ba
+                                      << false;
+    QTest::newRow("openai text") << "data: {\"choices\":[{\"delta\":{\"content\":\"Hi\"}}]}\n\n"_ba << true;
+    QTest::newRow("openai tool call")
+        << "data: {\"choices\":[{\"delta\":{\"tool_calls\":[{\"index\":0}]}}]}\n\n"_ba << true;
+    QTest::newRow("completions text") << "data: {\"choices\":[{\"text\":\"Hi\"}]}\n\n"_ba << true;
+    QTest::newRow("openai usage and done") << "data: {\"choices\":[],\"usage\":{}}\n\ndata: [DONE]\n\n"_ba << false;
+    QTest::newRow("anthropic start and ping")
+        << "event: message_start\ndata: {\"type\":\"message_start\"}\n\nevent: ping\ndata: {\"type\":\"ping\"}\n\n"
+           "event: content_block_start\ndata: {\"type\":\"content_block_start\"}\n\n"_ba << false;
+    QTest::newRow("anthropic delta") << "event: content_block_delta\ndata: {\"type\":\"content_block_delta\"}\n\n"_ba << true;
+    QTest::newRow("responses created") << "event: response.created\ndata: {\"type\":\"response.created\"}\n\n"_ba << false;
+    QTest::newRow("responses text delta")
+        << "event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\"}\n\n"_ba << true;
+    QTest::newRow("responses delta named in data") << "data: {\"type\":\"response.output_text.delta\"}\n\n"_ba << true;
+}
+
+void TestEventStream::verdict_seesTheFirstContentNotARoleOrAPing()
+{
+    QFETCH(QByteArray, stream);
+    QFETCH(bool, content);
+    QCOMPARE(judge(stream).sawContent(), content);
+}
+
+void TestEventStream::verdict_keepsTheFailingEventsData()
+{
+    const QByteArray error = R"({"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}})";
+    const StreamVerdict failed = judge(QByteArray("event: message_start\ndata: {}\n\nevent: error\ndata: " + error + "\n\n"));
+    QCOMPARE(failed.state(), State::Failed);
+    QCOMPARE(failed.errorData(), error);
+    QVERIFY(judge(kAnthropic).errorData().isEmpty());
 }
 
 QTEST_GUILESS_MAIN(TestEventStream)

@@ -398,6 +398,7 @@ void DashboardWindow::setProxyInfo(const QString &baseUrl, bool demo)
 {
     m_proxyInfo->setText(u"listening on %1%2"_s.arg(baseUrl, demo ? u"  ·  demo mode (mock provider)"_s : QString()));
     m_proxyPanel->setListenUrl(baseUrl, demo);
+    m_requests->setOrigin(baseUrl.endsWith(u"/v1"_s) ? baseUrl.chopped(3) : baseUrl);   // curl and HAR URLs
     QString anthropicBase = baseUrl;   // the same address; the Anthropic SDK adds /v1 itself
     if (anthropicBase.endsWith(u"/v1"_s))
         anthropicBase.chop(3);

@@ -1,17 +1,26 @@
 #include "requestpanel.h"
 
+#include <QApplication>
 #include <QCheckBox>
+#include <QClipboard>
 #include <QComboBox>
 #include <QDateTime>
+#include <QFileDialog>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QMenu>
+#include <QMessageBox>
 #include <QPlainTextEdit>
+#include <QPushButton>
 #include <QSaveFile>
 #include <QSplitter>
 #include <QTableView>
 #include <QVBoxLayout>
 
+#include "accounting/curlcommand.h"
+#include "accounting/harexport.h"
+#include "accounting/retrygroups.h"
 #include "dashboardmodel.h"
 #include "dashboardstyle.h"
 #include "requestfilter.h"
@@ -33,6 +42,40 @@ QString csvField(const QString &text)
 QString offset(qint64 atMs, qint64 originMs)
 {
     return atMs > 0 ? u"+"_s + dashboardstyle::formatDuration(atMs - originMs) : u"–"_s;
+}
+
+// A block of recorded lines under a title, indented, or nothing when none were recorded.
+QString block(const QString &title, const QByteArray &lines)
+{
+    if (lines.isEmpty())
+        return {};
+    QString text = u'\n' + title + u'\n';
+    for (const QByteArray &line : lines.split('\n')) {
+        if (!line.isEmpty())
+            text += u"  "_s + QString::fromUtf8(line) + u'\n';
+    }
+    return text;
+}
+
+// What the record holds of the inside of the call: the key's inputs, the stream's events, the
+// headers both ways and the upstream's error body (accounting/callinspection.h).
+QString inside(const CallRecord &r)
+{
+    QString text = block(u"key inputs (what made the dedup key)"_s, r.keyInputs);
+    if (!r.streamVerdict.isEmpty()) {
+        QByteArray stream = "verdict: " + r.streamVerdict + "\nevents: " + QByteArray::number(r.eventCount) + '\n';
+        stream += "time to first token: "
+                + (r.firstTokenAtMs > 0 ? dashboardstyle::formatDuration(r.firstTokenAtMs - r.receivedAtMs).toUtf8()
+                                        : QByteArray("no content came")) + '\n';
+        stream += "largest gap between events: "
+                + (r.maxEventGapMs >= 0 ? dashboardstyle::formatDuration(r.maxEventGapMs).toUtf8() : QByteArray("–")) + '\n';
+        text += block(u"stream"_s, stream);
+    }
+    text += block(u"request headers"_s, r.requestHeaders);
+    text += block(u"response headers"_s, r.responseHeaders);
+    if (!r.errorBody.isEmpty())
+        text += u"\nupstream error body\n"_s + QString::fromUtf8(r.errorBody) + u'\n';
+    return text;
 }
 
 } // namespace
@@ -69,7 +112,8 @@ RequestPanel::RequestPanel(QWidget *parent)
     m_view = new QTableView(this);
     m_view->setModel(m_filter);
     m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_view->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_view->setSelectionMode(QAbstractItemView::ExtendedSelection);   // several calls for a HAR export
+    m_view->setContextMenuPolicy(Qt::CustomContextMenu);
     m_view->setSortingEnabled(true);
     m_view->sortByColumn(RequestTableModel::Arrival, Qt::DescendingOrder);
     m_view->verticalHeader()->setDefaultSectionSize(m_view->fontMetrics().height() + 6);
@@ -81,9 +125,24 @@ RequestPanel::RequestPanel(QWidget *parent)
     m_details->setFont(QFont(u"monospace"_s));
     m_details->setPlaceholderText(u"Select a request to see its timings, key, outcome, tokens and cost."_s);
 
+    m_copyCurl = new QPushButton(u"Copy as curl"_s, this);
+    m_copyCurl->setToolTip(u"Copy the selected call as a curl command against Breakwater (credentials as variables)"_s);
+    m_copyCurl->setEnabled(false);
+    m_exportHar = new QPushButton(u"Export HAR…"_s, this);
+    m_exportHar->setToolTip(u"Save the selected calls, or all shown, as HAR 1.2 for a browser's devtools"_s);
+    auto *detailsPane = new QWidget(this);
+    auto *detailsLayout = new QVBoxLayout(detailsPane);
+    detailsLayout->setContentsMargins(0, 0, 0, 0);
+    auto *actions = new QHBoxLayout;
+    actions->addWidget(m_copyCurl);
+    actions->addWidget(m_exportHar);
+    actions->addStretch();
+    detailsLayout->addLayout(actions);
+    detailsLayout->addWidget(m_details, 1);
+
     auto *split = new QSplitter(Qt::Horizontal, this);
     split->addWidget(m_view);
-    split->addWidget(m_details);
+    split->addWidget(detailsPane);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 2);
     layout->addWidget(split, 1);
@@ -96,6 +155,9 @@ RequestPanel::RequestPanel(QWidget *parent)
     comboChanged(m_status, [this](const QString &value) { m_filter->setStatus(value); });
     connect(m_failedOnly, &QCheckBox::toggled, m_filter, &RequestFilter::setFailedOnly);
     connect(m_view->selectionModel(), &QItemSelectionModel::selectionChanged, this, &RequestPanel::onSelectionChanged);
+    connect(m_view, &QWidget::customContextMenuRequested, this, &RequestPanel::showContextMenu);
+    connect(m_copyCurl, &QPushButton::clicked, this, &RequestPanel::copyAsCurl);
+    connect(m_exportHar, &QPushButton::clicked, this, &RequestPanel::chooseExportHar);
 }
 
 void RequestPanel::refresh(const DashboardModel &model)
@@ -165,15 +227,105 @@ QString RequestPanel::detailsText() const
 void RequestPanel::onSelectionChanged()
 {
     const QModelIndexList rows = m_view->selectionModel()->selectedRows();
+    m_copyCurl->setEnabled(!rows.isEmpty());
     if (rows.isEmpty()) {
         m_details->clear();
         return;
     }
-    const QModelIndex source = m_filter->mapToSource(rows.first());
-    m_details->setPlainText(describe(m_table->recordAt(source.row())));
+    const int shown = detailsRow();
+    m_details->setPlainText(describe(m_table->recordAt(shown), m_table->placeAt(shown)));
 }
 
-QString RequestPanel::describe(const CallRecord &r)
+int RequestPanel::detailsRow() const
+{
+    // With several rows selected, the one clicked last (the current one) is shown.
+    const QItemSelectionModel *selection = m_view->selectionModel();
+    const QModelIndexList rows = selection->selectedRows();
+    if (rows.isEmpty())
+        return -1;
+    const QModelIndex current = selection->currentIndex();
+    const QModelIndex shown = current.isValid() && selection->isRowSelected(current.row()) ? current : rows.first();
+    return m_filter->mapToSource(shown).row();
+}
+
+QString RequestPanel::curlCommand() const
+{
+    const int row = detailsRow();
+    return row < 0 ? QString() : CurlCommand::forRecord(m_table->recordAt(row), m_origin);
+}
+
+void RequestPanel::copyAsCurl()
+{
+    const QString command = curlCommand();
+    if (command.isEmpty())
+        return;
+    QApplication::clipboard()->setText(command);
+    m_copyCurl->setToolTip(u"Copied. Set the credential's variable (OPENAI_API_KEY, ANTHROPIC_API_KEY) before running it."_s);
+}
+
+QList<CallRecord> RequestPanel::selectedOrShown() const
+{
+    QModelIndexList rows = m_view->selectionModel()->selectedRows();
+    if (rows.isEmpty()) {
+        for (int row = 0; row < m_filter->rowCount(); ++row)
+            rows.append(m_filter->index(row, 0));
+    }
+    std::sort(rows.begin(), rows.end(), [](const QModelIndex &a, const QModelIndex &b) { return a.row() < b.row(); });
+    QList<CallRecord> records;
+    for (const QModelIndex &index : std::as_const(rows))
+        records.append(m_table->recordAt(m_filter->mapToSource(index).row()));
+    // Oldest first, as a HAR viewer lays calls out on a time line.
+    std::stable_sort(records.begin(), records.end(),
+                     [](const CallRecord &a, const CallRecord &b) { return a.receivedAtMs < b.receivedAtMs; });
+    return records;
+}
+
+bool RequestPanel::exportHar(const QString &path, QString *error) const
+{
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly)) {
+        *error = file.errorString();
+        return false;
+    }
+    file.write(HarExport::toJson(selectedOrShown(), m_origin));
+    if (!file.commit()) {
+        *error = file.errorString();
+        return false;
+    }
+    return true;
+}
+
+QString RequestPanel::harFileName()
+{
+    return u"breakwater-requests-%1.har"_s.arg(QDateTime::currentDateTime().toString(u"yyyyMMdd-HHmmss"_s));
+}
+
+void RequestPanel::chooseExportHar()
+{
+    const QString path = QFileDialog::getSaveFileName(this, u"Export calls as HAR"_s, harFileName(),
+                                                      u"HAR files (*.har)"_s);
+    if (path.isEmpty())
+        return;
+    QString error;
+    if (!exportHar(path, &error))
+        QMessageBox::warning(this, u"Export HAR"_s, u"The calls were not saved: %1."_s.arg(error));
+}
+
+void RequestPanel::showContextMenu(const QPoint &at)
+{
+    QMenu menu(this);
+    QAction *curl = menu.addAction(u"Copy as curl"_s, this, &RequestPanel::copyAsCurl);
+    curl->setEnabled(m_view->selectionModel()->hasSelection());
+    menu.addAction(u"Export HAR…"_s, this, &RequestPanel::chooseExportHar);
+    menu.exec(m_view->viewport()->mapToGlobal(at));
+}
+
+QString RequestPanel::describe(const CallRecord &record)
+{
+    return describe(record, RetryPlace{});
+}
+
+QString RequestPanel::describe(const CallRecord &r, const RetryPlace &place)
 {
     // -> QString: with QStringBuilder an auto return would dangle on the temporaries.
     const auto field = [](const QString &name, const QString &value) -> QString {
@@ -194,6 +346,10 @@ QString RequestPanel::describe(const CallRecord &r)
                       ? u"none"_s
                       : u"fingerprint "_s + QString::fromLatin1(r.credentialFingerprint) + u" (never the credential)"_s);
     text += field(u"breaker at admission"_s, QString::fromLatin1(r.breakerState));
+    if (const QString attempt = RequestTableModel::attemptText(r, place); !attempt.isEmpty())
+        text += field(u"attempt"_s, attempt + (r.retryAttempt >= 0 ? u"  (X-Stainless-Retry-Count %1)"_s.arg(r.retryAttempt)
+                                                                   : QString()));
+    text += inside(r);
     text += u"\ntimings\n"_s;
     text += field(u"  arrived"_s, dashboardstyle::formatClock(r.receivedAtMs));
     text += field(u"  queue wait"_s, dashboardstyle::formatDuration(std::max<qint64>(r.queueWaitMs, 0)));

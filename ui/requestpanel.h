@@ -8,14 +8,19 @@ class QCheckBox;
 class QComboBox;
 class QItemSelection;
 class QPlainTextEdit;
+class QPushButton;
 class QTableView;
 class RequestFilter;
 class RequestTableModel;
 struct CallRecord;
+struct RetryPlace;
 
 // The "Requests" tab: recent calls in a table, filterable by outcome, model and status; selecting a
-// row shows everything the record holds (timings, key fingerprint, outcome, tokens, cost, and the
-// bodies when the call log keeps them). Records never carry a credential, only its fingerprint.
+// row shows everything the record holds (timings, key fingerprint and what made the key, outcome,
+// retry attempt, tokens, cost, the headers both ways, a stream's events and verdict, a failed call's
+// error body, and the bodies when the call log keeps them). Records never carry a credential, only
+// its fingerprint. A call can be copied as a curl command, and the selected calls (or all shown)
+// exported as HAR 1.2, both at Breakwater's own address (setOrigin).
 class RequestPanel final : public QWidget
 {
     Q_OBJECT
@@ -35,11 +40,25 @@ public:
     QString toCsv() const;           // the rows passing the filters, as shown
     bool exportCsv(const QString &path, QString *error) const;
 
+    // Breakwater's own address, "http://127.0.0.1:8080", for curl commands and HAR URLs.
+    void setOrigin(const QString &origin) { m_origin = origin; }
+    // The selected call as a curl command (accounting/curlcommand.h); empty without a selection.
+    QString curlCommand() const;
+    void copyAsCurl();   // onto the clipboard, and says so in the details' tool tip
+    // The selected rows, else every row passing the filters, as shown.
+    QList<CallRecord> selectedOrShown() const;
+    bool exportHar(const QString &path, QString *error) const;
+    void chooseExportHar();
+    static QString harFileName();   // breakwater-requests-YYYYMMDD-HHMMSS.har
+
     static QString describe(const CallRecord &record);
+    static QString describe(const CallRecord &record, const RetryPlace &place);
 
 private:
     void onSelectionChanged();
     void addChoice(QComboBox *combo, const QString &value);
+    void showContextMenu(const QPoint &at);
+    int detailsRow() const;   // the table row whose details are shown, -1 for none
 
     RequestTableModel *m_table = nullptr;
     RequestFilter *m_filter = nullptr;
@@ -49,6 +68,9 @@ private:
     QComboBox *m_model = nullptr;
     QComboBox *m_status = nullptr;
     QCheckBox *m_failedOnly = nullptr;
+    QPushButton *m_copyCurl = nullptr;
+    QPushButton *m_exportHar = nullptr;
+    QString m_origin = QStringLiteral("http://127.0.0.1:8080");
     QSet<QString> m_modelsSeen;
     QSet<int> m_statusesSeen;
 };

@@ -32,6 +32,7 @@ int RequestTableModel::syncFrom(const DashboardModel &model)
         m_seenClears = model.clearCount();
         beginResetModel();
         m_rows.clear();
+        m_places.clear();
         m_seenSequence = newest - records.size();
         endResetModel();
     }
@@ -50,7 +51,31 @@ int RequestTableModel::syncFrom(const DashboardModel &model)
         m_rows.resize(kMaxRows);
         endRemoveRows();
     }
+    placeRetries();
     return int(fresh);
+}
+
+void RequestTableModel::placeRetries()
+{
+    QList<const CallRecord *> rows;
+    rows.reserve(qsizetype(m_rows.size()));
+    for (const CallRecord &record : m_rows)
+        rows.append(&record);
+    m_places = RetryGroups::group(rows);
+    if (!m_rows.empty())
+        Q_EMIT dataChanged(index(0, Attempt), index(int(m_rows.size()) - 1, Attempt));   // a retry changes its group's "of M"
+}
+
+RetryPlace RequestTableModel::placeAt(int row) const
+{
+    return m_places.value(row);
+}
+
+QString RequestTableModel::attemptText(const CallRecord &record, const RetryPlace &place)
+{
+    if (place.attempts <= 1 && record.retryAttempt < 0)
+        return {};   // no retry seen and the client does not number its attempts
+    return u"%1 of %2"_s.arg(place.attempt).arg(place.attempts);
 }
 
 qint64 RequestTableModel::upstreamMs(const CallRecord &r)
@@ -96,6 +121,7 @@ QVariant RequestTableModel::data(const QModelIndex &index, int role) const
         case Cost: return dashboardstyle::formatUsd(r.costUsd, r.costUsd >= 0);
         case Key: return QString::fromLatin1(r.keyFingerprint);
         case RequestId: return QString::fromLatin1(r.requestId);
+        case Attempt: return attemptText(r, placeAt(index.row()));
         }
     } else if (role == Qt::UserRole) {   // sort keys
         switch (index.column()) {
@@ -106,6 +132,7 @@ QVariant RequestTableModel::data(const QModelIndex &index, int role) const
         case UpstreamTime: return upstreamMs(r);
         case Tokens: return std::max<qint64>(r.inputTokens, 0) + std::max<qint64>(r.outputTokens, 0);
         case Cost: return r.costUsd;
+        case Attempt: return placeAt(index.row()).attempts * 1000 + placeAt(index.row()).attempt;   // amplified first
         default: return data(index, Qt::DisplayRole);
         }
     } else if (role == Qt::ForegroundRole && (index.column() == OutcomeColumn || index.column() == Ended)) {
@@ -126,6 +153,7 @@ QVariant RequestTableModel::headerData(int section, Qt::Orientation orientation,
         return {};
     static const QStringList names{u"arrival"_s, u"outcome"_s, u"status"_s, u"ended"_s, u"upstream"_s, u"model"_s,
                                    u"route"_s, u"total ms"_s, u"queue ms"_s, u"upstream ms"_s,
-                                   u"tokens in/out"_s, u"cost"_s, u"key"_s, u"request id"_s};
+                                   u"tokens in/out"_s, u"cost"_s, u"key"_s, u"request id"_s,
+                                   u"attempt"_s};
     return section >= 0 && section < names.size() ? QVariant(names[section]) : QVariant();
 }

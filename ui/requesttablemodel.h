@@ -5,6 +5,7 @@
 #include <QAbstractTableModel>
 
 #include "accounting/callrecord.h"
+#include "accounting/retrygroups.h"
 
 class DashboardModel;
 
@@ -17,7 +18,7 @@ class RequestTableModel final : public QAbstractTableModel
     Q_DISABLE_COPY_MOVE(RequestTableModel)
 public:
     enum Column { Arrival, OutcomeColumn, Status, Ended, Upstream, Model, Route, Total, Queue, UpstreamTime,
-                  Tokens, Cost, Key, RequestId, ColumnCount };
+                  Tokens, Cost, Key, RequestId, Attempt, ColumnCount };
     static constexpr int kMaxRows = 2000;
 
     explicit RequestTableModel(QObject *parent = nullptr);
@@ -25,6 +26,10 @@ public:
     // Takes the records the model received since the last sync; returns how many (now rows 0..n-1).
     int syncFrom(const DashboardModel &model);
     const CallRecord &recordAt(int row) const;
+    // The row's place among the attempts of its logical call (accounting/retrygroups.h), among the
+    // rows held: the Attempt column's "2 of 3" shows retry amplification.
+    RetryPlace placeAt(int row) const;
+    static QString attemptText(const CallRecord &record, const RetryPlace &place);
     // Upstream start to last byte; -1 when the call never reached an upstream.
     static qint64 upstreamMs(const CallRecord &record);
 
@@ -34,7 +39,10 @@ public:
     QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
 
 private:
+    void placeRetries();
+
     std::deque<CallRecord> m_rows;   // newest first
+    QList<RetryPlace> m_places;      // index-aligned with m_rows, redone when rows come or go
     quint64 m_seenSequence = 0;
     quint64 m_seenClears = 0;
 };

@@ -114,6 +114,18 @@ constexpr Column body(QStringView name, QStringView type)
             [](CallRecord &r, const QVariant &v) { r.*Field = v.toByteArray(); }};
 }
 
+// Bytes recorded always, already bounded and redacted by the proxy (accounting/callinspection.h);
+// NULL when empty.
+template <auto Field>
+constexpr Column blob(QStringView name, QStringView type)
+{
+    return {name, type,
+            [](const CallRecord &r, bool) {
+                return !(r.*Field).isEmpty() ? QVariant(r.*Field) : QVariant(QMetaType::fromType<QByteArray>());
+            },
+            [](CallRecord &r, const QVariant &v) { r.*Field = v.toByteArray(); }};
+}
+
 // The calls table after its id, in on-disk order.
 constexpr Column kColumns[] = {
     text<&CallRecord::requestId>(u"request_id", u"TEXT"),
@@ -153,9 +165,21 @@ constexpr Column kColumns[] = {
     {u"injected", u"TEXT",
      [](const CallRecord &r, bool) { return r.injected.isEmpty() ? QVariant(QMetaType::fromType<QString>()) : QVariant(r.injected); },
      [](CallRecord &r, const QVariant &v) { r.injected = v.toString(); }},
+    // Schema 4. Inside the call: recorded always, bounded and redacted (accounting/callinspection.h).
+    text<&CallRecord::method>(u"method", u"TEXT"),
+    text<&CallRecord::target>(u"target", u"TEXT"),
+    text<&CallRecord::requestHeaders>(u"request_headers", u"TEXT"),
+    text<&CallRecord::responseHeaders>(u"response_headers", u"TEXT"),
+    text<&CallRecord::keyInputs>(u"key_inputs", u"TEXT"),
+    orUnknown<&CallRecord::retryAttempt>(u"retry_attempt", u"INTEGER"),
+    blob<&CallRecord::errorBody>(u"error_body", u"BLOB"),
+    timestamp<&CallRecord::firstTokenAtMs>(u"first_token_at_ms", u"INTEGER"),
+    orUnknown<&CallRecord::maxEventGapMs>(u"max_event_gap_ms", u"INTEGER"),
+    orUnknown<&CallRecord::eventCount>(u"event_count", u"INTEGER"),
+    text<&CallRecord::streamVerdict>(u"stream_verdict", u"TEXT"),
 };
 constexpr int kColumnCount = int(std::size(kColumns));
-static_assert(kColumnCount == CallColumns::kSchema3Columns);
+static_assert(kColumnCount == CallColumns::kSchema4Columns);
 
 QString names()
 {
@@ -173,6 +197,14 @@ QString CallColumns::createTable(qsizetype columns)
     for (const Column &column : std::span(kColumns).first(columns))
         definitions.append(column.name + u' ' + column.type);
     return u"CREATE TABLE calls (%1)"_s.arg(definitions.join(u", "));
+}
+
+QStringList CallColumns::addColumns(qsizetype from, qsizetype to)
+{
+    QStringList statements;
+    for (const Column &column : std::span(kColumns).subspan(from, to - from))
+        statements.append(u"ALTER TABLE calls ADD COLUMN "_s + column.name + u' ' + column.type);
+    return statements;
 }
 
 QString CallColumns::insertStatement()

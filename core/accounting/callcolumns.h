@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QString>
+#include <QStringList>
 
 #include "accounting/callrecord.h"
 
@@ -13,13 +14,20 @@ class QSqlQuery;
 // renamed, retyped or reordered, only appended (each with a migration in calllog.cpp that adds it).
 namespace CallColumns {
 
-// Schema 1 has the first 27 columns; schema 2 adds `ended`, schema 3 `injected` (all there are so far).
+// Schema 1 has the first 27 columns; schema 2 adds `ended`, schema 3 `injected`.
 constexpr qsizetype kSchema1Columns = 27;
 constexpr qsizetype kSchema2Columns = 28;
 constexpr qsizetype kSchema3Columns = 29;
+// Schema 4 adds what was inside the call: method, target, both header blocks, the key's inputs,
+// the retry attempt, the upstream's error body and the stream's timing and verdict (all there are so far).
+constexpr qsizetype kSchema4Columns = kSchema3Columns + 11;
 
 // CREATE TABLE calls with the id and the first `columns` columns, byte for byte as it was shipped.
 QString createTable(qsizetype columns);
+
+// ALTER TABLE calls ADD COLUMN ..., one statement for each column from `from` up to `to`: a
+// migration's columns, as they are listed here.
+QStringList addColumns(qsizetype from, qsizetype to);
 
 // INSERT INTO calls (every column) VALUES (?, ...), for bind().
 QString insertStatement();

@@ -36,8 +36,16 @@ const QList<QStringList> &migrations()
          u"CREATE INDEX calls_key ON calls(key_fp)"_s},
         {u"ALTER TABLE calls ADD COLUMN ended TEXT"_s},   // filled for the rows already there by fillEnded
         {u"ALTER TABLE calls ADD COLUMN injected TEXT"_s},   // NULL for the rows already there: no fault made them
+        // Schema 4: inside the call. Rows from before stay NULL (nothing was recorded then).
+        CallColumns::addColumns(CallColumns::kSchema3Columns, CallColumns::kSchema4Columns),
     };
     return list;
+}
+
+// The names a secret goes by, as a JSON field (redactCredentials) or a header (isSecretName).
+QString secretNames()
+{
+    return u"api[_-]?key|x-api-key|x-goog-api-key|authorization|access_token|refresh_token|password|secret|client_secret"_s;
 }
 
 Failure sqlError(const QString &what, const QSqlError &error)
@@ -234,13 +242,19 @@ QList<CallRecord> CallLog::recent(int limit)
     return records;
 }
 
+bool CallLog::isSecretName(QStringView name)
+{
+    static const QRegularExpression whole(u"\\A(?i:"_s + secretNames() + u")\\z"_s);
+    return whole.match(name.toString()).hasMatch();
+}
+
 QByteArray CallLog::redactCredentials(const QByteArray &body)
 {
     // A field named like a secret loses its whole value (escaped quotes included); a known key shape
     // anywhere else (in a prompt, a header echoed in an error) loses the key only. Either way the
     // text stays valid JSON: nothing outside a string's quotes is touched.
     static const QRegularExpression namedField(
-        u"(\"(?i:api[_-]?key|x-api-key|x-goog-api-key|authorization|access_token|refresh_token|password|secret|client_secret)\""
+        u"(\"(?i:"_s + secretNames() + u")\""
         "\\s*:\\s*)\"(?:[^\"\\\\]|\\\\.)*\""_s);
     static const QRegularExpression keyShape(
         u"\\bsk-[A-Za-z0-9_\\-]{12,}"          // OpenAI, Anthropic (sk-ant-), project keys (sk-proj-)

@@ -65,8 +65,10 @@ public:
 
     static QString defaultPath();   // creates the folder (0700)
     static QByteArray redactCredentials(const QByteArray &body);
+    // A field or header name redactCredentials treats as a secret (api_key, authorization, ...).
+    static bool isSecretName(QStringView name);
 
-    static constexpr int kSchemaVersion = 3;
+    static constexpr int kSchemaVersion = 4;
     static constexpr std::chrono::milliseconds kFlushInterval{250};
     static constexpr int kBatchRows = 500;
     static constexpr int kMaxPendingRows = 100'000;

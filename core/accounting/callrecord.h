@@ -53,6 +53,26 @@ struct CallRecord
     QByteArray requestBody;
     QByteArray responseBody;
 
+    // Inside the call (schema 4), recorded always: small, bounded, and credentials redacted when
+    // recorded (accounting/recordedheaders.h), so no record ever holds a secret.
+    QByteArray method;           // "POST"
+    QByteArray target;           // the path and query as the client sent them ("/v1/files/f-1?limit=2")
+    QByteArray requestHeaders;   // the client's request, one "Name: value" line each, at most kMaxHeaderBytes
+    QByteArray responseHeaders;  // the response Breakwater sent, the same way
+    QByteArray keyInputs;        // what made the dedup key, one "what: value" line each (sharing/requestkey.h)
+    int retryAttempt = -1;       // the client's X-Stainless-Retry-Count (0 = first try); -1 = not sent
+    // The upstream's error body of a failed call (status >= 400, or the error event of a stream),
+    // redacted and cut at kMaxErrorBodyBytes: kept without --log-bodies too.
+    QByteArray errorBody;
+    // A streamed answer's events (http/streamtiming.h); -1 / 0 / empty for an answer that is no stream.
+    qint64 firstTokenAtMs = 0;   // wall clock of the first event carrying content (not just the first byte)
+    qint64 maxEventGapMs = -1;   // the largest gap between two events
+    qint64 eventCount = -1;
+    QByteArray streamVerdict;    // complete, cut, error_event, buffered
+
+    static constexpr qsizetype kMaxHeaderBytes = 16 * 1024;
+    static constexpr qsizetype kMaxErrorBodyBytes = 8 * 1024;
+
     qint64 totalMs() const { return endAtMs > 0 ? endAtMs - receivedAtMs : 0; }
 };
 

@@ -82,6 +82,15 @@ QByteArray ResponseWriter::head(int status, const HeaderList &headers, const QBy
     return head;
 }
 
+void ResponseWriter::rememberHeaders(const HeaderList &headers, const QByteArray &framingName,
+                                     const QByteArray &framingValue)
+{
+    m_sentHeaders = headers + m_extraHeaders;
+    m_sentHeaders.emplaceBack(framingName, framingValue);
+    if (m_closeAfter)
+        m_sentHeaders.emplaceBack("Connection", "close");
+}
+
 void ResponseWriter::send(const QByteArray &bytes)
 {
     if (!isConnected())
@@ -118,6 +127,7 @@ void ResponseWriter::writeComplete(int status, const HeaderList &headers, const 
 {
     if (m_state != State::Idle)
         return;
+    rememberHeaders(headers, "Content-Length", QByteArray::number(body.size()));
     // One write for head and body: one buffer append and one segment for small answers.
     send(head(status, headers, "Content-Length: " + QByteArray::number(body.size()) + "\r\n") + body);
     markDone();
@@ -137,6 +147,7 @@ void ResponseWriter::beginStream(int status, const HeaderList &headers)
 {
     if (m_state != State::Idle)
         return;
+    rememberHeaders(headers, "Transfer-Encoding", "chunked");
     send(head(status, headers, "Transfer-Encoding: chunked\r\n"));
     m_state = State::Streaming;
 }

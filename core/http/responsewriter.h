@@ -26,6 +26,9 @@ public:
     bool isStreaming() const { return m_state == State::Streaming; }
     qint64 bytesWritten() const { return m_bytesWritten; }
     QTcpSocket *socket() const { return m_socket.data(); }
+    // The header lines of the response's head as written, framing included (empty before it
+    // started), for the call record.
+    const HeaderList &sentHeaders() const { return m_sentHeaders; }
 
     // A complete response; Content-Length is computed here and must not be in headers.
     void writeComplete(int status, const HeaderList &headers, const QByteArray &body);
@@ -55,6 +58,7 @@ public:
 private:
     enum class State { Idle, Streaming, Done };
     QByteArray head(int status, const HeaderList &headers, const QByteArray &framing) const;
+    void rememberHeaders(const HeaderList &headers, const QByteArray &framingName, const QByteArray &framingValue);
     void send(const QByteArray &bytes);
     void markDone();   // tells the connection's RequestMeter this response is over
     qint64 unsentOfAllClients() const;
@@ -62,6 +66,7 @@ private:
     QPointer<QTcpSocket> m_socket;
     bool m_closeAfter = false;
     HeaderList m_extraHeaders;
+    HeaderList m_sentHeaders;
     State m_state = State::Idle;
     qint64 m_bytesWritten = 0;
 };

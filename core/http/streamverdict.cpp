@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 
@@ -52,8 +53,12 @@ void StreamVerdict::judge(const ServerSentEvent &event)
 {
     if (m_state != State::Open)
         return;   // a piece may hold events after the deciding one
+    if (!m_sawContent)
+        m_sawContent = isContent(event);
     if (event.type != "message") {
         judgeNamed(event.type, event.data);
+        if (m_state == State::Failed)
+            m_errorData = event.data;
         return;
     }
     // A data-only event: OpenAI's chunks and its [DONE], or an API that names its events only in
@@ -68,11 +73,36 @@ void StreamVerdict::judge(const ServerSentEvent &event)
     const QJsonObject data = objectOf(event.data);
     if (const QJsonValue error = data.value(u"error"); error.isObject()) {
         fail(errorFrom(event.type, error.toObject()));
+        m_errorData = event.data;
         return;
     }
     const QByteArray named = utf8(data.value(u"type"));
     if (!named.isEmpty() && named != "message")
         judgeNamed(named, event.data);
+    if (m_state == State::Failed)
+        m_errorData = event.data;
+}
+
+bool StreamVerdict::isContent(const ServerSentEvent &event)
+{
+    // Anthropic's content_block_delta and the Responses API's *.delta (text, function-call
+    // arguments, reasoning) carry the model's output; their start and ping events do not.
+    const auto namedContent = [](QByteArrayView type) {
+        return type == "content_block_delta" || type.endsWith(".delta");
+    };
+    if (event.type != "message")
+        return namedContent(event.type);
+    if (event.data == "[DONE]")
+        return false;
+    const QJsonObject data = objectOf(event.data);
+    if (const QByteArray named = utf8(data.value(u"type")); !named.isEmpty())
+        return namedContent(named);
+    // OpenAI chat: a delta with text, a tool call or reasoning (the first chunk has only the role);
+    // completions: a choice with text.
+    const QJsonObject choice = data.value(u"choices").toArray().at(0).toObject();
+    const QJsonObject delta = choice.value(u"delta").toObject();
+    return !delta.value(u"content").toString().isEmpty() || !delta.value(u"tool_calls").toArray().isEmpty()
+        || !delta.value(u"reasoning_content").toString().isEmpty() || !choice.value(u"text").toString().isEmpty();
 }
 
 void StreamVerdict::judgeNamed(QByteArrayView type, const QByteArray &data)

@@ -51,14 +51,23 @@ public:
     State state() const { return m_state; }
     // With Failed: what the provider said.
     const StreamError &error() const { return m_error; }
+    // With Failed: the data of the event that said it, as it came (the call log's error body).
+    const QByteArray &errorData() const { return m_errorData; }
     qint64 events() const { return m_parser.dispatched(); }
+    // An event with content came (a text, tool-call or reasoning delta; not a role or a ping):
+    // the model's first token, for the time to first token. Data-only chunks are parsed for it
+    // only until the first one.
+    bool sawContent() const { return m_sawContent; }
 
 private:
     void judge(const ServerSentEvent &event);
     void judgeNamed(QByteArrayView type, const QByteArray &data);
     void fail(StreamError error);
+    static bool isContent(const ServerSentEvent &event);
 
     EventStreamParser m_parser;
     State m_state = State::Open;
     StreamError m_error;
+    QByteArray m_errorData;
+    bool m_sawContent = false;
 };

@@ -6,6 +6,7 @@
 #include <QJsonParseError>
 #include <QTcpSocket>
 
+#include "accounting/callinspection.h"
 #include "clock.h"
 #include "http/protocol.h"
 
@@ -119,8 +120,10 @@ void Flight::onBody(const QByteArray &piece)
         m_body += piece.left(kKeptBytes - m_body.size());
     if (!m_relaying)
         return;
-    if (m_streaming)
+    if (m_streaming) {
         m_verdict.feed(piece);
+        m_timing.observe(m_verdict, m_clock.wallMs());
+    }
     for (Rider &rider : m_riders)
         rider.writer.writeChunk(piece);
 }
@@ -250,6 +253,23 @@ void Flight::release()
     m_riders.clear();
 }
 
+// What the record keeps of the inside of the call, without --log-bodies too: the headers sent, the
+// stream's timing and verdict, and the upstream's own error (its body, or its event in a stream).
+void Flight::recordInside(CallRecord &record, const ResponseWriter &writer) const
+{
+    record.responseHeaders = CallInspection::recordHeaders(writer.sentHeaders());
+    if (m_streaming) {
+        record.eventCount = m_timing.events();
+        record.maxEventGapMs = m_timing.maxGapMs();
+        record.firstTokenAtMs = m_timing.firstContentAtMs();
+        record.streamVerdict = m_timing.verdictName(m_verdict, m_result.failure == UpstreamFailure::None);
+    }
+    if (m_verdict.state() == StreamVerdict::State::Failed)
+        record.errorBody = CallInspection::recordErrorBody(m_verdict.errorData());
+    else if (m_status >= 400)
+        record.errorBody = CallInspection::recordErrorBody(m_body);
+}
+
 void Flight::finishRider(Rider &rider)
 {
     CallRecord &record = rider.record;
@@ -296,6 +316,7 @@ void Flight::finishRider(Rider &rider)
     }
     if (!rider.writer.isConnected() && rider.writer.bytesWritten() == 0)
         record.errorKind = "client_closed";
+    recordInside(record, rider.writer);
     record.endAtMs = m_clock.wallMs();
     Q_EMIT riderFinished(record);
 }

@@ -4,6 +4,7 @@
 #include "accounting/usage.h"
 #include "http/apierror.h"
 #include "http/responsewriter.h"
+#include "http/streamtiming.h"
 #include "http/streamverdict.h"
 #include "upstream/upstreamcall.h"
 
@@ -125,6 +126,7 @@ private:
     void onRiderLeft();
     void beginRiderStream(Rider &rider);
     void finishRider(Rider &rider);
+    void recordInside(CallRecord &record, const ResponseWriter &writer) const;
     bool hasFinalEvent() const;
     bool failedInStream() const;
 
@@ -147,6 +149,7 @@ private:
     HeaderList m_headers;
     QByteArray m_body;
     StreamVerdict m_verdict;       // fed every piece of a stream as it arrives
+    StreamTiming m_timing;         // when the verdict's events came, for the records
     UpstreamResult m_result;
     qint64 m_upstreamStartAtMs = 0;
     qint64 m_firstByteAtMs = 0;

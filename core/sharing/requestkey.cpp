@@ -63,6 +63,25 @@ QByteArray requestKey(const RequestKeyInput &input)
     return hash.result();
 }
 
+QByteArray describeKeyInput(const RequestKeyInput &input)
+{
+    QByteArray text;
+    text += "route: " + input.route + '\n';
+    text += "query: " + (input.query.isEmpty() ? QByteArray("(none)") : input.query) + '\n';
+    text += "upstream: " + input.upstream + '\n';
+    if (input.credentials.isEmpty())
+        text += "credential: (none)\n";
+    for (const auto &[name, value] : input.credentials)
+        text += "credential " + name + ": sha256 " + fingerprint(value) + '\n';
+    for (const auto &[name, value] : input.apiHeaders)
+        text += "header " + name + ": " + value + '\n';
+    text += "body fields: " + input.body.keys().join(u", ").toUtf8() + '\n';
+    const QByteArray canonical = canonicalJson(input.body);
+    text += "body: sha256 " + fingerprint(canonical) + " of " + QByteArray::number(canonical.size())
+          + " canonical bytes (keys sorted, no whitespace)\n";
+    return text;
+}
+
 QByteArray fingerprint(const QByteArray &bytes)
 {
     return QCryptographicHash::hash(bytes, QCryptographicHash::Sha256).toHex().left(12);

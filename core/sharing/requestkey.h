@@ -38,6 +38,11 @@ struct RequestKeyInput
 // 32 raw bytes.
 QByteArray requestKey(const RequestKeyInput &input);
 
+// What went into the key, for a person (the dashboard's key inspector): one "what: value" line for
+// the route, query, upstream, each credential as "sha256 <fingerprint>" (never the credential),
+// each API header, the body's top-level fields and the canonical body's fingerprint.
+QByteArray describeKeyInput(const RequestKeyInput &input);
+
 // The body in canonical form: keys sorted (QJsonObject keeps them sorted), compact. Canonical for a
 // body parsed from text, as the proxy's are: Qt 6.4 orders keys holding characters beyond U+FFFF
 // differently in an object built with insert() (found by fuzz/fuzz_requestkey).

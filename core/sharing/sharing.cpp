@@ -6,6 +6,7 @@
 #include <QTimer>
 
 #include "accounting/callending.h"
+#include "accounting/callinspection.h"
 #include "clock.h"
 #include "sharing/answercache.h"
 #include "upstream/circuitbreaker.h"
@@ -161,6 +162,7 @@ void Sharing::answerFromCache(const CachedAnswer &answer, Rider rider)
     record.cachedTokens = answer.cachedTokens;
     if (m_recordBodies)
         record.responseBody = answer.body;
+    record.responseHeaders = CallInspection::recordHeaders(writer.sentHeaders());
     record.endAtMs = m_clock.wallMs();
     Q_EMIT riderFinished(record);
 }

@@ -1,0 +1,53 @@
+#include "accounting/callinspection.h"
+
+#include "accounting/calllog.h"
+#include "accounting/callrecord.h"
+#include "http/protocol.h"
+
+namespace {
+
+constexpr QByteArrayView kLeftOut = "... ";
+
+} // namespace
+
+bool CallInspection::isSecretHeader(const QByteArray &lowerName)
+{
+    return isCredentialHeader(lowerName) || lowerName == "cookie" || lowerName == "set-cookie"
+        || lowerName == "proxy-authorization" || CallLog::isSecretName(QString::fromLatin1(lowerName));
+}
+
+QByteArray CallInspection::recordHeaders(const HeaderList &headers)
+{
+    QByteArray text;
+    for (const auto &[name, value] : headers) {
+        QByteArray shown = isSecretHeader(name.toLower()) ? QByteArray(kRedacted) : value;
+        shown.replace('\r', ' ').replace('\n', ' ');   // one line per header, whatever the value held
+        text += name + ": " + shown + '\n';
+    }
+    // One pass of the key-shape redaction over the block rather than one per header: this runs for
+    // every request and every response. The bound applies to the redacted text.
+    text = CallLog::redactCredentials(text);
+    if (text.size() <= CallRecord::kMaxHeaderBytes)
+        return text;
+    const qsizetype kept = text.lastIndexOf('\n', CallRecord::kMaxHeaderBytes - 64) + 1;   // room for the note
+    const qsizetype leftOut = text.sliced(kept).count('\n');
+    return text.left(kept) + kLeftOut.toByteArray() + QByteArray::number(leftOut) + " more header(s) left out\n";
+}
+
+HeaderList CallInspection::parseHeaders(const QByteArray &recorded)
+{
+    HeaderList headers;
+    for (const QByteArray &line : recorded.split('\n')) {
+        const qsizetype colon = line.indexOf(": ");
+        if (colon <= 0 || line.startsWith(kLeftOut))
+            continue;
+        headers.append({line.left(colon), line.mid(colon + 2)});
+    }
+    return headers;
+}
+
+QByteArray CallInspection::recordErrorBody(const QByteArray &body)
+{
+    // Cut before redacting too: an error page may be megabytes, and only its start is kept.
+    return CallLog::redactCredentials(body.left(2 * CallRecord::kMaxErrorBodyBytes)).left(CallRecord::kMaxErrorBodyBytes);
+}

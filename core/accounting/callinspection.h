@@ -1,0 +1,29 @@
+#pragma once
+
+#include <QByteArray>
+
+#include "http/apierror.h"
+
+// What a call record keeps of the inside of a call besides its timings: the request's and the
+// response's headers and the upstream's error body, recorded always (not only with --log-bodies),
+// so each is small, bounded, and redacted as it is recorded, before any record leaves the proxy
+// thread. Redaction is the call log's (CallLog::redactCredentials and CallLog::isSecretName): a
+// credential header (Authorization, x-api-key, api-key), a cookie, or a header named like a secret
+// keeps its name and loses its whole value; any other value loses only what has a key's shape.
+namespace CallInspection {
+
+// One "Name: value" line per header, in order (a repeated name stays repeated), each value
+// redacted; at most CallRecord::kMaxHeaderBytes, the headers past that bound left out and counted.
+QByteArray recordHeaders(const HeaderList &headers);
+// The headers of recordHeaders' text (the "... left out" line is not a header).
+HeaderList parseHeaders(const QByteArray &recorded);
+// Whether a header's value is dropped whole; `lowerName` in lower case.
+bool isSecretHeader(const QByteArray &lowerName);
+
+// The upstream's error body, redacted and cut at CallRecord::kMaxErrorBodyBytes.
+QByteArray recordErrorBody(const QByteArray &body);
+
+// What stands in place of a removed value.
+inline constexpr char kRedacted[] = "[redacted]";
+
+} // namespace CallInspection

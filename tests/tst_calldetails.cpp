@@ -1,0 +1,181 @@
+// The details pane of the Requests view, offscreen, with records a real Breakwater made: it shows a
+// call's headers (credentials redacted), what made its key, its stream's events and verdict and its
+// retry attempt; the table counts the attempts of a logical call; "Copy as curl" puts a command on
+// the clipboard with the credential as a variable; "Export HAR" writes the selected calls.
+
+#include "dashboardmodel.h"
+#include "proxyharness.h"
+#include "requestpanel.h"
+#include "requesttablemodel.h"
+
+#include <QApplication>
+#include <QClipboard>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QPushButton>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace Qt::StringLiterals;
+using namespace std::chrono_literals;
+
+namespace {
+
+constexpr int kWait = 30000;
+
+// Calls the proxy one after another and waits for each record.
+void callAll(ProxyHarness &harness, const QList<HeaderList> &attempts, const QByteArray &body)
+{
+    for (const HeaderList &headers : attempts) {
+        const qsizetype before = harness.records.size();
+        LoopbackClient *call = harness.start("/v1/chat/completions", body, headers);
+        QVERIFY(QTest::qWaitFor([&] { return call->isFinished() && harness.records.size() > before; }, kWait));
+    }
+}
+
+// The table row showing the record with this request id.
+int rowOf(const RequestPanel &panel, const QByteArray &requestId)
+{
+    const auto *view = panel.findChild<QTableView *>();
+    for (int row = 0; row < view->model()->rowCount(); ++row) {
+        if (view->model()->index(row, RequestTableModel::RequestId).data().toByteArray() == requestId)
+            return row;
+    }
+    return -1;
+}
+
+} // namespace
+
+class TestCallDetails final : public QObject
+{
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void details_showHeadersKeyInputsStreamAndAttempt();
+    void copyAsCurl_putsTheCommandOnTheClipboard();
+    void exportHar_writesTheSelectedCalls();
+
+private:
+    QList<CallRecord> m_records;   // a streamed call, then a failed call and its retry
+};
+
+void TestCallDetails::initTestCase()
+{
+    ProxyHarness harness;
+    harness.mock()->setChunkInterval(20ms);
+    HeaderList stream = kOpenAiAuth;
+    stream.emplaceBack("X-Stainless-Retry-Count", "0");
+    callAll(harness, {stream}, chatBody(u"stream it"_s, true));
+    harness.mock()->setMode(MockProvider::Mode::Error503);
+    HeaderList first = kOpenAiAuth;
+    first.emplaceBack("X-Stainless-Retry-Count", "0");
+    HeaderList retry = kOpenAiAuth;
+    retry.emplaceBack("X-Stainless-Retry-Count", "1");
+    callAll(harness, {first, retry}, chatBody(u"fails"_s));
+    m_records = harness.records;
+    QCOMPARE(m_records.size(), 3);
+}
+
+void TestCallDetails::details_showHeadersKeyInputsStreamAndAttempt()
+{
+    DashboardModel model;
+    for (const CallRecord &record : std::as_const(m_records))
+        model.addRecord(record);
+    RequestPanel panel;
+    panel.resize(1200, 700);
+    panel.show();
+    panel.refresh(model);
+    QCOMPARE(panel.rowCount(), 3);
+
+    panel.selectRow(rowOf(panel, m_records[0].requestId));
+    const QString stream = panel.detailsText();
+    QVERIFY2(stream.contains(u"request headers\n"_s) && stream.contains(u"\n  Authorization: [redacted]\n"_s), qPrintable(stream));
+    QVERIFY2(!stream.contains(u"sk-test-1"_s), qPrintable(stream));
+    QVERIFY2(stream.contains(u"response headers\n"_s) && stream.contains(u"x-breakwater-dedup: miss"_s), qPrintable(stream));
+    QVERIFY2(stream.contains(u"key inputs (what made the dedup key)\n  route: /v1/chat/completions\n"_s), qPrintable(stream));
+    QVERIFY2(stream.contains(u"credential authorization: sha256 "_s), qPrintable(stream));
+    QVERIFY2(stream.contains(u"  verdict: complete\n"_s), qPrintable(stream));
+    QVERIFY2(stream.contains(u"  events: "_s) && stream.contains(u"  time to first token: "_s)
+                 && stream.contains(u"  largest gap between events: "_s), qPrintable(stream));
+    QVERIFY2(stream.contains(u"1 of 1  (X-Stainless-Retry-Count 0)"_s), qPrintable(stream));
+
+    // The failed call and its retry: one logical call of two attempts, the error body kept.
+    const int retryRow = rowOf(panel, m_records[2].requestId);
+    panel.selectRow(retryRow);
+    const QString failed = panel.detailsText();
+    QVERIFY2(failed.contains(u"2 of 2  (X-Stainless-Retry-Count 1)"_s), qPrintable(failed));
+    QVERIFY2(failed.contains(u"upstream error body\n"_s), qPrintable(failed));
+    const auto *view = panel.findChild<QTableView *>();
+    QCOMPARE(view->model()->index(retryRow, RequestTableModel::Attempt).data().toString(), u"2 of 2"_s);
+    QCOMPARE(view->model()->index(rowOf(panel, m_records[1].requestId), RequestTableModel::Attempt).data().toString(),
+             u"1 of 2"_s);
+}
+
+void TestCallDetails::copyAsCurl_putsTheCommandOnTheClipboard()
+{
+    DashboardModel model;
+    for (const CallRecord &record : std::as_const(m_records))
+        model.addRecord(record);
+    RequestPanel panel;
+    panel.setOrigin(u"http://127.0.0.1:9999"_s);
+    panel.show();
+    panel.refresh(model);
+    QPushButton *copy = nullptr;
+    for (QPushButton *button : panel.findChildren<QPushButton *>()) {
+        if (button->text() == u"Copy as curl"_s)
+            copy = button;
+    }
+    QVERIFY(copy);
+    QVERIFY(!copy->isEnabled());   // nothing selected yet
+    QApplication::clipboard()->setText(u"before"_s);
+    panel.selectRow(rowOf(panel, m_records[0].requestId));
+    QVERIFY(copy->isEnabled());
+    QTest::mouseClick(copy, Qt::LeftButton);
+    const QString command = QApplication::clipboard()->text();
+    QVERIFY2(command.startsWith(u"# The request body was not logged"_s), qPrintable(command));   // no --log-bodies
+    QVERIFY2(command.contains(u"curl \\\n  --no-buffer \\\n  -X POST \\\n  'http://127.0.0.1:9999/v1/chat/completions'"_s),
+             qPrintable(command));
+    QVERIFY2(command.contains(u"-H \"Authorization: Bearer $OPENAI_API_KEY\""_s), qPrintable(command));
+    QVERIFY2(!command.contains(u"sk-test-1"_s), qPrintable(command));
+    QCOMPARE(command, panel.curlCommand());
+}
+
+void TestCallDetails::exportHar_writesTheSelectedCalls()
+{
+    DashboardModel model;
+    for (const CallRecord &record : std::as_const(m_records))
+        model.addRecord(record);
+    RequestPanel panel;
+    panel.show();
+    panel.refresh(model);
+    QVERIFY(RequestPanel::harFileName().startsWith(u"breakwater-requests-"_s));
+    QVERIFY(RequestPanel::harFileName().endsWith(u".har"_s));
+    QTemporaryDir dir;
+    QString error;
+    const QString all = dir.filePath(u"all.har"_s);
+    QVERIFY2(panel.exportHar(all, &error), qPrintable(error));   // nothing selected: every row shown
+    QFile file(all);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QJsonObject log = QJsonDocument::fromJson(file.readAll()).object().value(u"log"_s).toObject();
+    QCOMPARE(log.value(u"version"_s).toString(), u"1.2"_s);
+    const QJsonArray entries = log.value(u"entries"_s).toArray();
+    QCOMPARE(entries.size(), 3);
+    QCOMPARE(entries.at(2).toObject().value(u"response"_s).toObject().value(u"status"_s).toInt(), 503);   // oldest first
+
+    panel.selectRow(rowOf(panel, m_records[0].requestId));
+    const QString one = dir.filePath(u"one.har"_s);
+    QVERIFY2(panel.exportHar(one, &error), qPrintable(error));
+    QFile selected(one);
+    QVERIFY(selected.open(QIODevice::ReadOnly));
+    const QJsonArray picked = QJsonDocument::fromJson(selected.readAll()).object().value(u"log"_s).toObject()
+                                  .value(u"entries"_s).toArray();
+    QCOMPARE(picked.size(), 1);
+    QCOMPARE(picked.at(0).toObject().value(u"_breakwater"_s).toObject().value(u"requestId"_s).toString(),
+             QString::fromLatin1(m_records[0].requestId));
+}
+
+QTEST_MAIN(TestCallDetails)
+#include "tst_calldetails.moc"
