@@ -82,6 +82,22 @@ bool carriesAnthropicHeaders(const IncomingRequest &request)
 
 } // namespace
 
+QUrl upstreamUrl(const QUrl &base, ApiStyle style, const QByteArray &path, const QByteArray &query)
+{
+    QUrl url = base;
+    QString basePath = url.path(QUrl::FullyEncoded);
+    if (basePath.endsWith(u'/'))
+        basePath.chop(1);
+    QByteArray suffix = path;
+    if (style == ApiStyle::OpenAI && basePath.endsWith(u"/v1"_s) && suffix.startsWith("/v1/"))
+        suffix = suffix.mid(3);
+    // The client's path as it came (an id such as openai%2Fgpt-4o stays encoded).
+    url.setPath(basePath + QString::fromUtf8(suffix), QUrl::TolerantMode);
+    if (!query.isEmpty())
+        url.setQuery(QString::fromUtf8(query), QUrl::StrictMode);
+    return url;
+}
+
 RouteMatch findRoute(const IncomingRequest &request)
 {
     RouteMatch match;

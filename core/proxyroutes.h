@@ -4,6 +4,7 @@
 
 #include <QByteArray>
 #include <QJsonObject>
+#include <QUrl>
 
 struct IncomingRequest;
 
@@ -48,6 +49,11 @@ RouteMatch findRoute(const IncomingRequest &request);
 // with `background: true` (it starts a server-side job; a cached "queued" object would lie) or
 // with a `conversation` (each turn must really be added to the conversation).
 bool changesServerState(const ProxyRoute &route, const QJsonObject &body);
+
+// Where a request for `path` (and `query`, both as the client sent them, percent-encoding kept)
+// goes on an upstream whose base URL is `base`. An OpenAI base already ends in /v1, as the SDKs'
+// base URLs do, so the path's /v1 is not repeated; Anthropic's base has none.
+QUrl upstreamUrl(const QUrl &base, ApiStyle style, const QByteArray &path, const QByteArray &query);
 
 // A WebSocket upgrade (`Upgrade: websocket`), which Breakwater refuses at once (426) so the client
 // falls back to HTTP.

@@ -70,8 +70,8 @@ ProxyServer::ProxyServer(const ProxyConfig &config, const Clock &clock, QObject 
       m_flights(m_cache, clock, std::chrono::duration<double>(config.upstreamTimeout).count(), config.recordBodies)
 {
     // OpenAI's base includes /v1 already; Anthropic's does not.
-    setUpUpstream(m_openai, "openai", config.openaiUpstream, u"/models"_s);
-    setUpUpstream(m_anthropic, "anthropic", config.anthropicUpstream, u"/v1/models"_s);
+    setUpUpstream(m_openai, "openai", config.openaiUpstream, ApiStyle::OpenAI);
+    setUpUpstream(m_anthropic, "anthropic", config.anthropicUpstream, ApiStyle::Anthropic);
     m_spend = new SpendGuard(clock, config.maxSpendUsd, this);
     m_spend->setSpentToday(config.spentTodayAtStartUsd);
     m_faults = new FaultInjector(clock, this);
@@ -119,19 +119,15 @@ ProxySnapshot ProxyServer::snapshot()
     return snapshot;
 }
 
-void ProxyServer::setUpUpstream(Upstream &upstream, const QByteArray &name, const QUrl &baseUrl,
-                                const QString &modelsPath)
+void ProxyServer::setUpUpstream(Upstream &upstream, const QByteArray &name, const QUrl &baseUrl, ApiStyle style)
 {
     const QString label = QString::fromLatin1(name);
     upstream.name = name;
     upstream.baseUrl = baseUrl;
     upstream.pool = new UpstreamPool(label, m_config.concurrency, m_config.maxQueued, this);
     upstream.breaker = new CircuitBreaker(label, m_clock, m_config.breakerFailures, m_config.breakerCooldown, this);
-    QUrl modelsUrl = baseUrl;
-    QString path = modelsUrl.path();
-    if (path.endsWith(u'/'))
-        path.chop(1);
-    modelsUrl.setPath(path + modelsPath);
+    // The probe asks the models list, where a client's GET /v1/models would go.
+    const QUrl modelsUrl = upstreamUrl(baseUrl, style, "/v1/models", {});
     upstream.probe = new BreakerProbe(upstream.breaker, modelsUrl, m_config.breakerProbeInterval, probeTimeout(m_config), this);
     connect(upstream.breaker, &CircuitBreaker::stateChanged, this, &ProxyServer::breakerChanged);
 }
@@ -335,19 +331,7 @@ Sharing::Takeoff ProxyServer::takeOff(const Route &route, const IncomingRequest 
     if (route.kind == Route::Kind::PassThrough)
         flight.setPassThrough(request.method != "HEAD");
 
-    QUrl url = upstream.baseUrl;
-    // The OpenAI base already ends in /v1 (as the SDKs' base URLs do); Anthropic's does not.
-    QByteArray suffix = request.path;
-    if (flight.style() == ApiStyle::OpenAI && url.path().endsWith(u"/v1"_s) && suffix.startsWith("/v1/"))
-        suffix = suffix.mid(3);
-    QString basePath = url.path(QUrl::FullyEncoded);
-    if (basePath.endsWith(u'/'))
-        basePath.chop(1);
-    // The client's path as it came, percent-encoding included (an id such as openai%2Fgpt-4o).
-    url.setPath(basePath + QString::fromUtf8(suffix), QUrl::TolerantMode);
-    if (!request.query.isEmpty())
-        url.setQuery(QString::fromUtf8(request.query), QUrl::StrictMode);
-
+    const QUrl url = upstreamUrl(upstream.baseUrl, flight.style(), request.path, request.query);
     UpstreamRequest call{request.method, url, forwardHeaders(request), request.body, m_config.upstreamTimeout};
     // Where an armed fault rule may stand in for the provider (faults/faultinjector.h).
     const FaultInjector::Submitted submitted = m_faults->submit(

@@ -115,7 +115,7 @@ private:
     void share(const Route &route, const QByteArray &key, const IncomingRequest &request, const QJsonObject &body,
                CallRecord record, ResponseWriter writer);
     Upstream &upstreamFor(ApiStyle style);
-    void setUpUpstream(Upstream &upstream, const QByteArray &name, const QUrl &baseUrl, const QString &modelsPath);
+    void setUpUpstream(Upstream &upstream, const QByteArray &name, const QUrl &baseUrl, ApiStyle style);
     // What admitting one upstream call holds until `settle`: spend reserved for it and, in half-open,
     // the breaker's one trial.
     struct Admitted

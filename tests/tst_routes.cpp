@@ -6,6 +6,7 @@
 
 #include "accounting/spendguard.h"
 #include "fakeclock.h"
+#include "proxyroutes.h"
 #include "proxyharness.h"
 #include "sharing/flight.h"
 #include "wireevents.h"
@@ -119,6 +120,8 @@ private slots:
     void uploads_arriveByteIdentical();
     void largeDownload_isRelayedAsItArrives_flightKeepsAPrefix();
     void getChatCompletions_isPassedThrough();
+    void upstreamUrl_joinsBaseAndPath_data();
+    void upstreamUrl_joinsBaseAndPath();
     void noRoute_data();
     void noRoute();
     void webSocketUpgrade_oneResponse426();
@@ -618,6 +621,39 @@ void TestRoutes::trialAnswered4xx_leavesBreakerHalfOpen()
         QCOMPARE(breakerState(harness), BreakerState::HalfOpen);
     }
     QCOMPARE(harness.mock()->callCount(u"/no-such-prefix/v1/chat/completions"_s), 4);
+}
+
+void TestRoutes::upstreamUrl_joinsBaseAndPath_data()
+{
+    QTest::addColumn<QUrl>("base");
+    QTest::addColumn<bool>("anthropic");
+    QTest::addColumn<QByteArray>("path");
+    QTest::addColumn<QByteArray>("query");
+    QTest::addColumn<QString>("expected");
+    QTest::newRow("openai /v1 not repeated") << QUrl(u"https://api.openai.com/v1"_s) << false
+        << "/v1/chat/completions"_ba << ""_ba << u"https://api.openai.com/v1/chat/completions"_s;
+    QTest::newRow("base with a trailing slash") << QUrl(u"http://127.0.0.1:8081/v1/"_s) << false
+        << "/v1/models"_ba << ""_ba << u"http://127.0.0.1:8081/v1/models"_s;
+    QTest::newRow("base under a prefix") << QUrl(u"https://gw.example/openai/v1"_s) << false
+        << "/v1/embeddings"_ba << ""_ba << u"https://gw.example/openai/v1/embeddings"_s;
+    QTest::newRow("openai base without /v1 keeps it") << QUrl(u"http://127.0.0.1:9000"_s) << false
+        << "/v1/responses"_ba << ""_ba << u"http://127.0.0.1:9000/v1/responses"_s;
+    QTest::newRow("anthropic adds /v1") << QUrl(u"https://api.anthropic.com"_s) << true
+        << "/v1/messages"_ba << ""_ba << u"https://api.anthropic.com/v1/messages"_s;
+    QTest::newRow("encoding and query kept") << QUrl(u"https://api.openai.com/v1"_s) << false
+        << "/v1/models/openai%2Fgpt-4o"_ba << "after=a%20b&limit=2"_ba
+        << u"https://api.openai.com/v1/models/openai%2Fgpt-4o?after=a%20b&limit=2"_s;
+}
+
+void TestRoutes::upstreamUrl_joinsBaseAndPath()
+{
+    QFETCH(QUrl, base);
+    QFETCH(bool, anthropic);
+    QFETCH(QByteArray, path);
+    QFETCH(QByteArray, query);
+    QFETCH(QString, expected);
+    const QUrl url = upstreamUrl(base, anthropic ? ApiStyle::Anthropic : ApiStyle::OpenAI, path, query);
+    QCOMPARE(url.toString(QUrl::FullyEncoded), expected);
 }
 
 QTEST_GUILESS_MAIN(TestRoutes)
