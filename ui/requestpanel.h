@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QHash>
 #include <QSet>
 #include <QWidget>
 
@@ -9,6 +10,7 @@ class QComboBox;
 class QItemSelection;
 class QPlainTextEdit;
 class QPushButton;
+class ReplayDialog;
 class QTableView;
 class RequestFilter;
 class RequestTableModel;
@@ -50,6 +52,11 @@ public:
     bool exportHar(const QString &path, QString *error) const;
     void chooseExportHar();
     static QString harFileName();   // breakwater-requests-YYYYMMDD-HHMMSS.har
+    // The configured upstream's base URL by name ("openai", "anthropic"), offered by Replay….
+    void setUpstreamUrl(const QString &upstream, const QString &url) { m_upstreamUrls.insert(upstream, url); }
+    // "Replay…": a dialog (ui/replaydialog.h) for the selected call, shown and deleted on close;
+    // nullptr without a selection.
+    ReplayDialog *openReplay();
 
     static QString describe(const CallRecord &record);
     static QString describe(const CallRecord &record, const RetryPlace &place);
@@ -70,6 +77,8 @@ private:
     QCheckBox *m_failedOnly = nullptr;
     QPushButton *m_copyCurl = nullptr;
     QPushButton *m_exportHar = nullptr;
+    QPushButton *m_replay = nullptr;
+    QHash<QString, QString> m_upstreamUrls;
     QString m_origin = QStringLiteral("http://127.0.0.1:8080");
     QSet<QString> m_modelsSeen;
     QSet<int> m_statusesSeen;
