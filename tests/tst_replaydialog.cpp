@@ -33,6 +33,13 @@ QString origin(const ProxyHarness &harness)
     return u"http://127.0.0.1:%1"_s.arg(harness.port());
 }
 
+// Aimed at the harness's Breakwater, with a typed credential.
+void aim(ReplayDialog &dialog, const ProxyHarness &harness)
+{
+    dialog.setBreakwaterOrigin(origin(harness));
+    dialog.setTypedCredential(u"sk-typed-1"_s);
+}
+
 const auto withBodies = [](ProxyConfig &config) { config.recordBodies = true; };
 
 } // namespace
@@ -59,8 +66,7 @@ void TestReplayDialog::send_showsBothAnswersAndTheDifference()
     ProxyHarness harness(withBodies);
     const CallRecord original = record(harness, chatBody(u"side by side"_s));
     ReplayDialog dialog(original);
-    dialog.setBreakwaterOrigin(origin(harness));
-    dialog.setTypedCredential(u"sk-typed-1"_s);
+    aim(dialog, harness);
     dialog.show();
     QVERIFY(dialog.originalText().startsWith(u"status 200"_s));
     QVERIFY(dialog.originalText().contains(u"echo: side by side"_s));
@@ -91,8 +97,7 @@ void TestReplayDialog::editedBody_isSentAndItsAnswerShown()
     ProxyHarness harness(withBodies);
     const CallRecord original = record(harness, chatBody(u"first"_s));
     ReplayDialog dialog(original);
-    dialog.setBreakwaterOrigin(origin(harness));
-    dialog.setTypedCredential(u"sk-typed-1"_s);
+    aim(dialog, harness);
     dialog.setBodyText(dialog.bodyText().replace(u"\"first\""_s, u"\"second\""_s));
     QSignalSpy answered(&dialog, &ReplayDialog::answered);
     dialog.send();
@@ -108,10 +113,9 @@ void TestReplayDialog::otherUrl_sendsStraightToIt()
     ProxyHarness harness(withBodies);
     const CallRecord original = record(harness, chatBody(u"elsewhere"_s));
     ReplayDialog dialog(original);
-    dialog.setBreakwaterOrigin(origin(harness));
+    aim(dialog, harness);
     dialog.setUpstreamUrls({{u"openai"_s, harness.mock()->openaiBaseUrl().toString()}});
     dialog.setThroughBreakwater(false);
-    dialog.setTypedCredential(u"sk-typed-1"_s);
     QSignalSpy answered(&dialog, &ReplayDialog::answered);
     dialog.send();
     QVERIFY(answered.wait(kWait));

@@ -6,6 +6,7 @@
 
 #include "proxyharness.h"
 #include "replay/replayer.h"
+#include "wireevents.h"
 
 #include <QScopeGuard>
 #include <QSignalSpy>
@@ -58,11 +59,7 @@ Replayer::Options throughBreakwater(const ProxyHarness &harness, const QByteArra
 
 QByteArray headerValue(const HeaderList &headers, const QByteArray &name)
 {
-    for (const auto &[header, value] : headers) {
-        if (header.compare(name, Qt::CaseInsensitive) == 0)
-            return value;
-    }
-    return {};
+    return headerValues(headers, name).value(0);
 }
 
 const auto withBodies = [](ProxyConfig &config) { config.recordBodies = true; };

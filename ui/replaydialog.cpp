@@ -251,12 +251,13 @@ void ReplayDialog::showAnswer(const Replayer::Answer &answer)
             text += u"(then: %1)\n"_s.arg(answer.error);
         m_status->setText(u"Answered %1 by %2."_s.arg(answer.status).arg(answer.url.toDisplayString()));
     }
-    text += u"\nsent to "_s + answer.url.toDisplayString() + u'\n' + QString::fromUtf8(answer.sentHeaders);
     if (!answer.headers.isEmpty())
-        text += u"\nresponse headers\n"_s + QString::fromUtf8(answer.headers);
+        text += u"\n"_s + QString::fromUtf8(answer.headers);
     text += u'\n' + QString::fromUtf8(AnswerDiff::readable(answer.body));
     if (answer.truncated)
         text += u"\n… (cut here: the answer was longer than the replay keeps)"_s;
+    // What went out, last: the answer is what one looks at first.
+    text += u"\n\nsent to "_s + answer.url.toDisplayString() + u'\n' + QString::fromUtf8(answer.sentHeaders);
     m_replayed->setPlainText(text);
     m_difference->setText(u"Difference: "_s
                           + AnswerDiff::summary(m_record.status, recordedBody(m_record), answer.status, answer.body));

@@ -22,7 +22,8 @@ struct RetryPlace;
 // retry attempt, tokens, cost, the headers both ways, a stream's events and verdict, a failed call's
 // error body, and the bodies when the call log keeps them). Records never carry a credential, only
 // its fingerprint. A call can be copied as a curl command, and the selected calls (or all shown)
-// exported as HAR 1.2, both at Breakwater's own address (setOrigin).
+// exported as HAR 1.2, both at Breakwater's own address (setOrigin), and a call replayed and its
+// answers compared (Replay…, ui/replaydialog.h).
 class RequestPanel final : public QWidget
 {
     Q_OBJECT
