@@ -408,6 +408,7 @@ void DashboardWindow::setProxyInfo(const QString &baseUrl, bool demo)
 void DashboardWindow::setUpstreamUrl(const QString &upstream, const QString &url)
 {
     m_proxyPanel->setUpstreamUrl(upstream, url);
+    m_requests->setUpstreamUrl(upstream, url);   // offered by Replay…
     m_drawnRevision = ~quint64(0);   // the strip shows it at the next tick
 }
 

@@ -23,6 +23,7 @@
 #include "accounting/retrygroups.h"
 #include "dashboardmodel.h"
 #include "dashboardstyle.h"
+#include "replaydialog.h"
 #include "requestfilter.h"
 #include "requesttablemodel.h"
 
@@ -130,12 +131,16 @@ RequestPanel::RequestPanel(QWidget *parent)
     m_copyCurl->setEnabled(false);
     m_exportHar = new QPushButton(u"Export HAR…"_s, this);
     m_exportHar->setToolTip(u"Save the selected calls, or all shown, as HAR 1.2 for a browser's devtools"_s);
+    m_replay = new QPushButton(u"Replay…"_s, this);
+    m_replay->setToolTip(u"Send the selected call again, through Breakwater or to another URL, and compare the answers"_s);
+    m_replay->setEnabled(false);
     auto *detailsPane = new QWidget(this);
     auto *detailsLayout = new QVBoxLayout(detailsPane);
     detailsLayout->setContentsMargins(0, 0, 0, 0);
     auto *actions = new QHBoxLayout;
     actions->addWidget(m_copyCurl);
     actions->addWidget(m_exportHar);
+    actions->addWidget(m_replay);
     actions->addStretch();
     detailsLayout->addLayout(actions);
     detailsLayout->addWidget(m_details, 1);
@@ -158,6 +163,7 @@ RequestPanel::RequestPanel(QWidget *parent)
     connect(m_view, &QWidget::customContextMenuRequested, this, &RequestPanel::showContextMenu);
     connect(m_copyCurl, &QPushButton::clicked, this, &RequestPanel::copyAsCurl);
     connect(m_exportHar, &QPushButton::clicked, this, &RequestPanel::chooseExportHar);
+    connect(m_replay, &QPushButton::clicked, this, &RequestPanel::openReplay);
 }
 
 void RequestPanel::refresh(const DashboardModel &model)
@@ -228,6 +234,7 @@ void RequestPanel::onSelectionChanged()
 {
     const QModelIndexList rows = m_view->selectionModel()->selectedRows();
     m_copyCurl->setEnabled(!rows.isEmpty());
+    m_replay->setEnabled(!rows.isEmpty());
     if (rows.isEmpty()) {
         m_details->clear();
         return;
@@ -311,11 +318,26 @@ void RequestPanel::chooseExportHar()
         QMessageBox::warning(this, u"Export HAR"_s, u"The calls were not saved: %1."_s.arg(error));
 }
 
+ReplayDialog *RequestPanel::openReplay()
+{
+    const int row = detailsRow();
+    if (row < 0)
+        return nullptr;
+    auto *dialog = new ReplayDialog(m_table->recordAt(row), this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setBreakwaterOrigin(m_origin);
+    dialog->setUpstreamUrls(m_upstreamUrls);
+    dialog->show();
+    return dialog;
+}
+
 void RequestPanel::showContextMenu(const QPoint &at)
 {
     QMenu menu(this);
     QAction *curl = menu.addAction(u"Copy as curl"_s, this, &RequestPanel::copyAsCurl);
     curl->setEnabled(m_view->selectionModel()->hasSelection());
+    QAction *replay = menu.addAction(u"Replay…"_s, this, &RequestPanel::openReplay);
+    replay->setEnabled(m_view->selectionModel()->hasSelection());
     menu.addAction(u"Export HAR…"_s, this, &RequestPanel::chooseExportHar);
     menu.exec(m_view->viewport()->mapToGlobal(at));
 }

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QHash>
 #include <QSet>
 #include <QWidget>
 
@@ -9,6 +10,7 @@ class QComboBox;
 class QItemSelection;
 class QPlainTextEdit;
 class QPushButton;
+class ReplayDialog;
 class QTableView;
 class RequestFilter;
 class RequestTableModel;
@@ -20,7 +22,8 @@ struct RetryPlace;
 // retry attempt, tokens, cost, the headers both ways, a stream's events and verdict, a failed call's
 // error body, and the bodies when the call log keeps them). Records never carry a credential, only
 // its fingerprint. A call can be copied as a curl command, and the selected calls (or all shown)
-// exported as HAR 1.2, both at Breakwater's own address (setOrigin).
+// exported as HAR 1.2, both at Breakwater's own address (setOrigin), and a call replayed and its
+// answers compared (Replay…, ui/replaydialog.h).
 class RequestPanel final : public QWidget
 {
     Q_OBJECT
@@ -50,6 +53,11 @@ public:
     bool exportHar(const QString &path, QString *error) const;
     void chooseExportHar();
     static QString harFileName();   // breakwater-requests-YYYYMMDD-HHMMSS.har
+    // The configured upstream's base URL by name ("openai", "anthropic"), offered by Replay….
+    void setUpstreamUrl(const QString &upstream, const QString &url) { m_upstreamUrls.insert(upstream, url); }
+    // "Replay…": a dialog (ui/replaydialog.h) for the selected call, shown and deleted on close;
+    // nullptr without a selection.
+    ReplayDialog *openReplay();
 
     static QString describe(const CallRecord &record);
     static QString describe(const CallRecord &record, const RetryPlace &place);
@@ -70,6 +78,8 @@ private:
     QCheckBox *m_failedOnly = nullptr;
     QPushButton *m_copyCurl = nullptr;
     QPushButton *m_exportHar = nullptr;
+    QPushButton *m_replay = nullptr;
+    QHash<QString, QString> m_upstreamUrls;
     QString m_origin = QStringLiteral("http://127.0.0.1:8080");
     QSet<QString> m_modelsSeen;
     QSet<int> m_statusesSeen;

@@ -1,0 +1,231 @@
+#include "replay/replayer.h"
+
+#include <algorithm>
+#include <utility>
+
+#include <QHostAddress>
+#include <QLoggingCategory>
+#include <QNetworkAccessManager>
+#include <QNetworkProxy>
+#include <QNetworkReply>
+#include <QNetworkRequest>
+
+#include "accounting/callinspection.h"
+#include "accounting/callrecord.h"
+#include "http/protocol.h"
+
+using namespace Qt::StringLiterals;
+
+Q_LOGGING_CATEGORY(lcReplay, "breakwater.replay", QtInfoMsg)
+
+namespace {
+
+// Headers the network manager writes itself (Host, Content-Length, the encoding it can decode) or
+// that belong to the recorded connection, not to the call.
+bool leftOut(const QByteArray &lowerName)
+{
+    return isHopByHopHeader(lowerName) || lowerName == "host" || lowerName == "content-length"
+        || lowerName == "accept-encoding" || lowerName == "cache-control";
+}
+
+// The credential header a replay carries: the one the recorded call used (its value was redacted
+// when recorded), else the one its API style reads.
+QByteArray credentialHeader(const HeaderList &recorded, ApiStyle style, const QByteArray &credential,
+                            QByteArray *value)
+{
+    QByteArray name;
+    for (const auto &[header, recordedValue] : recorded) {
+        const QByteArray lower = header.toLower();
+        if (lower == "authorization" || lower == "x-api-key" || lower == "api-key") {
+            name = header;
+            break;
+        }
+    }
+    if (name.isEmpty())
+        name = style == ApiStyle::Anthropic ? QByteArray("x-api-key") : QByteArray("Authorization");
+    *value = name.toLower() == "authorization" ? "Bearer " + credential : credential;
+    return name;
+}
+
+bool isLoopback(const QUrl &url)
+{
+    const QString host = url.host();
+    return host == u"localhost"_s || QHostAddress(host).isLoopback();
+}
+
+} // namespace
+
+Replayer::Replayer(QObject *parent)
+    : QObject(parent), m_network(new QNetworkAccessManager(this))
+{
+}
+
+Replayer::~Replayer()
+{
+    abort();
+}
+
+QString Replayer::refusal(const CallRecord &record)
+{
+    const QByteArray method = record.method.isEmpty() ? QByteArray("POST") : record.method;
+    const bool hasBody = method != "GET" && method != "HEAD" && method != "DELETE";
+    if (hasBody && record.requestBody.isEmpty())
+        return u"This call's request body was not logged: start Breakwater with --log-bodies to replay calls."_s;
+    if (record.target.isEmpty() && record.route.isEmpty())
+        return u"This record does not say where the call went (it predates the call log's schema 4)."_s;
+    return {};
+}
+
+ApiStyle Replayer::styleOf(const CallRecord &record)
+{
+    return record.upstream == "anthropic" ? ApiStyle::Anthropic : ApiStyle::OpenAI;
+}
+
+QString Replayer::credentialVariable(ApiStyle style)
+{
+    return style == ApiStyle::Anthropic ? u"ANTHROPIC_API_KEY"_s : u"OPENAI_API_KEY"_s;
+}
+
+QByteArray Replayer::environmentCredential(ApiStyle style)
+{
+    return qEnvironmentVariable(qPrintable(credentialVariable(style))).trimmed().toUtf8();
+}
+
+QUrl Replayer::urlFor(const QUrl &baseUrl, const QByteArray &target)
+{
+    QUrl url = baseUrl;
+    const qsizetype queryAt = target.indexOf('?');
+    QByteArray path = queryAt < 0 ? target : target.left(queryAt);
+    QString basePath = url.path(QUrl::FullyEncoded);
+    if (basePath.endsWith(u'/'))
+        basePath.chop(1);
+    if (basePath.endsWith(u"/v1"_s) && path.startsWith("/v1/"))
+        path = path.mid(3);
+    // The target's path as recorded, percent-encoding included (an id such as openai%2Fgpt-4o).
+    url.setPath(basePath + QString::fromUtf8(path), QUrl::TolerantMode);
+    if (queryAt >= 0)
+        url.setQuery(QString::fromUtf8(target.mid(queryAt + 1)), QUrl::TolerantMode);
+    return url;
+}
+
+bool Replayer::replay(const CallRecord &record, const Options &options, QString *why)
+{
+    const auto refuse = [why](const QString &reason) {
+        if (why)
+            *why = reason;
+        return false;
+    };
+    if (m_reply)
+        return refuse(u"A replay is already running."_s);
+    if (const QString refused = refusal(record); !refused.isEmpty())
+        return refuse(refused);
+    if (!options.baseUrl.isValid() || (options.baseUrl.scheme() != u"http"_s && options.baseUrl.scheme() != u"https"_s))
+        return refuse(u"The base URL must be an http:// or https:// URL."_s);
+
+    const QByteArray method = record.method.isEmpty() ? QByteArray("POST") : record.method;
+    const QByteArray target = record.target.isEmpty() ? record.route : record.target;
+    const QByteArray body = options.body.isEmpty() ? record.requestBody : options.body;
+    m_answer = Answer{};
+    m_answer.url = urlFor(options.baseUrl, target);
+    m_answer.sentBody = body;
+    m_maxAnswerBytes = options.maxAnswerBytes;
+    m_cutAtBound = false;
+
+    QNetworkRequest request(m_answer.url);
+    // What is sent is what the provider said, so a redirect is shown rather than followed.
+    request.setAttribute(QNetworkRequest::RedirectPolicyAttribute, QNetworkRequest::ManualRedirectPolicy);
+    request.setTransferTimeout(int(options.timeout.count()));
+    const HeaderList recorded = CallInspection::parseHeaders(record.requestHeaders);
+    bool hasContentType = false;
+    const auto send = [&](const QByteArray &name, const QByteArray &value, const QByteArray &shown) {
+        request.setRawHeader(name, value);
+        m_answer.sentHeaders += name + ": " + shown + '\n';
+    };
+    for (const auto &[name, value] : recorded) {
+        const QByteArray lower = name.toLower();
+        if (leftOut(lower) || CallInspection::isSecretHeader(lower))
+            continue;
+        hasContentType = hasContentType || lower == "content-type";
+        send(name, value, value);
+    }
+    if (!hasContentType && !body.isEmpty())
+        send("Content-Type", "application/json", "application/json");
+    if (options.throughBreakwater)   // a fresh upstream call: no join, no cached answer
+        send("Cache-Control", "no-cache", "no-cache");
+    if (!options.credential.isEmpty()) {
+        QByteArray value;
+        const QByteArray name = credentialHeader(recorded, styleOf(record), options.credential, &value);
+        send(name, value, CallInspection::kRedacted);
+    }
+
+    // A proxy from the environment must not see a call to a loopback address (Breakwater itself,
+    // a local model); anything else goes the way the system says.
+    m_network->setProxy(isLoopback(m_answer.url) ? QNetworkProxy(QNetworkProxy::NoProxy)
+                                                 : QNetworkProxy(QNetworkProxy::DefaultProxy));
+    m_elapsed.start();
+    m_reply = m_network->sendCustomRequest(request, method, body);
+    qCInfo(lcReplay) << "replaying" << record.requestId << method << m_answer.url.toDisplayString();
+    // Each reply speaks only for itself: an aborted one may still report after the next began.
+    QNetworkReply *reply = m_reply;
+    connect(reply, &QIODevice::readyRead, this, [this, reply] {
+        if (reply == m_reply)
+            onReadyRead();
+    });
+    connect(reply, &QNetworkReply::finished, this, [this, reply] {
+        if (reply == m_reply)
+            onFinished();
+    });
+    return true;
+}
+
+void Replayer::abort()
+{
+    if (!m_reply)
+        return;
+    QNetworkReply *reply = std::exchange(m_reply, nullptr);
+    reply->disconnect(this);
+    reply->abort();
+    reply->deleteLater();
+}
+
+bool Replayer::keep(const QByteArray &chunk)
+{
+    const qint64 room = std::max<qint64>(m_maxAnswerBytes - m_answer.body.size(), 0);
+    m_answer.body += chunk.left(room);
+    if (chunk.size() <= room)
+        return true;
+    m_answer.truncated = true;
+    return false;
+}
+
+void Replayer::onReadyRead()
+{
+    if (m_cutAtBound || keep(m_reply->readAll()))
+        return;
+    // Enough to look at: the rest is not read, and the answer stands as far as it came.
+    m_cutAtBound = true;
+    m_reply->abort();   // finished() comes now, or has come already
+}
+
+void Replayer::onFinished()
+{
+    QNetworkReply *reply = std::exchange(m_reply, nullptr);
+    reply->deleteLater();
+    if (!m_cutAtBound && reply->isOpen())   // a reply that timed out is closed already
+        keep(reply->readAll());
+    m_answer.status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+    for (const auto &[name, value] : reply->rawHeaderPairs())
+        m_answer.headers += name + ": " + value + '\n';
+    if (m_answer.status == 0 && !m_cutAtBound) {
+        const bool timedOut = reply->error() == QNetworkReply::OperationCanceledError
+                           || reply->error() == QNetworkReply::TimeoutError;
+        m_answer.error = timedOut ? u"no answer within the timeout"_s : reply->errorString();
+    } else if (m_answer.status > 0 && !m_cutAtBound && reply->error() != QNetworkReply::NoError
+               && reply->error() < QNetworkReply::ContentAccessDenied) {
+        // A connection-level failure after the headers came (a stream cut midway): say so, keep the rest.
+        m_answer.error = reply->errorString();
+    }
+    m_answer.elapsedMs = m_elapsed.elapsed();
+    qCInfo(lcReplay) << "replay answered" << m_answer.status << m_answer.body.size() << "bytes" << m_answer.error;
+    Q_EMIT finished(m_answer);
+}

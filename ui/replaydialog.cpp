@@ -1,0 +1,285 @@
+#include "replaydialog.h"
+
+#include <QButtonGroup>
+#include <QDialogButtonBox>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QJsonDocument>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QRadioButton>
+#include <QSplitter>
+#include <QVBoxLayout>
+
+#include "replay/answerdiff.h"
+
+using namespace Qt::StringLiterals;
+
+namespace {
+
+QPlainTextEdit *textBox(QWidget *parent, bool readOnly)
+{
+    auto *box = new QPlainTextEdit(parent);
+    box->setReadOnly(readOnly);
+    box->setFont(QFont(u"monospace"_s));
+    box->setLineWrapMode(QPlainTextEdit::NoWrap);
+    return box;
+}
+
+// The body the recorded answer is compared with: the response body when bodies were logged, else
+// a failed call's error body (kept always), else nothing.
+QByteArray recordedBody(const CallRecord &record)
+{
+    return record.responseBody.isEmpty() ? record.errorBody : record.responseBody;
+}
+
+} // namespace
+
+ReplayDialog::ReplayDialog(const CallRecord &record, QWidget *parent)
+    : QDialog(parent), m_record(record), m_replayer(new Replayer(this))
+{
+    setWindowTitle(u"Replay %1"_s.arg(QString::fromLatin1(record.requestId)));
+    resize(1100, 720);
+    const ApiStyle style = Replayer::styleOf(record);
+    const QByteArray target = record.target.isEmpty() ? record.route : record.target;
+    auto *layout = new QVBoxLayout(this);
+    layout->addWidget(new QLabel(u"<b>%1 %2</b> → %3, recorded status %4"_s.arg(
+                                     QString::fromLatin1(record.method.isEmpty() ? "POST" : record.method),
+                                     QString::fromUtf8(target).toHtmlEscaped(), QString::fromLatin1(record.upstream),
+                                     QString::number(record.status)), this));
+
+    auto *where = new QGroupBox(u"Send to"_s, this);
+    auto *whereLayout = new QFormLayout(where);
+    m_through = new QRadioButton(where);
+    m_other = new QRadioButton(u"another base URL:"_s, where);
+    m_otherUrl = new QLineEdit(where);
+    m_otherUrl->setPlaceholderText(style == ApiStyle::Anthropic ? u"https://api.anthropic.com"_s
+                                                                : u"http://127.0.0.1:8081/v1"_s);
+    m_otherUrl->setToolTip(u"Straight there, not through Breakwater: a local model, the other upstream"_s);
+    whereLayout->addRow(m_through);
+    whereLayout->addRow(m_other, m_otherUrl);
+    auto *targets = new QButtonGroup(this);
+    targets->addButton(m_through);
+    targets->addButton(m_other);
+    m_through->setChecked(true);
+    setBreakwaterOrigin(m_origin);
+    layout->addWidget(where);
+
+    auto *credential = new QGroupBox(u"Credential (never stored)"_s, this);
+    auto *credentialLayout = new QFormLayout(credential);
+    const QString variable = Replayer::credentialVariable(style);
+    const bool found = !Replayer::environmentCredential(style).isEmpty();
+    m_fromEnvironment = new QRadioButton(found ? u"from the environment: $%1 (found)"_s.arg(variable)
+                                               : u"from the environment: $%1 (not set)"_s.arg(variable), credential);
+    m_fromEnvironment->setEnabled(found);
+    m_typed = new QRadioButton(u"typed:"_s, credential);
+    m_credential = new QLineEdit(credential);
+    m_credential->setEchoMode(QLineEdit::Password);
+    m_credential->setPlaceholderText(style == ApiStyle::Anthropic ? u"sk-ant-…"_s : u"sk-…"_s);
+    m_noCredential = new QRadioButton(u"none (a local model that needs no key)"_s, credential);
+    credentialLayout->addRow(m_fromEnvironment);
+    credentialLayout->addRow(m_typed, m_credential);
+    credentialLayout->addRow(m_noCredential);
+    auto *credentials = new QButtonGroup(this);
+    credentials->addButton(m_fromEnvironment);
+    credentials->addButton(m_typed);
+    credentials->addButton(m_noCredential);
+    (found ? m_fromEnvironment : m_typed)->setChecked(true);
+    layout->addWidget(credential);
+
+    layout->addWidget(new QLabel(u"Request body (edit it to send something else):"_s, this));
+    m_body = textBox(this, false);
+    m_shownBody = AnswerDiff::readable(record.requestBody);
+    m_body->setPlainText(QString::fromUtf8(m_shownBody));
+    layout->addWidget(m_body, 2);
+
+    auto *sendRow = new QHBoxLayout;
+    m_send = new QPushButton(u"Send"_s, this);
+    m_send->setObjectName(u"send"_s);
+    m_send->setDefault(true);
+    m_status = new QLabel(this);
+    m_status->setWordWrap(true);
+    sendRow->addWidget(m_send);
+    sendRow->addWidget(m_status, 1);
+    layout->addLayout(sendRow);
+
+    auto *answers = new QSplitter(Qt::Horizontal, this);
+    const auto titled = [answers](const QString &title, QPlainTextEdit *box) {
+        auto *pane = new QWidget(answers);
+        auto *paneLayout = new QVBoxLayout(pane);
+        paneLayout->setContentsMargins(0, 0, 0, 0);
+        paneLayout->addWidget(new QLabel(title, pane));
+        paneLayout->addWidget(box, 1);
+        answers->addWidget(pane);
+    };
+    m_original = textBox(answers, true);
+    m_replayed = textBox(answers, true);
+    m_replayed->setPlaceholderText(u"Send to see the answer here."_s);
+    titled(u"Recorded answer"_s, m_original);
+    titled(u"Replayed answer"_s, m_replayed);
+    layout->addWidget(answers, 3);
+    m_difference = new QLabel(this);
+    m_difference->setWordWrap(true);
+    m_difference->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    layout->addWidget(m_difference);
+    auto *buttons = new QDialogButtonBox(QDialogButtonBox::Close, this);
+    layout->addWidget(buttons);
+
+    QString original = u"status %1"_s.arg(record.status);
+    if (!record.errorKind.isEmpty())
+        original += u"  ("_s + QString::fromLatin1(record.errorKind) + u')';
+    original += u"\n\n"_s;
+    if (!record.responseBody.isEmpty())
+        original += QString::fromUtf8(AnswerDiff::readable(record.responseBody));
+    else if (!record.errorBody.isEmpty())
+        original += u"upstream error body:\n"_s + QString::fromUtf8(AnswerDiff::readable(record.errorBody));
+    else
+        original += u"(the answer's body was not logged)"_s;
+    m_original->setPlainText(original);
+
+    connect(m_send, &QPushButton::clicked, this, &ReplayDialog::send);
+    connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    connect(m_replayer, &Replayer::finished, this, &ReplayDialog::showAnswer);
+    connect(targets, &QButtonGroup::buttonToggled, this, &ReplayDialog::updateControls);
+    connect(credentials, &QButtonGroup::buttonToggled, this, &ReplayDialog::updateControls);
+    connect(m_otherUrl, &QLineEdit::textChanged, this, &ReplayDialog::updateControls);
+    updateControls();
+    if (const QString refused = Replayer::refusal(record); !refused.isEmpty()) {
+        m_body->setEnabled(false);
+        m_status->setText(refused);
+    }
+}
+
+void ReplayDialog::setBreakwaterOrigin(const QString &origin)
+{
+    m_origin = origin;
+    m_through->setText(u"Breakwater itself (%1, with Cache-Control: no-cache: a fresh upstream call)"_s.arg(origin));
+}
+
+void ReplayDialog::setUpstreamUrls(const QHash<QString, QString> &urls)
+{
+    if (m_otherUrl->text().isEmpty())
+        m_otherUrl->setText(urls.value(QString::fromLatin1(m_record.upstream)));
+}
+
+void ReplayDialog::setThroughBreakwater(bool through)
+{
+    (through ? m_through : m_other)->setChecked(true);
+}
+
+void ReplayDialog::setOtherUrl(const QString &url)
+{
+    m_otherUrl->setText(url);
+}
+
+void ReplayDialog::setTypedCredential(const QString &credential)
+{
+    m_credential->setText(credential);
+    m_typed->setChecked(true);
+}
+
+void ReplayDialog::setBodyText(const QString &text)
+{
+    m_body->setPlainText(text);
+}
+
+QString ReplayDialog::bodyText() const
+{
+    return m_body->toPlainText();
+}
+
+bool ReplayDialog::canSend() const
+{
+    return m_send->isEnabled();
+}
+
+void ReplayDialog::updateControls()
+{
+    m_otherUrl->setEnabled(m_other->isChecked());
+    m_credential->setEnabled(m_typed->isChecked());
+    const bool whereKnown = m_through->isChecked() || QUrl(m_otherUrl->text().trimmed()).isValid();
+    m_send->setEnabled(Replayer::refusal(m_record).isEmpty() && !m_replayer->isRunning() && whereKnown
+                       && !(m_other->isChecked() && m_otherUrl->text().trimmed().isEmpty()));
+}
+
+void ReplayDialog::send()
+{
+    if (!canSend())
+        return;
+    Replayer::Options options;
+    options.throughBreakwater = m_through->isChecked();
+    options.baseUrl = QUrl(options.throughBreakwater ? m_origin : m_otherUrl->text().trimmed());
+    if (m_fromEnvironment->isChecked())
+        options.credential = Replayer::environmentCredential(Replayer::styleOf(m_record));
+    else if (m_typed->isChecked())
+        options.credential = m_credential->text().trimmed().toUtf8();
+    const QByteArray edited = m_body->toPlainText().toUtf8();
+    options.body = edited == m_shownBody ? m_record.requestBody : edited;   // untouched: the recorded bytes
+    QString note;
+    if (edited != m_shownBody && !edited.trimmed().isEmpty()) {
+        QJsonParseError error;
+        QJsonDocument::fromJson(edited, &error);
+        if (error.error != QJsonParseError::NoError)
+            note = u" (the edited body is not valid JSON: sent as typed)"_s;
+    }
+    QString why;
+    if (!m_replayer->replay(m_record, options, &why)) {
+        m_status->setText(why);
+        return;
+    }
+    m_status->setText(u"Sending to %1…"_s.arg(Replayer::urlFor(options.baseUrl, m_record.target.isEmpty()
+                                                                                    ? m_record.route : m_record.target)
+                                                  .toDisplayString()) + note);
+    m_replayed->clear();
+    m_difference->clear();
+    updateControls();
+}
+
+void ReplayDialog::showAnswer(const Replayer::Answer &answer)
+{
+    updateControls();
+    QString text;
+    if (answer.status == 0) {
+        text = u"no answer: %1\n"_s.arg(answer.error);
+        m_status->setText(u"No answer from %1: %2"_s.arg(answer.url.toDisplayString(), answer.error));
+    } else {
+        text = u"status %1 in %2 ms\n"_s.arg(answer.status).arg(answer.elapsedMs);
+        if (!answer.error.isEmpty())
+            text += u"(then: %1)\n"_s.arg(answer.error);
+        m_status->setText(u"Answered %1 by %2."_s.arg(answer.status).arg(answer.url.toDisplayString()));
+    }
+    if (!answer.headers.isEmpty())
+        text += u"\n"_s + QString::fromUtf8(answer.headers);
+    text += u'\n' + QString::fromUtf8(AnswerDiff::readable(answer.body));
+    if (answer.truncated)
+        text += u"\n… (cut here: the answer was longer than the replay keeps)"_s;
+    // What went out, last: the answer is what one looks at first.
+    text += u"\n\nsent to "_s + answer.url.toDisplayString() + u'\n' + QString::fromUtf8(answer.sentHeaders);
+    m_replayed->setPlainText(text);
+    m_difference->setText(u"Difference: "_s
+                          + AnswerDiff::summary(m_record.status, recordedBody(m_record), answer.status, answer.body));
+    Q_EMIT answered();
+}
+
+QString ReplayDialog::originalText() const
+{
+    return m_original->toPlainText();
+}
+
+QString ReplayDialog::replayText() const
+{
+    return m_replayed->toPlainText();
+}
+
+QString ReplayDialog::differenceText() const
+{
+    return m_difference->text();
+}
+
+QString ReplayDialog::statusText() const
+{
+    return m_status->text();
+}
