@@ -1,6 +1,7 @@
 #include "breakertimeline.h"
 
 #include <QHelpEvent>
+#include <QMouseEvent>
 #include <QPainter>
 
 #include "dashboardstyle.h"
@@ -112,14 +113,41 @@ QString BreakerTimeline::toolTipAt(const QPoint &position) const
         const qint64 at = timeAt(position.x());
         for (const DashboardModel::Band &band : row.bands) {
             if (at >= band.startMs && at <= band.endMs) {
-                return u"%1: %2\n%3 – %4 (%5)"_s.arg(row.upstream, dashboardstyle::breakerLabel(band.state),
-                                                    dashboardstyle::formatClock(band.startMs, false),
-                                                    dashboardstyle::formatClock(band.endMs, false),
-                                                    dashboardstyle::formatDuration(band.endMs - band.startMs));
+                return u"%1: %2\n%3 – %4 (%5)\nclick: the calls received then"_s.arg(
+                    row.upstream, dashboardstyle::breakerLabel(band.state), dashboardstyle::formatClock(band.startMs, false),
+                    dashboardstyle::formatClock(band.endMs, false), dashboardstyle::formatDuration(band.endMs - band.startMs));
             }
         }
     }
     return {};
+}
+
+QRect BreakerTimeline::bandRect(int row, int index) const
+{
+    if (row < 0 || row >= m_rows.size() || index < 0 || index >= m_rows[row].bands.size())
+        return {};
+    const QRect rect = rowRect(row);
+    const DashboardModel::Band &band = m_rows[row].bands[index];
+    const int left = std::max(xFor(band.startMs), rect.left());
+    const int right = std::min(xFor(band.endMs), rect.right());
+    return QRect(left, rect.top(), std::max(right - left, 1), rect.height());
+}
+
+void BreakerTimeline::mousePressEvent(QMouseEvent *event)
+{
+    if (event->button() != Qt::LeftButton)
+        return QWidget::mousePressEvent(event);
+    const QPoint at = event->position().toPoint();
+    for (int r = 0; r < m_rows.size(); ++r) {
+        for (int i = 0; i < m_rows[r].bands.size(); ++i) {
+            if (!bandRect(r, i).contains(at))
+                continue;
+            const DashboardModel::Band &band = m_rows[r].bands[i];
+            Q_EMIT bandClicked(m_rows[r].upstream, std::max(band.startMs, m_fromMs), std::min(band.endMs, m_toMs), band.state);
+            return;
+        }
+    }
+    QWidget::mousePressEvent(event);
 }
 
 bool BreakerTimeline::event(QEvent *event)
@@ -149,10 +177,9 @@ void BreakerTimeline::paintEvent(QPaintEvent *)
         painter.drawText(QRect(4, rect.top(), kNameWidth - 10, rect.height()), Qt::AlignVCenter | Qt::AlignRight,
                          row.upstream);
         painter.fillRect(rect, QColor(0xee, 0xee, 0xee));   // no data: before the app saw this upstream
-        for (const DashboardModel::Band &band : row.bands) {
-            const int left = std::max(xFor(band.startMs), rect.left());
-            const int right = std::min(xFor(band.endMs), rect.right());
-            const QRect bandRect(left, rect.top(), std::max(right - left, 1), rect.height());
+        for (int i = 0; i < row.bands.size(); ++i) {
+            const DashboardModel::Band &band = row.bands[i];
+            const QRect bandRect = this->bandRect(r, i);
             painter.fillRect(bandRect, dashboardstyle::breakerColor(band.state));
             const QString label = dashboardstyle::breakerLabel(band.state);
             if (bandRect.width() > metrics.horizontalAdvance(label) + 12) {

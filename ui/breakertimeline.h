@@ -9,6 +9,8 @@
 // "Breaker timeline": one row per upstream, its breaker's states over the window as coloured bands
 // (closed green, half-open amber, open red), each transition marked by a tick. Hovering a tick
 // shows the transition and its reason; hovering a band shows the state and how long it lasted.
+// Clicking a band says which interval it is (bandClicked): the dashboard filters the Requests table
+// to the calls received in it.
 // Hand-drawn rather than a Qt Charts series: bands with per-band tooltips are simpler as rects.
 class BreakerTimeline final : public QWidget
 {
@@ -22,11 +24,18 @@ public:
     int bandCount() const;         // over all rows, as last refreshed
     int transitionCount() const;
     QString toolTipAt(const QPoint &position) const;
+    // Where band `index` of row `row` is drawn (empty when out of range), for clicks and tests.
+    QRect bandRect(int row, int index) const;
     QSize sizeHint() const override;
     QSize minimumSizeHint() const override;
 
+Q_SIGNALS:
+    // A left click on a band: the upstream and the interval it covers (clipped to the window).
+    void bandClicked(const QString &upstream, qint64 fromMs, qint64 toMs, BreakerState state);
+
 protected:
     bool event(QEvent *event) override;
+    void mousePressEvent(QMouseEvent *event) override;
     void paintEvent(QPaintEvent *event) override;
 
 private:

@@ -35,6 +35,7 @@
 #include "democontroller.h"
 #include "figurespanel.h"
 #include "gettingstarted.h"
+#include "inflightpanel.h"
 #include "latencyscatter.h"
 #include "latencystaircase.h"
 #include "outcomechart.h"
@@ -103,6 +104,7 @@ DashboardWindow::DashboardWindow(DashboardModel *model, QWidget *parent)
     m_staircase = new LatencyStaircase;
     m_scatter = new LatencyScatter;
     m_requests = new RequestPanel;
+    m_inFlight = new InFlightPanel;
 
     m_barsChoice = new QComboBox;
     for (const int bars : {20, 40, 100, 200})
@@ -132,6 +134,13 @@ DashboardWindow::DashboardWindow(DashboardModel *model, QWidget *parent)
     m_tabs = new QTabWidget;
     m_tabs->addTab(scrolling(live, Qt::ScrollBarAsNeeded), u"Live"_s);
     m_tabs->addTab(m_requests, u"Requests"_s);
+    m_tabs->addTab(m_inFlight, u"In flight"_s);
+    // A breaker band clicked: the calls received in it, in the table.
+    connect(m_breakers, &BreakerTimeline::bandClicked, this, [this](const QString &, qint64 fromMs, qint64 toMs) {
+        m_requests->setTimeRange(fromMs, toMs);
+        m_requests->refresh(*m_model);
+        m_tabs->setCurrentWidget(m_requests);
+    });
     connect(m_tabs, &QTabWidget::currentChanged, this, [this] { draw(false); });   // catch up at once
 
     m_proxyPanel = new ProxyPanel;
@@ -482,6 +491,16 @@ void DashboardWindow::draw(bool everything)
     if ((everything || m_tabs->currentIndex() == 1) && m_tableKey != key) {
         m_tableKey = key;
         m_requests->refresh(*m_model);
+    }
+    // The In flight list while its tab shows (an empty one that stays empty repaints nothing), and
+    // its count in the tab's title always, so a hang is seen from the other tabs too.
+    const ProxySnapshot &snapshot = m_model->snapshot();
+    if (everything || m_tabs->currentWidget() == m_inFlight)
+        m_inFlight->refresh(snapshot, now);
+    const int flights = int(snapshot.flights.size()) + snapshot.flightsOmitted;
+    if (flights != m_inFlightTabCount) {
+        m_inFlightTabCount = flights;
+        m_tabs->setTabText(m_tabs->indexOf(m_inFlight), flights > 0 ? u"In flight (%1)"_s.arg(flights) : u"In flight"_s);
     }
     ++m_redraws;
 }

@@ -10,6 +10,7 @@ class DashboardModel;
 class DemoController;
 class FiguresPanel;
 class GettingStarted;
+class InFlightPanel;
 class LatencyScatter;
 class LatencyStaircase;
 class OutcomeChart;
@@ -84,6 +85,7 @@ public:
     LatencyStaircase *staircase() const { return m_staircase; }
     LatencyScatter *latencyScatter() const { return m_scatter; }
     RequestPanel *requests() const { return m_requests; }
+    InFlightPanel *inFlight() const { return m_inFlight; }
     QTabWidget *tabs() const { return m_tabs; }
     ProxyPanel *proxyPanel() const { return m_proxyPanel; }
     GettingStarted *gettingStarted() const { return m_gettingStarted; }
@@ -138,6 +140,8 @@ private:
     LatencyStaircase *m_staircase = nullptr;
     LatencyScatter *m_scatter = nullptr;
     RequestPanel *m_requests = nullptr;
+    InFlightPanel *m_inFlight = nullptr;
+    int m_inFlightTabCount = -1;   // the count in the In flight tab's title
     QTabWidget *m_tabs = nullptr;
     ProxyPanel *m_proxyPanel = nullptr;
     GettingStarted *m_gettingStarted = nullptr;
