@@ -22,6 +22,7 @@
 #include "dashboardwindow.h"
 #include "democontroller.h"
 #include "desktopapp.h"
+#include "inflightpanel.h"
 #include "proxyharness.h"
 #include "requestpanel.h"
 

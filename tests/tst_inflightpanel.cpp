@@ -2,8 +2,9 @@
 // by the mock's gate in a real proxy are listed (oldest first, riders joined, queue positions) and
 // the list empties when they are answered; an empty list that stays empty changes nothing; the age
 // ticks with the view's clock; clicking a breaker band filters the Requests table to the calls
-// received in it and switches to it. Counted, with QTRY waits, no sleeps.
+// received in it and switches to it; a past interval is replotted from the call log. Counted, with QTRY waits, no sleeps.
 
+#include "accounting/calllog.h"
 #include "breakertimeline.h"
 #include "dashboardfixture.h"
 #include "dashboardmodel.h"
@@ -12,6 +13,9 @@
 #include "desktopapp.h"
 #include "inflightpanel.h"
 #include "inflighttablemodel.h"
+#include "latencyscatter.h"
+#include "latencystaircase.h"
+#include "outcomechart.h"
 #include "proxyharness.h"
 #include "requestpanel.h"
 
@@ -20,6 +24,7 @@
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTableView>
+#include <QTemporaryDir>
 #include <QTest>
 
 using namespace Qt::StringLiterals;
@@ -52,6 +57,7 @@ private slots:
     void sameFlights_onlyTheAgeTicks();
     void cappedList_saysHowManyWereLeftOut();
     void breakerBandClick_filtersTheTableToThatInterval();
+    void pastInterval_replotsEveryChartFromTheLog_untilBackToLive();
 };
 
 void TestInFlightPanel::heldFlights_areListed_andTheListEmptiesWhenReleased()
@@ -203,6 +209,65 @@ void TestInFlightPanel::breakerBandClick_filtersTheTableToThatInterval()
     requests->clearTimeRange();
     QCOMPARE(requests->rowCount(), all);
     QVERIFY(requests->timeRangeText().isEmpty());
+}
+
+// An hour ago, from the call log: six calls, the last three refused while the breaker was open.
+void TestInFlightPanel::pastInterval_replotsEveryChartFromTheLog_untilBackToLive()
+{
+    QTemporaryDir dir;
+    CallLog log;
+    QVERIFY(log.open(dir.filePath(u"calls.sqlite"_s)).ok());
+    const qint64 past = T - 3'600'000;
+    for (int i = 0; i < 6; ++i) {
+        CallRecord r = record("past-" + QByteArray::number(i), i < 3 ? Outcome::Miss : Outcome::BreakerRefused,
+                              past + i * 1000, past + i * 1000 + 300, i < 3 ? 200 : 503);
+        r.breakerState = i < 3 ? "closed" : "open";
+        log.append(r);
+    }
+    log.append(record("other-time", Outcome::Miss, past + 60'000, past + 60'300));
+    log.flush();
+
+    DashboardModel model;
+    feed(model, recording());
+    DashboardWindow window(&model);
+    window.setClock([] { return T + 30'000; });
+    window.setWindowMs(60'000);
+    int asked = 0;
+    window.setHistorySource([&](qint64 fromMs, qint64 toMs) {
+        ++asked;
+        return log.between(fromMs, toMs, DashboardModel::kMaxRecords);
+    });
+    window.show();
+    window.redraw();
+    const int liveBars = window.staircase()->barCount();
+
+    window.replotInterval(past - 500, past + 6000);
+    QCOMPARE(asked, 1);
+    QVERIFY(window.isReplotting());
+    QCOMPARE(window.tabs()->currentIndex(), 0);
+    QCOMPARE(window.staircase()->barCount(), 6);
+    QVERIFY(window.outcomeChart()->pointCount() > 0);
+    QVERIFY(window.latencyScatter()->pointCount() > 0);
+    // The breaker of that time, from the states at admission: closed, then open (then closed again
+    // where that history ends, as a restarted proxy's breakers are).
+    BreakerTimeline *timeline = window.breakerTimeline();
+    QVERIFY(timeline->bandCount() >= 2);
+    QVERIFY(timeline->toolTipAt(timeline->bandRect(0, 1).center()).startsWith(u"openai: open\n"_s));
+    QVERIFY2(window.replotText().contains(u"(6 calls)"_s) && window.replotText().contains(u"call log"_s),
+             qPrintable(window.replotText()));
+    // The live timer leaves the replotted charts alone.
+    window.redraw();
+    QCOMPARE(window.staircase()->barCount(), 6);
+
+    window.backToLive();
+    QVERIFY(!window.isReplotting());
+    QCOMPARE(window.staircase()->barCount(), liveBars);
+    QVERIFY(window.replotText().isEmpty());
+
+    // The breaker band's right-click asks for the same.
+    Q_EMIT window.breakerTimeline()->replotRequested(past, past + 6000);
+    QCOMPARE(asked, 2);
+    QVERIFY(window.isReplotting());
 }
 
 DASHBOARD_TEST_MAIN(TestInFlightPanel)

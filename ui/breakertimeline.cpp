@@ -1,6 +1,8 @@
 #include "breakertimeline.h"
 
+#include <QContextMenuEvent>
 #include <QHelpEvent>
+#include <QMenu>
 #include <QMouseEvent>
 #include <QPainter>
 
@@ -113,7 +115,7 @@ QString BreakerTimeline::toolTipAt(const QPoint &position) const
         const qint64 at = timeAt(position.x());
         for (const DashboardModel::Band &band : row.bands) {
             if (at >= band.startMs && at <= band.endMs) {
-                return u"%1: %2\n%3 – %4 (%5)\nclick: the calls received then"_s.arg(
+                return u"%1: %2\n%3 – %4 (%5)\nclick: the calls received then; right-click: replot the charts for it"_s.arg(
                     row.upstream, dashboardstyle::breakerLabel(band.state), dashboardstyle::formatClock(band.startMs, false),
                     dashboardstyle::formatClock(band.endMs, false), dashboardstyle::formatDuration(band.endMs - band.startMs));
             }
@@ -133,21 +135,41 @@ QRect BreakerTimeline::bandRect(int row, int index) const
     return QRect(left, rect.top(), std::max(right - left, 1), rect.height());
 }
 
-void BreakerTimeline::mousePressEvent(QMouseEvent *event)
+std::pair<int, int> BreakerTimeline::bandAt(const QPoint &at) const
 {
-    if (event->button() != Qt::LeftButton)
-        return QWidget::mousePressEvent(event);
-    const QPoint at = event->position().toPoint();
     for (int r = 0; r < m_rows.size(); ++r) {
         for (int i = 0; i < m_rows[r].bands.size(); ++i) {
-            if (!bandRect(r, i).contains(at))
-                continue;
-            const DashboardModel::Band &band = m_rows[r].bands[i];
-            Q_EMIT bandClicked(m_rows[r].upstream, std::max(band.startMs, m_fromMs), std::min(band.endMs, m_toMs), band.state);
-            return;
+            if (bandRect(r, i).contains(at))
+                return {r, i};
         }
     }
-    QWidget::mousePressEvent(event);
+    return {-1, -1};
+}
+
+void BreakerTimeline::mousePressEvent(QMouseEvent *event)
+{
+    const auto [row, index] = bandAt(event->position().toPoint());
+    if (event->button() != Qt::LeftButton || row < 0)
+        return QWidget::mousePressEvent(event);
+    const DashboardModel::Band &band = m_rows[row].bands[index];
+    Q_EMIT bandClicked(m_rows[row].upstream, std::max(band.startMs, m_fromMs), std::min(band.endMs, m_toMs), band.state);
+}
+
+void BreakerTimeline::contextMenuEvent(QContextMenuEvent *event)
+{
+    const auto [row, index] = bandAt(event->pos());
+    if (row < 0)
+        return QWidget::contextMenuEvent(event);
+    const DashboardModel::Band band = m_rows[row].bands[index];
+    const QString upstream = m_rows[row].upstream;
+    const qint64 from = std::max(band.startMs, m_fromMs);
+    const qint64 to = std::min(band.endMs, m_toMs);
+    QMenu menu(this);
+    connect(menu.addAction(u"Show the calls of this time"_s), &QAction::triggered, this,
+            [=, this] { Q_EMIT bandClicked(upstream, from, to, band.state); });
+    connect(menu.addAction(u"Replot every chart for this interval"_s), &QAction::triggered, this,
+            [=, this] { Q_EMIT replotRequested(from, to); });
+    menu.exec(event->globalPos());
 }
 
 bool BreakerTimeline::event(QEvent *event)

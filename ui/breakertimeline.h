@@ -10,7 +10,8 @@
 // (closed green, half-open amber, open red), each transition marked by a tick. Hovering a tick
 // shows the transition and its reason; hovering a band shows the state and how long it lasted.
 // Clicking a band says which interval it is (bandClicked): the dashboard filters the Requests table
-// to the calls received in it.
+// to the calls received in it; a right click also offers to replot every chart for that interval
+// (replotRequested).
 // Hand-drawn rather than a Qt Charts series: bands with per-band tooltips are simpler as rects.
 class BreakerTimeline final : public QWidget
 {
@@ -32,10 +33,12 @@ public:
 Q_SIGNALS:
     // A left click on a band: the upstream and the interval it covers (clipped to the window).
     void bandClicked(const QString &upstream, qint64 fromMs, qint64 toMs, BreakerState state);
+    void replotRequested(qint64 fromMs, qint64 toMs);
 
 protected:
     bool event(QEvent *event) override;
     void mousePressEvent(QMouseEvent *event) override;
+    void contextMenuEvent(QContextMenuEvent *event) override;
     void paintEvent(QPaintEvent *event) override;
 
 private:
@@ -49,6 +52,8 @@ private:
     QRect rowRect(int row) const;
     int xFor(qint64 atMs) const;
     qint64 timeAt(int x) const;
+    // The row and band index under `at`, or {-1, -1}.
+    std::pair<int, int> bandAt(const QPoint &at) const;
 
     QList<Row> m_rows;
     qint64 m_fromMs = 0;
