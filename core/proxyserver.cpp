@@ -116,6 +116,9 @@ ProxySnapshot ProxyServer::snapshot()
     snapshot.steadyMs = m_clock.steadyMs();
     snapshot.faults = m_faults->rules();
     snapshot.faultsInjected = m_faults->injected();
+    const QList<Flight *> flights = m_flights.inProgressFlights();
+    snapshot.flights = InFlight::list(flights, snapshot.atMs);
+    snapshot.flightsOmitted = int(flights.size() - snapshot.flights.size());
     return snapshot;
 }
 
@@ -350,15 +353,17 @@ Sharing::Takeoff ProxyServer::takeOff(const Route &route, const IncomingRequest 
     // long answer) would prolong the outage. If the stream fails later, that counts as a failure
     // like any other, in the closed state.
     auto decidedEarly = std::make_shared<bool>(false);
+    flight.setTrial(admitted->trial);
     if (admitted->trial) {
         connect(upstreamCall, &UpstreamCall::headersReceived, &flight,
-                [&upstream, decidedEarly](int status, const HeaderList &headers) {
+                [&upstream, &flight, decidedEarly](int status, const HeaderList &headers) {
             const bool stream = std::any_of(headers.cbegin(), headers.cend(), [](const auto &header) {
                 return header.first.compare("content-type", Qt::CaseInsensitive) == 0
                        && header.second.contains("text/event-stream");
             });
             if (isSuccess(status) && stream && !*decidedEarly) {
                 *decidedEarly = true;
+                flight.setTrial(false);
                 upstream.breaker->recordSuccess(true);
             }
         });

@@ -9,6 +9,7 @@
 
 #include "livesettings.h"
 #include "faults/faultrule.h"
+#include "sharing/inflight.h"
 #include "upstream/circuitbreaker.h"
 
 // Live figures of the proxy, made by ProxyServer::snapshot() on the proxy thread: published a few
@@ -53,5 +54,9 @@ struct ProxySnapshot
     qint64 steadyMs = 0;         // Clock::steadyMs() when taken
     QList<FaultRule> faults;
     QMap<QPair<QByteArray, QByteArray>, quint64> faultsInjected;
+    // The flights in progress, oldest first, at most InFlight::kMaxListed; `flightsOmitted` newer
+    // ones were left out.
+    QList<InFlight> flights;
+    int flightsOmitted = 0;
 };
 Q_DECLARE_METATYPE(ProxySnapshot)

@@ -1,6 +1,6 @@
 // dashboard_screenshots: runs the real dashboard against a real Breakwater and its mock provider,
 // plays the demo's scenarios (herd, outage, hang, a burst at full concurrency and one at a time) and
-// saves the window after each as a PNG, at the size the window opens with on each screen size
+// saves the window after each as a PNG (and the In flight list during the hang), at the size the window opens with on each screen size
 // given (default 1366x768, a laptop, and 1920x1080): herd-1366x768.png, ... Not a ctest test: run
 // it under xvfb-run (or QT_QPA_PLATFORM=offscreen) to refresh the README's pictures.
 //
@@ -13,6 +13,7 @@
 
 #include <QApplication>
 #include <QDir>
+#include <QElapsedTimer>
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTest>
@@ -21,6 +22,7 @@
 #include "dashboardwindow.h"
 #include "democontroller.h"
 #include "desktopapp.h"
+#include "inflightpanel.h"
 #include "proxyharness.h"
 #include "requestpanel.h"
 
@@ -120,7 +122,14 @@ int main(int argc, char *argv[])
         QSignalSpy finished(demo.scenarios(), &DemoScenarios::finished);
         demo.scenarios()->start(DemoScenarios::Scenario::Hang);
         const auto hangBegins = std::chrono::milliseconds(qint64(15000 * outageScale));
-        QTest::qWait(int((hangBegins + 5s + 1500ms).count()));
+        QElapsedTimer sinceStart;
+        sinceStart.start();
+        // 3a. The In flight list while the calls hang, before the 5 s timeout ends them.
+        QTest::qWait(int((hangBegins + 2500ms).count()));
+        window.tabs()->setCurrentWidget(window.inFlight());
+        save(window, out, u"inflight"_s, {screens.first()});
+        window.tabs()->setCurrentIndex(0);
+        QTest::qWait(int(std::max<qint64>((hangBegins + 5s + 1500ms).count() - sinceStart.elapsed(), 0)));
         window.setStaircaseBars(60);
         save(window, out, u"hang"_s, screens);
         finished.wait(10 * 60 * 1000);

@@ -119,6 +119,7 @@ private slots:
     void reopen_keepsRows();
     void retention_prunesByAgeAndRowCountOnOpen();
     void spentOnDay_countsOnlyCallsOfThatLocalDay();
+    void between_readsTheCallsReceivedInAnInterval_oldestFirst();
     void defaultPath_isInAppDataAndFolderExists();
     void open_createsFolderAndFilesForTheOwnerOnly_data();
     void open_createsFolderAndFilesForTheOwnerOnly();
@@ -558,6 +559,24 @@ void TestCallLog::spentOnDay_countsOnlyCallsOfThatLocalDay()
     log.append(costing(Outcome::Miss, next - 10, 16));
     QCOMPARE(log.spentOnDay(day), 0.875);
     QCOMPARE(log.spentOnDay(day.addDays(1)), 24.0);
+}
+
+void TestCallLog::between_readsTheCallsReceivedInAnInterval_oldestFirst()
+{
+    CallLog log;
+    QVERIFY(log.open(m_path).ok());
+    // Appended out of arrival order: the interval comes back by arrival.
+    for (const qint64 at : {5000, 1000, 3000, 2000, 4000, 6000})
+        log.append(call(Outcome::Miss, at));
+    log.flush();
+    const QList<CallRecord> inside = log.between(2000, 5000, 100);
+    QCOMPARE(inside.size(), 4);
+    for (qsizetype i = 0; i < inside.size(); ++i)
+        QCOMPARE(inside[i].receivedAtMs, 2000 + 1000 * i);
+    const QList<CallRecord> limited = log.between(2000, 5000, 2);   // the oldest ones
+    QCOMPARE(limited.size(), 2);
+    QCOMPARE(limited.last().receivedAtMs, 3000);
+    QVERIFY(log.between(7000, 9000, 100).isEmpty());
 }
 
 void TestCallLog::defaultPath_isInAppDataAndFolderExists()

@@ -1,6 +1,9 @@
 #include "breakertimeline.h"
 
+#include <QContextMenuEvent>
 #include <QHelpEvent>
+#include <QMenu>
+#include <QMouseEvent>
 #include <QPainter>
 
 #include "dashboardstyle.h"
@@ -112,14 +115,61 @@ QString BreakerTimeline::toolTipAt(const QPoint &position) const
         const qint64 at = timeAt(position.x());
         for (const DashboardModel::Band &band : row.bands) {
             if (at >= band.startMs && at <= band.endMs) {
-                return u"%1: %2\n%3 – %4 (%5)"_s.arg(row.upstream, dashboardstyle::breakerLabel(band.state),
-                                                    dashboardstyle::formatClock(band.startMs, false),
-                                                    dashboardstyle::formatClock(band.endMs, false),
-                                                    dashboardstyle::formatDuration(band.endMs - band.startMs));
+                return u"%1: %2\n%3 – %4 (%5)\nclick: the calls received then; right-click: replot the charts for it"_s.arg(
+                    row.upstream, dashboardstyle::breakerLabel(band.state), dashboardstyle::formatClock(band.startMs, false),
+                    dashboardstyle::formatClock(band.endMs, false), dashboardstyle::formatDuration(band.endMs - band.startMs));
             }
         }
     }
     return {};
+}
+
+QRect BreakerTimeline::bandRect(int row, int index) const
+{
+    if (row < 0 || row >= m_rows.size() || index < 0 || index >= m_rows[row].bands.size())
+        return {};
+    const QRect rect = rowRect(row);
+    const DashboardModel::Band &band = m_rows[row].bands[index];
+    const int left = std::max(xFor(band.startMs), rect.left());
+    const int right = std::min(xFor(band.endMs), rect.right());
+    return QRect(left, rect.top(), std::max(right - left, 1), rect.height());
+}
+
+std::pair<int, int> BreakerTimeline::bandAt(const QPoint &at) const
+{
+    for (int r = 0; r < m_rows.size(); ++r) {
+        for (int i = 0; i < m_rows[r].bands.size(); ++i) {
+            if (bandRect(r, i).contains(at))
+                return {r, i};
+        }
+    }
+    return {-1, -1};
+}
+
+void BreakerTimeline::mousePressEvent(QMouseEvent *event)
+{
+    const auto [row, index] = bandAt(event->position().toPoint());
+    if (event->button() != Qt::LeftButton || row < 0)
+        return QWidget::mousePressEvent(event);
+    const DashboardModel::Band &band = m_rows[row].bands[index];
+    Q_EMIT bandClicked(m_rows[row].upstream, std::max(band.startMs, m_fromMs), std::min(band.endMs, m_toMs), band.state);
+}
+
+void BreakerTimeline::contextMenuEvent(QContextMenuEvent *event)
+{
+    const auto [row, index] = bandAt(event->pos());
+    if (row < 0)
+        return QWidget::contextMenuEvent(event);
+    const DashboardModel::Band band = m_rows[row].bands[index];
+    const QString upstream = m_rows[row].upstream;
+    const qint64 from = std::max(band.startMs, m_fromMs);
+    const qint64 to = std::min(band.endMs, m_toMs);
+    QMenu menu(this);
+    connect(menu.addAction(u"Show the calls of this time"_s), &QAction::triggered, this,
+            [=, this] { Q_EMIT bandClicked(upstream, from, to, band.state); });
+    connect(menu.addAction(u"Replot every chart for this interval"_s), &QAction::triggered, this,
+            [=, this] { Q_EMIT replotRequested(from, to); });
+    menu.exec(event->globalPos());
 }
 
 bool BreakerTimeline::event(QEvent *event)
@@ -149,10 +199,9 @@ void BreakerTimeline::paintEvent(QPaintEvent *)
         painter.drawText(QRect(4, rect.top(), kNameWidth - 10, rect.height()), Qt::AlignVCenter | Qt::AlignRight,
                          row.upstream);
         painter.fillRect(rect, QColor(0xee, 0xee, 0xee));   // no data: before the app saw this upstream
-        for (const DashboardModel::Band &band : row.bands) {
-            const int left = std::max(xFor(band.startMs), rect.left());
-            const int right = std::min(xFor(band.endMs), rect.right());
-            const QRect bandRect(left, rect.top(), std::max(right - left, 1), rect.height());
+        for (int i = 0; i < row.bands.size(); ++i) {
+            const DashboardModel::Band &band = row.bands[i];
+            const QRect bandRect = this->bandRect(r, i);
             painter.fillRect(bandRect, dashboardstyle::breakerColor(band.state));
             const QString label = dashboardstyle::breakerLabel(band.state);
             if (bandRect.width() > metrics.horizontalAdvance(label) + 12) {

@@ -9,6 +9,9 @@
 // "Breaker timeline": one row per upstream, its breaker's states over the window as coloured bands
 // (closed green, half-open amber, open red), each transition marked by a tick. Hovering a tick
 // shows the transition and its reason; hovering a band shows the state and how long it lasted.
+// Clicking a band says which interval it is (bandClicked): the dashboard filters the Requests table
+// to the calls received in it; a right click also offers to replot every chart for that interval
+// (replotRequested).
 // Hand-drawn rather than a Qt Charts series: bands with per-band tooltips are simpler as rects.
 class BreakerTimeline final : public QWidget
 {
@@ -22,11 +25,20 @@ public:
     int bandCount() const;         // over all rows, as last refreshed
     int transitionCount() const;
     QString toolTipAt(const QPoint &position) const;
+    // Where band `index` of row `row` is drawn (empty when out of range), for clicks and tests.
+    QRect bandRect(int row, int index) const;
     QSize sizeHint() const override;
     QSize minimumSizeHint() const override;
 
+Q_SIGNALS:
+    // A left click on a band: the upstream and the interval it covers (clipped to the window).
+    void bandClicked(const QString &upstream, qint64 fromMs, qint64 toMs, BreakerState state);
+    void replotRequested(qint64 fromMs, qint64 toMs);
+
 protected:
     bool event(QEvent *event) override;
+    void mousePressEvent(QMouseEvent *event) override;
+    void contextMenuEvent(QContextMenuEvent *event) override;
     void paintEvent(QPaintEvent *event) override;
 
 private:
@@ -40,6 +52,8 @@ private:
     QRect rowRect(int row) const;
     int xFor(qint64 atMs) const;
     qint64 timeAt(int x) const;
+    // The row and band index under `at`, or {-1, -1}.
+    std::pair<int, int> bandAt(const QPoint &at) const;
 
     QList<Row> m_rows;
     qint64 m_fromMs = 0;

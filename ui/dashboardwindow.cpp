@@ -35,6 +35,7 @@
 #include "democontroller.h"
 #include "figurespanel.h"
 #include "gettingstarted.h"
+#include "inflightpanel.h"
 #include "latencyscatter.h"
 #include "latencystaircase.h"
 #include "outcomechart.h"
@@ -103,6 +104,7 @@ DashboardWindow::DashboardWindow(DashboardModel *model, QWidget *parent)
     m_staircase = new LatencyStaircase;
     m_scatter = new LatencyScatter;
     m_requests = new RequestPanel;
+    m_inFlight = new InFlightPanel;
 
     m_barsChoice = new QComboBox;
     for (const int bars : {20, 40, 100, 200})
@@ -132,6 +134,14 @@ DashboardWindow::DashboardWindow(DashboardModel *model, QWidget *parent)
     m_tabs = new QTabWidget;
     m_tabs->addTab(scrolling(live, Qt::ScrollBarAsNeeded), u"Live"_s);
     m_tabs->addTab(m_requests, u"Requests"_s);
+    m_tabs->addTab(m_inFlight, u"In flight"_s);
+    // A breaker band clicked: the calls received in it, in the table.
+    connect(m_breakers, &BreakerTimeline::bandClicked, this, [this](const QString &, qint64 fromMs, qint64 toMs) {
+        m_requests->setTimeRange(fromMs, toMs);
+        m_requests->refresh(*m_model);
+        m_tabs->setCurrentWidget(m_requests);
+    });
+    connect(m_breakers, &BreakerTimeline::replotRequested, this, &DashboardWindow::replotInterval);
     connect(m_tabs, &QTabWidget::currentChanged, this, [this] { draw(false); });   // catch up at once
 
     m_proxyPanel = new ProxyPanel;
@@ -147,6 +157,17 @@ DashboardWindow::DashboardWindow(DashboardModel *model, QWidget *parent)
     layout->addWidget(m_proxyPanel);
     layout->addWidget(m_gettingStarted);
     layout->addWidget(m_figuresStrip);
+    m_replotBar = new QWidget;
+    auto *replot = new QHBoxLayout(m_replotBar);
+    replot->setContentsMargins(0, 0, 0, 0);
+    m_replotText = new QLabel;
+    auto *backToLive = new QPushButton(u"Back to live"_s);
+    connect(backToLive, &QPushButton::clicked, this, &DashboardWindow::backToLive);
+    replot->addWidget(m_replotText);
+    replot->addWidget(backToLive);
+    replot->addStretch();
+    m_replotBar->hide();
+    layout->addWidget(m_replotBar);
     layout->addWidget(m_tabs, 1);
     setCentralWidget(central);
 
@@ -170,6 +191,8 @@ DashboardWindow::DashboardWindow(DashboardModel *model, QWidget *parent)
     move(available.center() - rect().center());
     fitFiguresStrip();
 }
+
+DashboardWindow::~DashboardWindow() = default;
 
 QSize DashboardWindow::defaultSize(const QRect &available)
 {
@@ -460,7 +483,8 @@ void DashboardWindow::draw(bool everything)
     // The charts only while their tab shows. They scroll with time, but scrolling moves something
     // only while a call or a transition is in the window or calls are in flight; otherwise only the
     // time labels would change, and an idle window should cost nothing.
-    if (everything || m_tabs->currentIndex() == 0) {
+    // While a past interval is replotted, the charts keep it (drawPast) until back to live.
+    if (!m_past && (everything || m_tabs->currentIndex() == 0)) {
         const qint64 newestRecordMs = m_model->records().empty() ? 0 : m_model->records().back().endAtMs;
         const bool moving = std::max(newestRecordMs, m_newestTransitionMs) >= from - kRedrawIntervalMs
             || m_model->inFlight() > 0 || m_model->queued() > 0;
@@ -484,7 +508,65 @@ void DashboardWindow::draw(bool everything)
         m_tableKey = key;
         m_requests->refresh(*m_model);
     }
+    // The In flight list while its tab shows (an empty one that stays empty repaints nothing), and
+    // its count in the tab's title always, so a hang is seen from the other tabs too.
+    const ProxySnapshot &snapshot = m_model->snapshot();
+    if (everything || m_tabs->currentWidget() == m_inFlight)
+        m_inFlight->refresh(snapshot, now);
+    const int flights = int(snapshot.flights.size()) + snapshot.flightsOmitted;
+    if (flights != m_inFlightTabCount) {
+        m_inFlightTabCount = flights;
+        m_tabs->setTabText(m_tabs->indexOf(m_inFlight), flights > 0 ? u"In flight (%1)"_s.arg(flights) : u"In flight"_s);
+    }
     ++m_redraws;
+}
+
+void DashboardWindow::replotInterval(qint64 fromMs, qint64 toMs)
+{
+    constexpr qint64 kWidestMs = 15 * 60'000;   // the widest window; the model keeps buckets for it
+    toMs = std::max(toMs, fromMs + 1);
+    fromMs = std::max(fromMs, toMs - kWidestMs);
+    QList<CallRecord> records;
+    if (m_historySource) {
+        records = m_historySource(fromMs, toMs);
+    } else {
+        for (const CallRecord &record : m_model->records()) {
+            if (record.receivedAtMs >= fromMs && record.receivedAtMs <= toMs)
+                records.append(record);
+        }
+    }
+    m_past = std::make_unique<DashboardModel>();
+    m_past->addHistory(records);
+    m_pastFromMs = fromMs;
+    m_pastToMs = toMs;
+    m_replotText->setText(u"The charts show %1–%2, replotted from the %3 (%4 calls)"_s
+                              .arg(dashboardstyle::formatClock(fromMs, false), dashboardstyle::formatClock(toMs, false),
+                                   m_historySource ? u"call log"_s : u"calls held"_s)
+                              .arg(records.size()));
+    m_replotBar->show();
+    m_tabs->setCurrentIndex(0);
+    drawPast();
+}
+
+void DashboardWindow::drawPast()
+{
+    m_outcomes->refresh(*m_past, m_pastFromMs, m_pastToMs);
+    m_breakers->refresh(*m_past, m_pastFromMs, m_pastToMs);
+    m_scatter->refresh(*m_past, m_pastFromMs, m_pastToMs);
+    m_staircase->refresh(*m_past, m_pastToMs);
+}
+
+void DashboardWindow::backToLive()
+{
+    m_past.reset();
+    m_replotBar->hide();
+    m_replotText->clear();
+    redraw();
+}
+
+QString DashboardWindow::replotText() const
+{
+    return m_replotText->text();
 }
 
 bool DashboardWindow::exportCharts(const QString &directory, QString *error, QStringList *written) const

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 
 #include <QMainWindow>
 #include <QTimer>
@@ -8,8 +9,10 @@
 class BreakerTimeline;
 class DashboardModel;
 class DemoController;
+struct CallRecord;
 class FiguresPanel;
 class GettingStarted;
+class InFlightPanel;
 class LatencyScatter;
 class LatencyStaircase;
 class OutcomeChart;
@@ -46,6 +49,7 @@ public:
     static constexpr int kScatterIntervalMs = 500;   // the scatter is the costliest chart to paint
 
     explicit DashboardWindow(DashboardModel *model, QWidget *parent = nullptr);
+    ~DashboardWindow() override;
 
     // The views' clock (wall ms); tests pin it to replay a recorded sequence.
     void setClock(std::function<qint64()> nowMs) { m_nowMs = std::move(nowMs); }
@@ -60,6 +64,18 @@ public:
     void setUpstreamUrl(const QString &upstream, const QString &url);   // "openai" -> where it calls
     void setDemoController(DemoController *demo);
     void setSettingsHandler(std::function<void()> openSettings);
+
+    // "Replot every chart for a past interval": the calls received in [fromMs, toMs] (at most the
+    // widest window, 15 minutes, ending at toMs) are read from `source` (the call log; without one,
+    // the records the model holds) into a model of their own, and the Live tab's charts show that
+    // interval, with its breaker states at admission, until backToLive(). A bar above the tabs says
+    // so. A right click on a breaker band asks for its interval.
+    using HistorySource = std::function<QList<CallRecord>(qint64 fromMs, qint64 toMs)>;
+    void setHistorySource(HistorySource source) { m_historySource = std::move(source); }
+    void replotInterval(qint64 fromMs, qint64 toMs);
+    void backToLive();
+    bool isReplotting() const { return m_past != nullptr; }
+    QString replotText() const;
 
     // Draws every view now from the model (tests call it; the timer draws only what is visible).
     void redraw() { draw(true); }
@@ -84,6 +100,7 @@ public:
     LatencyStaircase *staircase() const { return m_staircase; }
     LatencyScatter *latencyScatter() const { return m_scatter; }
     RequestPanel *requests() const { return m_requests; }
+    InFlightPanel *inFlight() const { return m_inFlight; }
     QTabWidget *tabs() const { return m_tabs; }
     ProxyPanel *proxyPanel() const { return m_proxyPanel; }
     GettingStarted *gettingStarted() const { return m_gettingStarted; }
@@ -104,10 +121,17 @@ private:
     void buildToolBar();
     void chooseExportCharts();
     void chooseExportTable();
+    void drawPast();
 
     DashboardModel *m_model;
     std::function<qint64()> m_nowMs;
     std::function<void()> m_openSettings;
+    HistorySource m_historySource;
+    std::unique_ptr<DashboardModel> m_past;   // while replotting a past interval
+    qint64 m_pastFromMs = 0;
+    qint64 m_pastToMs = 0;
+    QWidget *m_replotBar = nullptr;
+    QLabel *m_replotText = nullptr;
     QTimer m_redrawTimer;
     qint64 m_windowMs = 5 * 60'000;
     bool m_paused = false;
@@ -138,6 +162,8 @@ private:
     LatencyStaircase *m_staircase = nullptr;
     LatencyScatter *m_scatter = nullptr;
     RequestPanel *m_requests = nullptr;
+    InFlightPanel *m_inFlight = nullptr;
+    int m_inFlightTabCount = -1;   // the count in the In flight tab's title
     QTabWidget *m_tabs = nullptr;
     ProxyPanel *m_proxyPanel = nullptr;
     GettingStarted *m_gettingStarted = nullptr;

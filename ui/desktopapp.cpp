@@ -100,6 +100,12 @@ int runDesktop(ProxyServer *proxy, MockProvider *mock, const ProxyConfig &config
     window.setProxyInfo(openaiBase, mock != nullptr);
     window.setUpstreamUrl(u"openai"_s, config.openaiUpstream.toString());
     window.setUpstreamUrl(u"anthropic"_s, config.anthropicUpstream.toString());
+    if (callLog) {
+        window.setHistorySource([callLog](qint64 fromMs, qint64 toMs) {
+            callLog->flush();   // the calls of the last moments too
+            return callLog->between(fromMs, toMs, DashboardModel::kMaxRecords);
+        });
+    }
     window.restoreGeometryFrom(*openSettings());
     // Saved at the end, whether the window was closed, hidden in the tray or never shown.
     QObject::connect(qApp, &QCoreApplication::aboutToQuit, &window, [&window] { window.saveGeometryTo(*openSettings()); });

@@ -33,6 +33,13 @@ void RequestFilter::setFailedOnly(bool failedOnly)
     invalidateFilter();
 }
 
+void RequestFilter::setArrivalRange(qint64 fromMs, qint64 toMs)
+{
+    m_fromMs = fromMs;
+    m_toMs = toMs;
+    invalidateFilter();
+}
+
 bool RequestFilter::filterAcceptsRow(int sourceRow, const QModelIndex &) const
 {
     const auto *table = static_cast<const RequestTableModel *>(sourceModel());
@@ -42,6 +49,8 @@ bool RequestFilter::filterAcceptsRow(int sourceRow, const QModelIndex &) const
     if (!m_model.isEmpty() && record.model != m_model)
         return false;
     if (m_failedOnly && !isFailure(endingOf(record)))
+        return false;
+    if (m_toMs > 0 && (record.receivedAtMs < m_fromMs || record.receivedAtMs > m_toMs))
         return false;
     if (!m_status.isEmpty()) {
         if (m_status.size() == 3 && m_status.endsWith(QLatin1String("xx")))

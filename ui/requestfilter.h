@@ -2,7 +2,7 @@
 
 #include <QSortFilterProxyModel>
 
-// Filters the request table by outcome, model, status class and "failed only" (isFailure of how
+// Filters the request table by outcome, model, status class, "failed only" and arrival time (isFailure of how
 // the call ended), all combined with "and".
 // An empty filter value lets every row through.
 class RequestFilter final : public QSortFilterProxyModel
@@ -17,6 +17,8 @@ public:
     // "" for all, "2xx"/"4xx"/"5xx" for a class, or an exact code such as "503".
     void setStatus(const QString &status);
     void setFailedOnly(bool failedOnly);
+    // Calls received within [fromMs, toMs] (wall clock; a breaker band clicked); 0, 0 for all.
+    void setArrivalRange(qint64 fromMs, qint64 toMs);
 
 protected:
     bool filterAcceptsRow(int sourceRow, const QModelIndex &sourceParent) const override;
@@ -26,4 +28,6 @@ private:
     QString m_model;
     QString m_status;
     bool m_failedOnly = false;
+    qint64 m_fromMs = 0;
+    qint64 m_toMs = 0;
 };

@@ -106,6 +106,18 @@ RequestPanel::RequestPanel(QWidget *parent)
     filters->addWidget(m_failedOnly);
     filters->addStretch();
     layout->addLayout(filters);
+    m_timeRange = new QWidget(this);
+    auto *timeRange = new QHBoxLayout(m_timeRange);
+    timeRange->setContentsMargins(0, 0, 0, 0);
+    m_timeRangeText = new QLabel(m_timeRange);
+    auto *clearTimeRange = new QPushButton(u"clear"_s, m_timeRange);
+    clearTimeRange->setToolTip(u"Show the calls of every time again"_s);
+    connect(clearTimeRange, &QPushButton::clicked, this, &RequestPanel::clearTimeRange);
+    timeRange->addWidget(m_timeRangeText);
+    timeRange->addWidget(clearTimeRange);
+    timeRange->addStretch();
+    m_timeRange->hide();
+    layout->addWidget(m_timeRange);
 
     m_table = new RequestTableModel(this);
     m_filter = new RequestFilter(this);
@@ -183,6 +195,26 @@ void RequestPanel::refresh(const DashboardModel &model)
             addChoice(m_status, QString::number(record.status));
         }
     }
+}
+
+void RequestPanel::setTimeRange(qint64 fromMs, qint64 toMs)
+{
+    m_filter->setArrivalRange(fromMs, std::max(toMs, fromMs + 1));
+    m_timeRangeText->setText(u"Filtered to calls received %1–%2"_s.arg(dashboardstyle::formatClock(fromMs, false),
+                                                                      dashboardstyle::formatClock(toMs, false)));
+    m_timeRange->show();
+}
+
+void RequestPanel::clearTimeRange()
+{
+    m_filter->setArrivalRange(0, 0);
+    m_timeRangeText->clear();
+    m_timeRange->hide();
+}
+
+QString RequestPanel::timeRangeText() const
+{
+    return m_timeRangeText->text();
 }
 
 void RequestPanel::addChoice(QComboBox *combo, const QString &value)

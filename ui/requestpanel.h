@@ -8,6 +8,7 @@ class DashboardModel;
 class QCheckBox;
 class QComboBox;
 class QItemSelection;
+class QLabel;
 class QPlainTextEdit;
 class QPushButton;
 class ReplayDialog;
@@ -38,6 +39,11 @@ public:
     void setModelFilter(const QString &model);
     void setStatusFilter(const QString &status);
     void setFailedOnly(bool failedOnly);
+    // Only calls received in [fromMs, toMs] (a breaker band clicked), with a "filtered to
+    // HH:MM:SS–HH:MM:SS [clear]" line above the table; clearTimeRange() shows every call again.
+    void setTimeRange(qint64 fromMs, qint64 toMs);
+    void clearTimeRange();
+    QString timeRangeText() const;   // the indicator's text; empty when not filtered by time
     void selectRow(int row);
     QString detailsText() const;
     QString toCsv() const;           // the rows passing the filters, as shown
@@ -80,6 +86,8 @@ private:
     QPushButton *m_exportHar = nullptr;
     QPushButton *m_replay = nullptr;
     QHash<QString, QString> m_upstreamUrls;
+    QWidget *m_timeRange = nullptr;   // the indicator and its clear button, shown while filtered
+    QLabel *m_timeRangeText = nullptr;
     QString m_origin = QStringLiteral("http://127.0.0.1:8080");
     QSet<QString> m_modelsSeen;
     QSet<int> m_statusesSeen;

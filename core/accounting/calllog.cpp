@@ -242,6 +242,27 @@ QList<CallRecord> CallLog::recent(int limit)
     return records;
 }
 
+QList<CallRecord> CallLog::between(qint64 fromMs, qint64 toMs, int limit)
+{
+    QList<CallRecord> records;
+    runOnWriter([&](QSqlDatabase &db) {
+        QSqlQuery query(db);
+        query.setForwardOnly(true);
+        query.prepare(CallColumns::selectStatement(
+            u"WHERE received_at_ms BETWEEN ? AND ? ORDER BY received_at_ms, id LIMIT ?"_s));
+        query.addBindValue(fromMs);
+        query.addBindValue(toMs);
+        query.addBindValue(limit);
+        if (!query.exec()) {
+            qCWarning(lcCallLog).noquote() << sqlError(u"reading calls of an interval"_s, query.lastError()).message;
+            return;
+        }
+        while (query.next())
+            records.append(CallColumns::read(query));
+    });
+    return records;
+}
+
 bool CallLog::isSecretName(QStringView name)
 {
     static const QRegularExpression whole(u"\\A(?i:"_s + secretNames() + u")\\z"_s);

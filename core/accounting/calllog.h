@@ -58,6 +58,9 @@ public:
     double spentOnDay(QDate day);
     // The last `limit` rows, oldest first.
     QList<CallRecord> recent(int limit);
+    // The rows received in [fromMs, toMs] (wall clock), oldest first, at most `limit` (the oldest
+    // ones): a past interval replotted in the dashboard.
+    QList<CallRecord> between(qint64 fromMs, qint64 toMs, int limit);
 
     qint64 rowsWritten() const { return m_rowsWritten.load(); }
     qint64 rowsDropped() const { return m_rowsDropped.load(); }

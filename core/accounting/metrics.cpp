@@ -255,5 +255,7 @@ QJsonObject Metrics::statsJson(const ProxySnapshot &gauges) const
         {u"admissionPaused"_s, gauges.admissionPaused},
         {u"faults"_s, faults},
         {u"faultsInjected"_s, nested(gauges.faultsInjected)},
+        {u"flights"_s, InFlight::toJson(gauges.flights)},
+        {u"flightsOmitted"_s, gauges.flightsOmitted},
     };
 }

@@ -99,7 +99,9 @@ void answerFaults(FaultInjector &faults, const IncomingRequest &request, Respons
             answerError(writer, badRule(rule.error()));
             return;
         }
-        answerJson(writer, 201, faults.arm(rule.value()).toJson(now));
+        // Its expiry is counted from when it was armed, so read the clock after that.
+        const FaultRule armed = faults.arm(rule.value());
+        answerJson(writer, 201, armed.toJson(faults.clock().steadyMs()));
     }
 }
 

@@ -45,6 +45,7 @@ void Flight::follow(UpstreamCall *call)
     connect(call, &UpstreamCall::started, this, [this](qint64 waited) {
         m_queueWaitMs = waited;
         m_upstreamStartAtMs = m_clock.wallMs();
+        m_started = true;
     });
     connect(call, &UpstreamCall::headersReceived, this, &Flight::onHeaders);
     connect(call, &UpstreamCall::bodyReceived, this, &Flight::onBody);
@@ -114,6 +115,7 @@ void Flight::onHeaders(int status, const HeaderList &headers)
 
 void Flight::onBody(const QByteArray &piece)
 {
+    m_bytesReceived += piece.size();
     if (!m_passThrough)
         m_body += piece;
     else if (m_body.size() < kKeptBytes)
@@ -163,6 +165,11 @@ bool Flight::failedInStream() const
 bool Flight::isAbandoned() const
 {
     return std::none_of(m_riders.begin(), m_riders.end(), [](const Rider &rider) { return rider.writer.isConnected(); });
+}
+
+int Flight::hungUpCount() const
+{
+    return int(std::count_if(m_riders.begin(), m_riders.end(), [](const Rider &rider) { return !rider.writer.isConnected(); }));
 }
 
 void Flight::onRiderLeft()

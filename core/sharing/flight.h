@@ -90,6 +90,19 @@ public:
     qint64 firstByteAtMs() const { return m_firstByteAtMs; }
     qint64 queueWaitMs() const { return m_queueWaitMs; }
 
+    // For the In flight list (sharing/inflight.h), while the call runs: its first rider (the
+    // leader, whose request made the call; a flight always has one once `share` seated it), the
+    // riders whose connection closed, what came from the upstream so far, and whether the pool has
+    // started the exchange.
+    const CallRecord &leaderRecord() const { return m_riders.first().record; }
+    int hungUpCount() const;
+    qint64 bytesReceived() const { return m_bytesReceived; }
+    qint64 eventsReceived() const { return m_timing.events(); }
+    bool hasStarted() const { return m_started; }
+    // The breaker's half-open trial, until its verdict (ProxyServer::takeOff).
+    void setTrial(bool trial) { m_trial = trial; }
+    bool isTrial() const { return m_trial; }
+
     QString model() const { return m_model; }
     void setModel(const QString &model) { m_model = model; }
     void setRecordBodies(bool record) { m_recordBodies = record; }
@@ -154,6 +167,9 @@ private:
     qint64 m_upstreamStartAtMs = 0;
     qint64 m_firstByteAtMs = 0;
     qint64 m_queueWaitMs = 0;
+    qint64 m_bytesReceived = 0;    // every body byte, a pass-through's beyond kKeptBytes too
+    bool m_started = false;
+    bool m_trial = false;
     QString m_model;
     bool m_recordBodies = false;
     QString m_injected;
