@@ -1,5 +1,7 @@
 #include "faultbanner.h"
 
+#include <algorithm>
+
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
@@ -43,10 +45,13 @@ void FaultBanner::refresh(const ProxySnapshot &snapshot)
     if (armed) {
         const QString rules = faultcontrol::armedSummary(snapshot);
         const QString text = u"Fault injection armed: %1 (calls it matches fail on purpose)"_s.arg(rules);
-        if (m_text->text() != text) {
-            m_text->setText(text);
+        if (m_full != text) {
+            m_full = text;
             m_text->setToolTip(rules);
+            fitText();
         }
+    } else {
+        m_full.clear();
     }
     if (isHidden() == armed)
         setVisible(armed);
@@ -54,5 +59,17 @@ void FaultBanner::refresh(const ProxySnapshot &snapshot)
 
 QString FaultBanner::text() const
 {
-    return isHidden() ? QString() : m_text->text();
+    return isHidden() ? QString() : m_full;
+}
+
+void FaultBanner::resizeEvent(QResizeEvent *event)
+{
+    QFrame::resizeEvent(event);
+    fitText();
+}
+
+void FaultBanner::fitText()
+{
+    // Cut at a word's end with "…" rather than mid-word at the window's edge.
+    m_text->setText(m_text->fontMetrics().elidedText(m_full, Qt::ElideRight, std::max(m_text->width(), 100)));
 }

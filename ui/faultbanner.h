@@ -21,11 +21,17 @@ public:
     QString text() const;
     QPushButton *clearButton() const { return m_clear; }
 
+protected:
+    void resizeEvent(QResizeEvent *event) override;
+
 Q_SIGNALS:
     void clearRequested();
     void showRequested();   // the Faults tab
 
 private:
+    void fitText();   // the whole text, or elided to the label's width (the tooltip has all)
+
+    QString m_full;
     QLabel *m_text = nullptr;
     QPushButton *m_show = nullptr;
     QPushButton *m_clear = nullptr;
