@@ -62,6 +62,8 @@ DemoScenarios::DemoScenarios(quint16 proxyPort, MockProvider *mock, QObject *par
         qCWarning(lcDemo) << "scenario" << title(m_scenario) << "ran past its deadline; stopping it";
         finish(true);
     });
+    m_faultTimer.setSingleShot(true);
+    connect(&m_faultTimer, &QTimer::timeout, this, &DemoScenarios::armInjectedHang);
 }
 
 DemoScenarios::~DemoScenarios()
@@ -77,6 +79,7 @@ QString DemoScenarios::title(Scenario scenario)
     case Scenario::Outage: return u"Outage"_s;
     case Scenario::Hang: return u"Hang"_s;
     case Scenario::Burst: return u"Burst"_s;
+    case Scenario::InjectedHang: return u"Injected hang"_s;
     }
     return {};
 }
@@ -88,6 +91,8 @@ QString DemoScenarios::description(Scenario scenario)
     case Scenario::Outage: return u"one new prompt every 2 s; the provider answers 503 from 15 s to 75 s"_s;
     case Scenario::Hang: return u"one new prompt every 2 s; the provider hangs from 15 s to 75 s"_s;
     case Scenario::Burst: return u"different prompts at once against a 1.5 s provider"_s;
+    case Scenario::InjectedHang:
+        return u"one new prompt every 2 s; Breakwater injects a hang (hang:for=60s) from 15 s to 75 s"_s;
     }
     return {};
 }
@@ -131,12 +136,19 @@ bool DemoScenarios::start(Scenario scenario, quint16 port)
         break;
     }
     case Scenario::Outage:
-    case Scenario::Hang: {
+    case Scenario::Hang:
+    case Scenario::InjectedHang: {
         m_mock->setLatency(scaled(m_options.steadyLatency));
-        const auto fault = scenario == Scenario::Outage ? MockProvider::Mode::Error503 : MockProvider::Mode::Hang;
-        m_mock->setSchedule({{scaled(m_options.healthyBefore), MockProvider::Mode::Ok},
-                             {scaled(m_options.faultLength), fault},
-                             {1ms, MockProvider::Mode::Ok}});
+        if (scenario == Scenario::InjectedHang) {
+            m_mock->setMode(MockProvider::Mode::Ok);   // the provider stays healthy: Breakwater hangs
+            m_faultId = 0;
+            m_faultTimer.start(scaled(m_options.healthyBefore));
+        } else {
+            const auto fault = scenario == Scenario::Outage ? MockProvider::Mode::Error503 : MockProvider::Mode::Hang;
+            m_mock->setSchedule({{scaled(m_options.healthyBefore), MockProvider::Mode::Ok},
+                                 {scaled(m_options.faultLength), fault},
+                                 {1ms, MockProvider::Mode::Ok}});
+        }
         m_steadyTotal = int(m_options.steadyDuration / m_options.steadyInterval);
         m_steadyTimer.start(scaled(m_options.steadyInterval));
         sendSteadyPrompt();
@@ -164,6 +176,38 @@ void DemoScenarios::send(const QString &prompt)
     call->setTimeout(m_options.clientTimeout);
     m_calls.append(call);
     ++m_result.sent;
+    call->start();
+}
+
+void DemoScenarios::armInjectedHang()
+{
+    // For the fault's length, in milliseconds (a scaled test run arms it for a few seconds).
+    const QJsonObject rule{{u"rule"_s, u"hang:for=%1ms"_s.arg(scaled(m_options.faultLength).count())}};
+    sendControl("POST", "/breakwater/faults", QJsonDocument(rule).toJson(QJsonDocument::Compact),
+                [this](const LoopbackResponse &response) {
+        if (response.status != 201) {
+            qCWarning(lcDemo) << "could not arm the injected hang:" << response.status << response.body;
+            return;
+        }
+        if (m_running)
+            m_faultId = QJsonDocument::fromJson(response.body).object().value(u"id"_s).toInt();
+    });
+}
+
+void DemoScenarios::sendControl(const QByteArray &method, const QByteArray &path, const QByteArray &body,
+                                std::function<void(const LoopbackResponse &)> done)
+{
+    // Not one of the scenario's calls: it is neither counted nor hung up by finish().
+    HeaderList headers;
+    if (!body.isEmpty())
+        headers.append(qMakePair(QByteArray("Content-Type"), QByteArray("application/json")));
+    auto *call = new LoopbackClient(m_targetPort, method, path, headers, body, this);
+    connect(call, &LoopbackClient::finished, this, [call, done = std::move(done)] {
+        if (done)
+            done(call->response());
+        call->deleteLater();
+    });
+    call->setTimeout(m_options.clientTimeout);
     call->start();
 }
 
@@ -221,6 +265,11 @@ void DemoScenarios::finish(bool stopped)
     m_running = false;   // first: aborting calls below reports them as failed, not as progress
     m_steadyTimer.stop();
     m_deadline.stop();
+    m_faultTimer.stop();
+    // A rule this scenario armed goes with it when stopped early; otherwise its for= ends it.
+    if (stopped && m_faultId > 0)
+        sendControl("DELETE", "/breakwater/faults/" + QByteArray::number(m_faultId), {});
+    m_faultId = 0;
     const QList<LoopbackClient *> open = m_calls;
     for (LoopbackClient *call : open)
         call->hangUp();

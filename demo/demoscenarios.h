@@ -1,6 +1,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 
 #include <QList>
 #include <QMap>
@@ -8,11 +9,15 @@
 #include <QTimer>
 
 class LoopbackClient;
+struct LoopbackResponse;
 class MockProvider;
 
 // The field test's scenarios, replayed against a running Breakwater and its in-process mock
 // provider (`breakwater --demo`): a herd of identical requests, a 503 outage in steady traffic, a
-// hang in steady traffic, and a burst of different prompts. Clients are LoopbackClient calls, one
+// hang in steady traffic, and a burst of different prompts. InjectedHang is the hang made by
+// Breakwater's own fault injection instead of the mock: at the same time it arms `hang:for=...`
+// through the control API (POST /breakwater/faults, as `breakwater fault add` does), so the
+// dashboard shows the rule armed while the breaker opens on the timeouts. Clients are LoopbackClient calls, one
 // connection each (QNetworkAccessManager would allow only 6 per host), bounded in number and in
 // time: every scenario ends by itself, and stop() ends it at once.
 //
@@ -24,7 +29,7 @@ class DemoScenarios final : public QObject
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(DemoScenarios)
 public:
-    enum class Scenario { Herd, Outage, Hang, Burst };
+    enum class Scenario { Herd, Outage, Hang, Burst, InjectedHang };
     Q_ENUM(Scenario)
 
     // The field test's figures. `timeScale` multiplies every duration except the client timeout,
@@ -87,6 +92,9 @@ private:
     void reportProgress();
     void finishIfDone();
     void finish(bool stopped);
+    void armInjectedHang();
+    void sendControl(const QByteArray &method, const QByteArray &path, const QByteArray &body,
+                     std::function<void(const LoopbackResponse &)> done = {});
 
     quint16 m_proxyPort;
     quint16 m_targetPort = 0;
@@ -102,5 +110,7 @@ private:
     QList<LoopbackClient *> m_calls;   // open calls (children of this)
     QTimer m_steadyTimer;      // outage and hang: the next prompt
     QTimer m_deadline;         // the scenario's hard end
+    QTimer m_faultTimer;       // injected hang: when the rule is armed
+    int m_faultId = 0;         // the rule it armed (0: none), disarmed if the scenario is stopped
     qint64 m_startedAtMs = 0;
 };

@@ -8,12 +8,16 @@
 //
 // The outage is time-scaled (default 0.2: one prompt every 0.4 s for 30 s, 503s from 3 s to
 // 15 s) so a run takes about a minute; the herd and the bursts run at the field test's speed.
+// Last, fault injection: the demo's injected hang with two more rules armed from the Faults tab,
+// seen on the Live tab (injected-hang-*.png) and on the Faults tab (faults-*.png).
 
 #include <cstdio>
 
 #include <QApplication>
 #include <QDir>
 #include <QElapsedTimer>
+#include <QLineEdit>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTest>
@@ -23,6 +27,8 @@
 #include "democontroller.h"
 #include "desktopapp.h"
 #include "inflightpanel.h"
+#include "faultcontrol.h"
+#include "faultspanel.h"
 #include "proxyharness.h"
 #include "requestpanel.h"
 
@@ -83,6 +89,7 @@ int main(int argc, char *argv[])
     window.setUpstreamUrl(u"anthropic"_s, harness.config().anthropicUpstream.toString());
     DemoController demo(&model, harness.port(), harness.mock(), harness.config());
     window.setDemoController(&demo);
+    faultcontrol::connectPanel(window.faultsPanel(), harness.proxy());
     window.show();
     window.setWindowMs(60'000);
     QTest::qWait(500);
@@ -149,5 +156,29 @@ int main(int argc, char *argv[])
     window.tabs()->setCurrentIndex(1);
     window.requests()->selectRow(0);
     save(window, out, u"requests"_s, screens);
+
+    // 6. Fault injection: the injected hang (time-scaled, the 5 s timeout not) opens the breaker while
+    //    the strip says what is armed; two more rules from the panel's preset and its text field.
+    window.tabs()->setCurrentIndex(0);
+    clear();
+    options.timeScale = outageScale;
+    demo.scenarios()->setOptions(options);
+    {
+        QSignalSpy finished(demo.scenarios(), &DemoScenarios::finished);
+        demo.scenarios()->start(DemoScenarios::Scenario::InjectedHang);
+        const auto hangBegins = std::chrono::milliseconds(qint64(15000 * outageScale));
+        QTest::qWait(int((hangBegins + 300ms).count()));
+        FaultsPanel *faults = window.faultsPanel();
+        faults->presetButton(u"529 overloaded 60 s (Anthropic)"_s)->click();
+        faults->ruleField()->setText(u"cut=3:model=gpt-4o-mini:p=50"_s);
+        faults->addRule();
+        QTest::qWait(int((5s + 1500ms).count()));
+        window.setStaircaseBars(60);
+        save(window, out, u"injected-hang"_s, screens);
+        window.tabs()->setCurrentWidget(faults);
+        save(window, out, u"faults"_s, screens);
+        faultcontrol::clear(harness.proxy());
+        finished.wait(10 * 60 * 1000);
+    }
     return 0;
 }

@@ -134,6 +134,38 @@ QIcon trayIcon(BreakerState worst)
     return appIcon();
 }
 
+QColor injectedColor()
+{
+    return QColor(0x8e, 0x24, 0xaa);   // purple: no outcome, failure or breaker state uses it
+}
+
+QIcon trayIcon(BreakerState worst, bool faultsArmed)
+{
+    const QIcon plain = trayIcon(worst);
+    if (!faultsArmed)
+        return plain;
+    QIcon badged;
+    for (const int size : {16, 22, 24, 32, 44, 48, 64, 128, 256}) {
+        QPixmap pixmap = plain.pixmap(size, size);
+        QPainter painter(&pixmap);
+        painter.setRenderHint(QPainter::Antialiasing);
+        // A purple disc with a white rim in the lower right, over the breaker's colour.
+        const qreal d = size * 0.5;
+        const QRectF disc(size - d, size - d, d, d);
+        painter.setPen(QPen(Qt::white, std::max(1.0, size / 16.0)));
+        painter.setBrush(injectedColor());
+        painter.drawEllipse(disc.adjusted(0.5, 0.5, -0.5, -0.5));
+        QFont font = painter.font();
+        font.setBold(true);
+        font.setPixelSize(std::max(6, int(d * 0.75)));
+        painter.setFont(font);
+        painter.drawText(disc, Qt::AlignCenter, u"!"_s);
+        painter.end();
+        badged.addPixmap(pixmap);
+    }
+    return badged;
+}
+
 QString formatDuration(qint64 ms)
 {
     if (ms < 1000)

@@ -32,6 +32,8 @@ QString failureLabel(Ending ending);
 const QList<Ending> &failureEndings();
 // A call still in flight.
 QColor inFlightColor();
+// Fault injection: the armed banner, the tray's badge and the mark on injected calls.
+QColor injectedColor();
 QString breakerLabel(BreakerState state);   // closed, half-open, open
 
 // The platform's Quit keys, Ctrl+Q where the platform names none (the offscreen one, for one).
@@ -39,6 +41,8 @@ QList<QKeySequence> quitShortcuts();
 
 QIcon appIcon();
 QIcon trayIcon(BreakerState worst);
+// With a badge in the corner while a fault rule is armed, so the tray says so too.
+QIcon trayIcon(BreakerState worst, bool faultsArmed);
 
 // "12.3 ms", "1.52 s": short durations for labels and tooltips.
 QString formatDuration(qint64 ms);

@@ -24,6 +24,7 @@
 #include <QScrollBar>
 #include <QSettings>
 #include <QStatusBar>
+#include <QTabBar>
 #include <QTabWidget>
 #include <QToolBar>
 #include <QToolButton>
@@ -33,6 +34,8 @@
 #include "dashboardmodel.h"
 #include "dashboardstyle.h"
 #include "democontroller.h"
+#include "faultbanner.h"
+#include "faultspanel.h"
 #include "figurespanel.h"
 #include "gettingstarted.h"
 #include "inflightpanel.h"
@@ -142,6 +145,8 @@ DashboardWindow::DashboardWindow(DashboardModel *model, QWidget *parent)
         m_tabs->setCurrentWidget(m_requests);
     });
     connect(m_breakers, &BreakerTimeline::replotRequested, this, &DashboardWindow::replotInterval);
+    m_faultsPanel = new FaultsPanel;
+    m_tabs->addTab(m_faultsPanel, u"Faults"_s);
     connect(m_tabs, &QTabWidget::currentChanged, this, [this] { draw(false); });   // catch up at once
 
     m_proxyPanel = new ProxyPanel;
@@ -154,6 +159,10 @@ DashboardWindow::DashboardWindow(DashboardModel *model, QWidget *parent)
     auto *layout = new QVBoxLayout(central);
     layout->setContentsMargins(6, 4, 6, 0);
     layout->setSpacing(4);
+    m_faultBanner = new FaultBanner;
+    connect(m_faultBanner, &FaultBanner::clearRequested, m_faultsPanel, &FaultsPanel::clearRequested);
+    connect(m_faultBanner, &FaultBanner::showRequested, this, [this] { m_tabs->setCurrentWidget(m_faultsPanel); });
+    layout->addWidget(m_faultBanner);
     layout->addWidget(m_proxyPanel);
     layout->addWidget(m_gettingStarted);
     layout->addWidget(m_figuresStrip);
@@ -474,6 +483,12 @@ void DashboardWindow::draw(bool everything)
         m_drawnRevision = m_model->revision();
         m_figures->refresh(*m_model, now);
         m_proxyPanel->refresh(*m_model);
+        m_faultBanner->refresh(m_model->snapshot());
+        m_faultsPanel->refresh(m_model->snapshot());
+        const int faults = int(m_model->snapshot().faults.size());
+        const int faultsTab = m_tabs->indexOf(m_faultsPanel);
+        m_tabs->setTabText(faultsTab, faults > 0 ? u"Faults (%1 armed)"_s.arg(faults) : u"Faults"_s);
+        m_tabs->tabBar()->setTabTextColor(faultsTab, faults > 0 ? dashboardstyle::injectedColor() : QColor());
         const bool empty = m_model->records().empty() && m_model->totals().requests == 0;
         if (m_gettingStarted->isVisibleTo(this) != empty)
             m_gettingStarted->setVisible(empty);

@@ -10,6 +10,8 @@ class BreakerTimeline;
 class DashboardModel;
 class DemoController;
 struct CallRecord;
+class FaultBanner;
+class FaultsPanel;
 class FiguresPanel;
 class GettingStarted;
 class InFlightPanel;
@@ -102,6 +104,9 @@ public:
     RequestPanel *requests() const { return m_requests; }
     InFlightPanel *inFlight() const { return m_inFlight; }
     QTabWidget *tabs() const { return m_tabs; }
+    // The Faults tab and the strip that says a rule is armed (its Clear all is the panel's).
+    FaultsPanel *faultsPanel() const { return m_faultsPanel; }
+    FaultBanner *faultBanner() const { return m_faultBanner; }
     ProxyPanel *proxyPanel() const { return m_proxyPanel; }
     GettingStarted *gettingStarted() const { return m_gettingStarted; }
     QComboBox *staircaseRangeChoice() const { return m_barsChoice; }
@@ -167,6 +172,8 @@ private:
     QTabWidget *m_tabs = nullptr;
     ProxyPanel *m_proxyPanel = nullptr;
     GettingStarted *m_gettingStarted = nullptr;
+    FaultsPanel *m_faultsPanel = nullptr;
+    FaultBanner *m_faultBanner = nullptr;
     QScrollArea *m_figuresStrip = nullptr;
     QGridLayout *m_liveGrid = nullptr;
     QWidget *m_outcomesFrame = nullptr;

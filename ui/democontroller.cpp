@@ -38,6 +38,10 @@ DemoController::DemoController(DashboardModel *model, quint16 proxyPort, MockPro
     addScenario(DemoScenarios::Scenario::Hang,
                 u"Hang: provider hangs from 15 s to 75 s (proxy timeout %1 s)"_s.arg(
                     double(config.upstreamTimeout.count()) / 1000.0));
+    // Breakwater's own fault injection instead of the mock: with --timeout 5 the breaker opens.
+    addScenario(DemoScenarios::Scenario::InjectedHang,
+                u"Injected hang: hang:for=60s from 15 s (proxy timeout %1 s; --timeout 5 opens the breaker)"_s.arg(
+                    double(config.upstreamTimeout.count()) / 1000.0));
 
     // Burst choices: the running proxy's own concurrency, then one and four at a time.
     auto *ownBurst = new QAction(u"Burst of %1 prompts, %2 at a time (this proxy)"_s

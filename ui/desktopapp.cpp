@@ -11,6 +11,7 @@
 #include "dashboardmodel.h"
 #include "dashboardwindow.h"
 #include "democontroller.h"
+#include "faultcontrol.h"
 #include "livecontrol.h"
 #include "loginautostart.h"
 #include "proxypanel.h"
@@ -118,6 +119,7 @@ int runDesktop(ProxyServer *proxy, MockProvider *mock, const ProxyConfig &config
     }
 
     livecontrol::connectPanel(window.proxyPanel(), proxy);
+    faultcontrol::connectPanel(window.faultsPanel(), proxy);
     const QStringList overridden = overriddenSettings(given);
     window.setSettingsHandler([&window, &model, proxy, &config, overridden, demoMode = mock != nullptr] {
         const std::unique_ptr<QSettings> settings = openSettings();
@@ -153,7 +155,7 @@ int runDesktop(ProxyServer *proxy, MockProvider *mock, const ProxyConfig &config
 
     // In demo mode the mock stands in for the providers: the tray keeps their names.
     TrayWatcher tray({&model, &window, openaiBase, anthropicBase, demo.get(),
-                      mock ? QUrl() : config.openaiUpstream, mock ? QUrl() : config.anthropicUpstream});
+                      mock ? QUrl() : config.openaiUpstream, mock ? QUrl() : config.anthropicUpstream, proxy});
 
     if (callLog) {
         // The writer turns logging off after a failed write (disk full, file removed); the proxy

@@ -26,6 +26,11 @@ QBrush hatch(const QColor &colour)
     QBrush brush(colour.darker(110), Qt::BDiagPattern);
     return brush;
 }
+
+QBrush injectedMark()
+{
+    return QBrush(dashboardstyle::injectedColor(), Qt::DiagCrossPattern);
+}
 } // namespace
 
 LatencyStaircase::LatencyStaircase(QWidget *parent)
@@ -109,6 +114,11 @@ int LatencyStaircase::inFlightBarCount() const
     return int(std::count_if(m_bars.begin(), m_bars.end(), [](const Bar &bar) { return bar.inFlight; }));
 }
 
+int LatencyStaircase::injectedBarCount() const
+{
+    return int(std::count_if(m_bars.begin(), m_bars.end(), [](const Bar &bar) { return !bar.record.injected.isEmpty(); }));
+}
+
 QList<QByteArray> LatencyStaircase::barRequestIds() const
 {
     QList<QByteArray> ids;
@@ -162,6 +172,8 @@ QString LatencyStaircase::toolTipAt(const QPoint &position) const
                                                       dashboardstyle::formatDuration(r.endAtMs - bar.upstreamFromMs));
     }
     text += u"total %1"_s.arg(dashboardstyle::formatDuration(r.totalMs()));
+    if (!r.injected.isEmpty())
+        text += u"\ninjected by Breakwater: %1"_s.arg(r.injected);
     return text;
 }
 
@@ -198,6 +210,8 @@ QList<LatencyStaircase::LegendEntry> LatencyStaircase::legendEntries() const
         if (shown)
             entries.append({dashboardstyle::failureColor(ending), Qt::NoBrush, dashboardstyle::failureLabel(ending)});
     }
+    if (injectedBarCount() > 0)
+        entries.append({grey.lighter(170), injectedMark(), u"injected"_s});
     return entries;
 }
 
@@ -313,6 +327,8 @@ void LatencyStaircase::paintEvent(QPaintEvent *)
             }
             painter.fillRect(QRectF(split, top, end - split, h), colour);
         }
+        if (!bar.inFlight && !r.injected.isEmpty())
+            painter.fillRect(QRectF(start, top, end - start, h), injectedMark());
         // With few bars there is room to print each one's total at its end.
         if (rowHeight >= metrics.height()) {
             painter.setPen(palette().color(QPalette::Text));

@@ -14,7 +14,9 @@ class DashboardModel;
 // flight (tinted) and upstream time (solid), coloured by how it was served or, if it failed, by its
 // failure. A call still in flight is a bar growing to now. Its shape tells the story:
 // twenty prompts served in parallel form a wall, served one at a time a staircase, and a herd is one
-// solid bar with many joined riders under it. Hand-drawn: a few hundred rects per repaint.
+// solid bar with many joined riders under it. A call answered by fault injection is cross-hatched
+// in purple over its colour ("injected" in the legend and the tooltip), so a failure made on
+// purpose is never read as the provider's. Hand-drawn: a few hundred rects per repaint.
 class LatencyStaircase final : public QWidget
 {
     Q_OBJECT
@@ -32,6 +34,7 @@ public:
     // As last refreshed: one bar per request, top to bottom.
     int barCount() const { return int(m_bars.size()); }
     int inFlightBarCount() const;
+    int injectedBarCount() const;
     QList<QByteArray> barRequestIds() const;
     QString toolTipAt(const QPoint &position) const;
     // The legend as laid out at the current width: its labels and where each entry is drawn.

@@ -132,6 +132,16 @@ void OutcomeChart::refresh(const DashboardModel &model, qint64 fromMs, qint64 to
         m_peakFailureRate = std::max(m_peakFailureRate, failed[b]);
     }
     const bool failures = m_peakFailureRate > 0;
+    int injected = 0;
+    for (const CallRecord &record : model.records()) {
+        if (!record.injected.isEmpty() && record.receivedAtMs >= failureFrom && record.receivedAtMs < toMs
+            && DashboardModel::categoryOf(record) == DashboardModel::Category::Failed)
+            ++injected;
+    }
+    if (injected != m_injectedFailures) {
+        m_injectedFailures = injected;
+        setCompact(m_compact);   // the line's name says it
+    }
     m_failureLine->replace(failures ? stepPoints(failed, failureFrom, toMs, failureBucketMs) : QList<QPointF>());
     if (m_failureLine->isVisible() != failures) {
         m_failureLine->setVisible(failures);
@@ -170,7 +180,11 @@ void OutcomeChart::setCompact(bool compact)
     // legend name the failures.
     m_rateAxis->setTitleVisible(!compact);
     m_failureAxis->setTitleVisible(!compact);
-    m_failureLine->setName(compact ? u"refused + failed"_s : u"refused + failed (right axis)"_s);
+    m_compact = compact;
+    // The compact legend's column has no room for the injected count (it would be cut to "refused + f..."):
+    // there the staircase's marked bars say it.
+    const QString injected = m_injectedFailures > 0 ? u", %1 injected"_s.arg(m_injectedFailures) : QString();
+    m_failureLine->setName(compact ? u"refused + failed"_s : u"refused + failed%1 (right axis)"_s.arg(injected));
 }
 
 QColor OutcomeChart::failureLineColor()

@@ -16,7 +16,8 @@ class QValueAxis;
 // window (1 s for 1 min, 2 s for 5 min, 6 s for 15 min) so a series never holds more than
 // 2 x 150 + 2 points (about 2k in all; the in-flight band at the bottom only where calls are in
 // flight), and each series is set with replace() in one go (append() is quadratic in Qt Charts 6.4).
-// Refusals and failures are drawn a second time as a line on their own axis (peakFailureRate).
+// Refusals and failures are drawn a second time as a line on their own axis (peakFailureRate);
+// while the window holds injected failures its legend says "N injected".
 class OutcomeChart final : public QChartView
 {
     Q_OBJECT
@@ -35,6 +36,8 @@ public:
     double failureAxisMax() const;
     QList<QPointF> failurePoints() const;
     static QColor failureLineColor();
+    // The window's failures made by fault injection: the failure line's legend says how many.
+    int injectedFailures() const { return m_injectedFailures; }
     static constexpr qint64 kFailureBucketMs = 6000;   // the failure line's narrowest bucket
     // The window's compact layout (a laptop): no axis titles, a shorter legend.
     void setCompact(bool compact);
@@ -50,4 +53,6 @@ private:
     QValueAxis *m_failureAxis = nullptr;
     double m_peakRate = 0;
     double m_peakFailureRate = 0;
+    int m_injectedFailures = 0;
+    bool m_compact = false;
 };

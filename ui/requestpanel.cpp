@@ -400,6 +400,8 @@ QString RequestPanel::describe(const CallRecord &r, const RetryPlace &place)
                       ? u"none"_s
                       : u"fingerprint "_s + QString::fromLatin1(r.credentialFingerprint) + u" (never the credential)"_s);
     text += field(u"breaker at admission"_s, QString::fromLatin1(r.breakerState));
+    if (!r.injected.isEmpty())
+        text += field(u"injected"_s, r.injected + u"  (fault injected by Breakwater, not the provider's)"_s);
     if (const QString attempt = RequestTableModel::attemptText(r, place); !attempt.isEmpty())
         text += field(u"attempt"_s, attempt + (r.retryAttempt >= 0 ? u"  (X-Stainless-Retry-Count %1)"_s.arg(r.retryAttempt)
                                                                    : QString()));
@@ -433,8 +435,8 @@ QString RequestPanel::toCsv() const
     static const QStringList header{u"arrival"_s, u"outcome"_s, u"status"_s, u"error"_s, u"upstream"_s,
                                     u"model"_s, u"route"_s, u"stream"_s, u"total_ms"_s, u"queue_ms"_s,
                                     u"upstream_ms"_s, u"input_tokens"_s, u"output_tokens"_s,
-                                    u"cached_tokens"_s, u"cost_usd"_s, u"cost_saved_usd"_s, u"key"_s,
-                                    u"request_id"_s};
+                                    u"cached_tokens"_s, u"cost_usd"_s, u"cost_saved_usd"_s, u"injected"_s,
+                                    u"key"_s, u"request_id"_s};
     const auto time = [](qint64 ms) {
         if (ms <= 0)
             return QString();
@@ -461,7 +463,7 @@ QString RequestPanel::toCsv() const
                                  QString::fromLatin1(r.route), r.stream ? u"true"_s : u"false"_s,
                                  QString::number(r.totalMs()), count(r.queueWaitMs), count(RequestTableModel::upstreamMs(r)),
                                  count(r.inputTokens), count(r.outputTokens), count(r.cachedTokens),
-                                 usd(r.costUsd), usd(r.costSavedUsd), QString::fromLatin1(r.keyFingerprint),
+                                 usd(r.costUsd), usd(r.costSavedUsd), r.injected, QString::fromLatin1(r.keyFingerprint),
                                  QString::fromLatin1(r.requestId)};
         QStringList quoted;
         for (const QString &field : fields)

@@ -122,6 +122,7 @@ QVariant RequestTableModel::data(const QModelIndex &index, int role) const
         case Key: return QString::fromLatin1(r.keyFingerprint);
         case RequestId: return QString::fromLatin1(r.requestId);
         case Attempt: return attemptText(r, placeAt(index.row()));
+        case Injected: return r.injected;   // the fault rule that made the answer, "#1 503:count=2"
         }
     } else if (role == Qt::UserRole) {   // sort keys
         switch (index.column()) {
@@ -135,6 +136,8 @@ QVariant RequestTableModel::data(const QModelIndex &index, int role) const
         case Attempt: return placeAt(index.row()).attempts * 1000 + placeAt(index.row()).attempt;   // amplified first
         default: return data(index, Qt::DisplayRole);
         }
+    } else if (role == Qt::ForegroundRole && index.column() == Injected) {
+        return dashboardstyle::injectedColor();
     } else if (role == Qt::ForegroundRole && (index.column() == OutcomeColumn || index.column() == Ended)) {
         return (index.column() == Ended ? dashboardstyle::callColor(r) : dashboardstyle::outcomeColor(r.outcome)).darker(120);
     } else if (role == Qt::TextAlignmentRole) {
@@ -154,6 +157,6 @@ QVariant RequestTableModel::headerData(int section, Qt::Orientation orientation,
     static const QStringList names{u"arrival"_s, u"outcome"_s, u"status"_s, u"ended"_s, u"upstream"_s, u"model"_s,
                                    u"route"_s, u"total ms"_s, u"queue ms"_s, u"upstream ms"_s,
                                    u"tokens in/out"_s, u"cost"_s, u"key"_s, u"request id"_s,
-                                   u"attempt"_s};
+                                   u"attempt"_s, u"injected"_s};
     return section >= 0 && section < names.size() ? QVariant(names[section]) : QVariant();
 }

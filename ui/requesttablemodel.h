@@ -18,7 +18,7 @@ class RequestTableModel final : public QAbstractTableModel
     Q_DISABLE_COPY_MOVE(RequestTableModel)
 public:
     enum Column { Arrival, OutcomeColumn, Status, Ended, Upstream, Model, Route, Total, Queue, UpstreamTime,
-                  Tokens, Cost, Key, RequestId, Attempt, ColumnCount };
+                  Tokens, Cost, Key, RequestId, Attempt, Injected, ColumnCount };
     static constexpr int kMaxRows = 2000;
 
     explicit RequestTableModel(QObject *parent = nullptr);

@@ -11,6 +11,7 @@
 #include "dashboardstyle.h"
 #include "democontroller.h"
 #include "desktopnotification.h"
+#include "faultcontrol.h"
 #include "gettingstarted.h"
 #include "proxyconfig.h"
 
@@ -43,6 +44,11 @@ TrayController::TrayController(const Wiring &wiring, QObject *parent)
             [this] { QApplication::clipboard()->setText(m_wiring.anthropicBaseUrl); });
     connect(m_menu->addAction(u"Copy export lines"_s), &QAction::triggered, this,
             [this] { QApplication::clipboard()->setText(environmentLines()); });
+    if (m_wiring.proxy) {
+        m_menu->addSeparator();
+        m_faultsMenu = m_menu->addMenu(u"Fault injection"_s);
+        faultcontrol::addPresetActions(m_faultsMenu, m_wiring.proxy);
+    }
     if (m_wiring.demo) {
         m_menu->addSeparator();
         QMenu *demo = m_menu->addMenu(u"Demo scenarios"_s);
@@ -119,8 +125,9 @@ QString TrayController::toolTip() const
     for (const QString &upstream : model.upstreams())
         breakers << upstreamName(upstream) + u' ' + dashboardstyle::breakerLabel(model.breakerState(upstream));
     // The first line is the title: on D-Bus hosts Qt sends the whole text as the tooltip's title.
+    const QString faults = faultcontrol::armedSummary(model.snapshot());
     return u"%1%2\n%3\n%4 requests, %5 upstream calls, %6 joined, %7 cache hits\n"
-           "in flight %8, queued %9\nbreakers: %10"_s
+           "in flight %8, queued %9\nbreakers: %10%11"_s
         .arg(title(), m_wiring.demo ? u" (demo)"_s : QString(), m_wiring.openaiBaseUrl)
         .arg(totals.requests)
         .arg(totals.upstreamCalls())
@@ -128,7 +135,8 @@ QString TrayController::toolTip() const
         .arg(totals.count(DashboardModel::Category::Hit))
         .arg(model.inFlight())
         .arg(model.queued())
-        .arg(breakers.isEmpty() ? u"–"_s : breakers.join(u", "_s));
+        .arg(breakers.isEmpty() ? u"–"_s : breakers.join(u", "_s),
+             faults.isEmpty() ? QString() : u"\nFAULT INJECTION ARMED: "_s + faults);
 }
 
 void TrayController::refresh()
@@ -140,9 +148,11 @@ void TrayController::refresh()
         m_icon->setToolTip(text);
     }
     const BreakerState worst = m_wiring.model->worstBreakerState();
-    if (worst != m_shownState) {
+    const bool faults = !m_wiring.model->snapshot().faults.isEmpty();
+    if (worst != m_shownState || faults != m_shownFaults) {
         m_shownState = worst;
-        m_icon->setIcon(dashboardstyle::trayIcon(worst));
+        m_shownFaults = faults;
+        m_icon->setIcon(dashboardstyle::trayIcon(worst, faults));
     }
 }
 

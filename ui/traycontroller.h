@@ -9,6 +9,7 @@
 
 class DashboardModel;
 class DemoController;
+class ProxyServer;
 class QMenu;
 class QSystemTrayIcon;
 class QWidget;
@@ -17,7 +18,9 @@ struct CallRecord;
 // The tray icon: its colour follows the worst breaker state, its tooltip shows the key figures, and
 // its menu opens the dashboard, copies the base URLs and the lines to export them, starts demo
 // scenarios, and quits. It notifies when a breaker opens or closes and when the spend limit refuses
-// a call. (Pausing the proxy is not offered: the proxy has no pause yet.)
+// a call. (Pausing the proxy is not offered: the proxy has no pause yet.) Its "Fault injection"
+// menu arms the presets and clears every rule; while any rule is armed the icon has a purple badge
+// and the tooltip names the rules (from the model's snapshot, so rules armed elsewhere count too).
 //
 // Only exists where a system tray does: install() checks, and only then lets the app outlive its
 // window (setQuitOnLastWindowClosed(false)); without a tray the window is the app. A tray that
@@ -41,6 +44,8 @@ public:
         // Where the upstreams are, for their names; empty (as in demo mode) keeps core's names.
         QUrl openaiUpstream = {};
         QUrl anthropicUpstream = {};
+        // The fault-injection presets' target (faultcontrol.h queues onto its thread); null: no presets.
+        ProxyServer *proxy = nullptr;
     };
 
     // A tray controller when `trayAvailable`, else nullptr and the app quits with its window.
@@ -54,6 +59,8 @@ public:
     QString upstreamName(const QString &upstream) const;   // "openai", or "127.0.0.1:1" for a custom one
     QString toolTip() const;
     BreakerState shownState() const { return m_shownState; }
+    bool showsFaultsArmed() const { return m_shownFaults; }
+    QMenu *faultsMenu() const { return m_faultsMenu; }   // null without Wiring::proxy
     QString environmentLines() const;
     int notificationsShown() const { return m_notifications; }
     QString lastNotification() const { return m_lastNotification; }   // "title\nmessage"
@@ -75,8 +82,10 @@ private:
     Wiring m_wiring;
     QSystemTrayIcon *m_icon = nullptr;
     QMenu *m_menu = nullptr;
+    QMenu *m_faultsMenu = nullptr;
     QTimer m_refresh;   // tooltip and icon, once a second
     BreakerState m_shownState = BreakerState::Closed;
+    bool m_shownFaults = false;   // the icon has the armed badge
     QString m_shownToolTip;
     int m_toolTipUpdates = 0;
     qint64 m_lastSpendNoticeMs = 0;

@@ -1,0 +1,268 @@
+#include "faultspanel.h"
+
+#include <algorithm>
+
+#include <QComboBox>
+#include <QGridLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+#include "dashboardstyle.h"
+#include "faultcontrol.h"
+#include "proxysnapshot.h"
+
+using namespace Qt::StringLiterals;
+
+namespace {
+
+// The kinds as the combo offers them: the word of the text form, and what its value is (if any).
+struct KindChoice
+{
+    QString kind;
+    QString valueHint;   // empty: the kind takes no value
+};
+const QList<KindChoice> kKinds{
+    {u"503"_s, {}}, {u"529"_s, {}}, {u"429"_s, {}}, {u"500"_s, {}}, {u"502"_s, {}},
+    {u"hang"_s, {}}, {u"delay"_s, u"D, e.g. 2s"_s}, {u"slow-stream"_s, u"D, e.g. 500ms"_s},
+    {u"cut"_s, u"events, e.g. 3"_s}, {u"error-event"_s, u"events, e.g. 2"_s}, {u"reset"_s, {}}, {u"garbage"_s, {}},
+};
+
+QString scopeText(const FaultRule &rule)
+{
+    QStringList parts;
+    parts << (rule.upstream.isEmpty() ? u"both upstreams"_s : QString::fromLatin1(rule.upstream));
+    if (!rule.route.isEmpty())
+        parts << QString::fromUtf8(rule.route);
+    if (!rule.model.isEmpty())
+        parts << rule.model;
+    if (rule.percent != 100)
+        parts << u"p %1 %"_s.arg(rule.percent);
+    return parts.join(u", "_s);
+}
+
+} // namespace
+
+FaultsPanel::FaultsPanel(QWidget *parent)
+    : QWidget(parent)
+{
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+
+    auto *presets = new QHBoxLayout;
+    presets->addWidget(new QLabel(u"Presets:"_s));
+    for (const faultcontrol::Preset &preset : faultcontrol::presets()) {
+        auto *button = new QPushButton(preset.name);
+        button->setToolTip(u"Arms %1"_s.arg(preset.rule));
+        connect(button, &QPushButton::clicked, this, [this, rule = preset.rule] {
+            m_text->setText(rule);
+            addRule();
+        });
+        m_presets.append(button);
+        presets->addWidget(button);
+    }
+    presets->addStretch();
+    m_clear = new QPushButton(u"Clear all"_s);
+    m_clear->setToolTip(u"Disarm every rule"_s);
+    m_clear->setEnabled(false);
+    connect(m_clear, &QPushButton::clicked, this, &FaultsPanel::clearRequested);
+    presets->addWidget(m_clear);
+    layout->addLayout(presets);
+
+    m_table = new QTableWidget(0, ColumnCount);
+    m_table->setHorizontalHeaderLabels({u"rule"_s, u"kind"_s, u"scope"_s, u"fired"_s, u"left / expires"_s, QString()});
+    m_table->verticalHeader()->hide();
+    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_table->setSelectionMode(QAbstractItemView::NoSelection);
+    m_table->horizontalHeader()->setSectionResizeMode(Rule, QHeaderView::Stretch);
+    for (const int column : {Kind, Scope, Fired, Left, Action})
+        m_table->horizontalHeader()->setSectionResizeMode(column, QHeaderView::ResizeToContents);
+    layout->addWidget(m_table, 1);
+    m_injected = new QLabel;
+    m_injected->setWordWrap(true);
+    layout->addWidget(m_injected);
+    layout->addWidget(buildForm());
+    fillTable();
+}
+
+QWidget *FaultsPanel::buildForm()
+{
+    auto *box = new QGroupBox(u"Add a rule (off until armed; injected calls go through the breaker, the log and the charts as real failures)"_s);
+    auto *grid = new QGridLayout(box);
+    grid->setContentsMargins(6, 4, 6, 6);
+    m_kind = new QComboBox;
+    for (const KindChoice &choice : kKinds)
+        m_kind->addItem(choice.kind);
+    m_value = new QLineEdit;
+    m_upstream = new QComboBox;
+    m_upstream->addItem(u"both upstreams"_s, QString());
+    m_upstream->addItem(u"openai"_s, u"openai"_s);
+    m_upstream->addItem(u"anthropic"_s, u"anthropic"_s);
+    m_route = new QLineEdit;
+    m_route->setPlaceholderText(u"any route"_s);
+    m_model = new QLineEdit;
+    m_model->setPlaceholderText(u"any model"_s);
+    m_firing = new QComboBox;
+    m_firing->addItem(u"every call"_s, QString());
+    m_firing->addItem(u"p % of calls"_s, u"p"_s);
+    m_firing->addItem(u"next N calls"_s, u"count"_s);
+    m_firingValue = new QLineEdit;
+    m_firingValue->setEnabled(false);
+    m_lifetime = new QLineEdit;
+    m_lifetime->setPlaceholderText(u"for, e.g. 60s"_s);
+    m_text = new QLineEdit;
+    m_text->setPlaceholderText(u"KIND[:OPTION=VALUE]...  e.g. 503:for=60s"_s);
+    m_add = new QPushButton(u"Add"_s);
+    m_error = new QLabel;
+    m_error->setWordWrap(true);
+    m_error->setStyleSheet(u"color: #c62828;"_s);
+    m_error->hide();
+
+    const QList<std::pair<QString, QWidget *>> fields{{u"kind"_s, m_kind}, {u"value"_s, m_value},
+                                                       {u"upstream"_s, m_upstream}, {u"route"_s, m_route},
+                                                       {u"model"_s, m_model}, {u"fires for"_s, m_firing},
+                                                       {QString(), m_firingValue}, {u"for"_s, m_lifetime}};
+    int column = 0;
+    for (const auto &[name, widget] : fields) {
+        if (!name.isEmpty())
+            grid->addWidget(new QLabel(name), 0, column++);
+        grid->addWidget(widget, 0, column++);
+    }
+    grid->addWidget(new QLabel(u"rule"_s), 1, 0);
+    grid->addWidget(m_text, 1, 1, 1, column - 2);
+    grid->addWidget(m_add, 1, column - 1);
+    grid->addWidget(m_error, 2, 0, 1, column);
+    grid->setColumnStretch(7, 1);   // the route and the model
+    grid->setColumnStretch(9, 1);
+
+    connect(m_kind, &QComboBox::currentIndexChanged, this, &FaultsPanel::onKindChanged);
+    connect(m_firing, &QComboBox::currentIndexChanged, this, [this] {
+        m_firingValue->setEnabled(m_firing->currentIndex() > 0);
+        m_firingValue->setPlaceholderText(m_firing->currentData().toString() == u"p"_s ? u"0-100"_s
+                                          : m_firing->currentIndex() > 0 ? u"calls"_s : QString());
+        buildText();
+    });
+    connect(m_upstream, &QComboBox::currentIndexChanged, this, &FaultsPanel::buildText);
+    for (QLineEdit *edit : {m_value, m_route, m_model, m_firingValue, m_lifetime})
+        connect(edit, &QLineEdit::textEdited, this, &FaultsPanel::buildText);
+    connect(m_text, &QLineEdit::textEdited, m_error, &QLabel::hide);
+    connect(m_text, &QLineEdit::returnPressed, this, &FaultsPanel::addRule);
+    connect(m_add, &QPushButton::clicked, this, &FaultsPanel::addRule);
+    onKindChanged();
+    return box;
+}
+
+void FaultsPanel::onKindChanged()
+{
+    const QString hint = kKinds.value(m_kind->currentIndex()).valueHint;
+    m_value->setEnabled(!hint.isEmpty());
+    m_value->setPlaceholderText(hint.isEmpty() ? u"no value"_s : hint);
+    if (hint.isEmpty())
+        m_value->clear();
+    buildText();
+}
+
+void FaultsPanel::buildText()
+{
+    // The text form as FaultRule::parse reads it; what is wrong with it is the parser's to say.
+    QString text = m_kind->currentText();
+    if (m_value->isEnabled() && !m_value->text().trimmed().isEmpty())
+        text += u'=' + m_value->text().trimmed();
+    if (const QString upstream = m_upstream->currentData().toString(); !upstream.isEmpty())
+        text += u":upstream="_s + upstream;
+    if (const QString route = m_route->text().trimmed(); !route.isEmpty())
+        text += u":route="_s + route;
+    if (const QString model = m_model->text().trimmed(); !model.isEmpty())
+        text += u":model="_s + model;
+    if (const QString firing = m_firing->currentData().toString(); !firing.isEmpty())
+        text += u':' + firing + u'=' + m_firingValue->text().trimmed();
+    if (const QString lifetime = m_lifetime->text().trimmed(); !lifetime.isEmpty())
+        text += u":for="_s + lifetime;
+    m_text->setText(text);
+    m_error->hide();
+}
+
+bool FaultsPanel::addRule()
+{
+    const Expected<FaultRule> rule = FaultRule::parse(m_text->text());
+    if (!rule.ok()) {
+        m_error->setText(rule.error());
+        m_error->show();
+        return false;
+    }
+    m_error->hide();
+    Q_EMIT armRequested(rule.value());
+    return true;
+}
+
+QString FaultsPanel::errorText() const
+{
+    return m_error->isHidden() ? QString() : m_error->text();
+}
+
+QPushButton *FaultsPanel::removeButton(int row) const
+{
+    return qobject_cast<QPushButton *>(m_table->cellWidget(row, Action));
+}
+
+QPushButton *FaultsPanel::presetButton(const QString &name) const
+{
+    const auto it = std::find_if(m_presets.begin(), m_presets.end(), [&name](QPushButton *b) { return b->text() == name; });
+    return it == m_presets.end() ? nullptr : *it;
+}
+
+void FaultsPanel::refresh(const ProxySnapshot &snapshot)
+{
+    m_rules = snapshot.faults;
+    m_steadyMs = snapshot.steadyMs;
+    QStringList injected;
+    for (auto it = snapshot.faultsInjected.begin(); it != snapshot.faultsInjected.end(); ++it)
+        injected << u"%1 %2 × %3"_s.arg(QString::fromLatin1(it.key().first), QString::fromLatin1(it.key().second)).arg(it.value());
+    m_injected->setText(injected.isEmpty() ? u"No fault injected since start."_s
+                                           : u"Injected since start: "_s + injected.join(u", "_s));
+    fillTable();
+}
+
+void FaultsPanel::fillTable()
+{
+    // Only when something shown changed: a snapshot comes four times a second.
+    const auto secondsLeft = [this](const FaultRule &rule) {
+        return (std::max<qint64>(rule.expiresAtMs - m_steadyMs, 0) + 999) / 1000;
+    };
+    QString key;
+    for (const FaultRule &rule : std::as_const(m_rules))
+        key += u"%1/%2/%3;"_s.arg(rule.id).arg(rule.fired).arg(rule.expiresAtMs > 0 ? secondsLeft(rule) : -1);
+    if (key == m_shownKey && m_table->rowCount() == int(m_rules.size()))
+        return;
+    m_shownKey = key;
+    m_clear->setEnabled(!m_rules.isEmpty());
+    m_table->setRowCount(int(m_rules.size()));
+    for (int row = 0; row < int(m_rules.size()); ++row) {
+        const FaultRule &rule = m_rules[row];
+        QStringList left;
+        if (rule.count >= 0)
+            left << u"%1 calls"_s.arg(rule.count - rule.fired);
+        if (rule.expiresAtMs > 0)
+            left << u"%1 s"_s.arg(secondsLeft(rule));
+        const QStringList cells{rule.label(), QString::fromLatin1(rule.kindName()), scopeText(rule),
+                                QString::number(rule.fired), left.isEmpty() ? u"until removed"_s : left.join(u", "_s)};
+        for (int column = 0; column < cells.size(); ++column) {
+            auto *item = new QTableWidgetItem(cells[column]);
+            if (column == Rule)
+                item->setForeground(dashboardstyle::injectedColor());
+            m_table->setItem(row, column, item);
+        }
+        auto *remove = removeButton(row);
+        if (!remove) {
+            remove = new QPushButton(u"Remove"_s);
+            m_table->setCellWidget(row, Action, remove);
+        }
+        remove->disconnect(this);
+        connect(remove, &QPushButton::clicked, this, [this, id = rule.id] { Q_EMIT disarmRequested(id); });
+    }
+}
