@@ -16,21 +16,23 @@ using namespace Qt::StringLiterals;
 namespace {
 constexpr int kTilesPerRow = 14;
 
-// "503 ×5, timeout ×2": the failures by kind, upstream errors by status, most frequent first.
-QString failureBreakdown(const DashboardModel::Totals &totals)
+// The failures by kind ("503", "timeout"; upstream errors by status), most frequent first.
+QList<std::pair<qint64, QString>> failureKinds(const DashboardModel::Totals &totals)
 {
-    QList<std::pair<qint64, QString>> parts;
+    QList<std::pair<qint64, QString>> kinds;
     for (auto it = totals.upstreamErrorStatuses.cbegin(); it != totals.upstreamErrorStatuses.cend(); ++it)
-        parts.append({it.value(), u"%1 ×%2"_s.arg(it.key()).arg(it.value())});
+        kinds.append({it.value(), QString::number(it.key())});
     for (const Ending ending : dashboardstyle::failureEndings()) {
         if (ending != Ending::UpstreamError && totals.count(ending) > 0)
-            parts.append({totals.count(ending), u"%1 ×%2"_s.arg(dashboardstyle::failureLabel(ending)).arg(totals.count(ending))});
+            kinds.append({totals.count(ending), dashboardstyle::failureLabel(ending)});
     }
-    std::stable_sort(parts.begin(), parts.end(), [](const auto &a, const auto &b) { return a.first > b.first; });
-    QStringList texts;
-    for (const auto &part : parts)
-        texts.append(part.second);
-    return texts.join(u", "_s);
+    std::stable_sort(kinds.begin(), kinds.end(), [](const auto &a, const auto &b) { return a.first > b.first; });
+    return kinds;
+}
+
+QString countedKind(const std::pair<qint64, QString> &kind)
+{
+    return u"%1 ×%2"_s.arg(kind.second).arg(kind.first);
 }
 }
 
@@ -49,8 +51,7 @@ FiguresPanel::FiguresPanel(QWidget *parent)
     tile(u"hits"_s, u"cache hits"_s, u"Requests answered from the answer cache"_s);
     tile(u"refused"_s, u"refused"_s,
          u"Refused without an upstream call: open breaker, spend limit, full queue or bad input"_s);
-    tile(u"failed"_s, u"failed"_s,
-         u"Served, but did not end well: upstream errors by status, timeouts, unreachable, cut streams, ..."_s);
+    tile(u"failed"_s, u"failed"_s, m_failedHelp);
     tile(u"spent"_s, u"cost spent"_s, u"Cost of the upstream calls made"_s);
     tile(u"saved"_s, u"cost saved"_s, u"Cost of the calls that joined or cache hits did not make"_s);
     tile(u"inflight"_s, u"in flight"_s, u"Upstream calls running now"_s);
@@ -75,9 +76,21 @@ void FiguresPanel::refresh(const DashboardModel &model, qint64 nowMs)
     setValue(u"hits"_s, QString::number(totals.count(Category::Hit)));
     setValue(u"refused"_s, QString::number(totals.count(Category::Refused)));
     setValue(u"failed"_s, QString::number(totals.failures()));
-    const QString breakdown = failureBreakdown(totals);
+    // The caption stays short, so the tiles fit a laptop's width: one kind is named (the figure is
+    // its count), several by the most frequent and how many more; the tooltip has them all.
+    const QList<std::pair<qint64, QString>> kinds = failureKinds(totals);
     Tile &failed = m_tiles[u"failed"_s];
-    const QString failedCaption = breakdown.isEmpty() ? u"failed"_s : u"failed: "_s + breakdown;
+    QString failedCaption = u"failed"_s;
+    if (kinds.size() == 1)
+        failedCaption = u"failed: "_s + kinds.first().second;
+    else if (kinds.size() > 1)
+        failedCaption = u"failed: %1 +%2 more"_s.arg(countedKind(kinds.first())).arg(kinds.size() - 1);
+    QStringList all;
+    for (const auto &kind : kinds)
+        all.append(countedKind(kind));
+    const QString failedTip = all.isEmpty() ? m_failedHelp : m_failedHelp + u"\n"_s + all.join(u", "_s);
+    if (failed.frame->toolTip() != failedTip)
+        failed.frame->setToolTip(failedTip);
     if (failed.caption->text() != failedCaption) {
         failed.caption->setText(failedCaption);
         failed.value->setStyleSheet(totals.failures() > 0
@@ -131,6 +144,12 @@ QString FiguresPanel::caption(const QString &key) const
 {
     const auto it = m_tiles.constFind(key);
     return it == m_tiles.constEnd() ? QString() : it->caption->text();
+}
+
+QString FiguresPanel::toolTip(const QString &key) const
+{
+    const auto it = m_tiles.constFind(key);
+    return it == m_tiles.constEnd() ? QString() : it->frame->toolTip();
 }
 
 QString FiguresPanel::historyText() const

@@ -23,6 +23,7 @@ public:
     void refresh(const DashboardModel &model, qint64 nowMs = 0);
     QString figure(const QString &key) const;   // the value shown, empty if no such tile
     QString caption(const QString &key) const;
+    QString toolTip(const QString &key) const;
     QString historyText() const;   // "history from 10:02 to 10:15 (407 calls)", or empty
 
 private:
@@ -38,6 +39,8 @@ private:
 
     QGridLayout *m_layout = nullptr;
     QLabel *m_history = nullptr;
+    const QString m_failedHelp = QStringLiteral(
+        "Served, but did not end well: upstream errors by status, timeouts, unreachable, cut streams, ...");
     QHash<QString, Tile> m_tiles;
     int m_nextColumn = 0;
 };
