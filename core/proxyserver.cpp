@@ -357,11 +357,7 @@ Sharing::Takeoff ProxyServer::takeOff(const Route &route, const IncomingRequest 
     if (admitted->trial) {
         connect(upstreamCall, &UpstreamCall::headersReceived, &flight,
                 [&upstream, &flight, decidedEarly](int status, const HeaderList &headers) {
-            const bool stream = std::any_of(headers.cbegin(), headers.cend(), [](const auto &header) {
-                return header.first.compare("content-type", Qt::CaseInsensitive) == 0
-                       && header.second.contains("text/event-stream");
-            });
-            if (isSuccess(status) && stream && !*decidedEarly) {
+            if (isSuccess(status) && isEventStream(headers) && !*decidedEarly) {
                 *decidedEarly = true;
                 flight.setTrial(false);
                 upstream.breaker->recordSuccess(true);

@@ -6,6 +6,7 @@
 #include <QLoggingCategory>
 
 #include "faults/faultanswers.h"
+#include "http/protocol.h"
 #include "upstream/upstreampool.h"
 
 Q_LOGGING_CATEGORY(lcFaultCall, "breakwater.faults.call", QtInfoMsg)
@@ -16,13 +17,6 @@ using Kind = FaultRule::Kind;
 namespace {
 
 constexpr auto kPollInterval = 100ms;   // as the pool's stop poll
-
-bool isEventStream(const HeaderList &headers)
-{
-    return std::any_of(headers.cbegin(), headers.cend(), [](const auto &header) {
-        return header.first.compare("content-type", Qt::CaseInsensitive) == 0 && header.second.contains("text/event-stream");
-    });
-}
 
 } // namespace
 

@@ -38,3 +38,11 @@ HeaderList combineRepeated(const HeaderList &headers)
     }
     return combined;
 }
+
+bool isEventStream(const HeaderList &headers)
+{
+    return std::any_of(headers.cbegin(), headers.cend(), [](const auto &header) {
+        return header.first.compare("content-type", Qt::CaseInsensitive) == 0
+               && header.second.contains("text/event-stream");
+    });
+}

@@ -24,6 +24,9 @@ bool isCredentialHeader(const QByteArray &lowerName);
 // Connection, Keep-Alive, Transfer-Encoding, Upgrade and the other headers of one hop.
 bool isHopByHopHeader(const QByteArray &lowerName);
 
+// Whether an answer's Content-Type is an event stream (text/event-stream), in any of its headers.
+bool isEventStream(const HeaderList &headers);
+
 // One entry per name (case-insensitive, at its first place, with its first spelling): the values
 // of a repeated name joined in order with ", " (RFC 9110 5.3), Cookie's with "; " (RFC 6265 5.4).
 // For QNetworkRequest, whose setRawHeader keeps only the last value of a name.

@@ -101,11 +101,8 @@ void Flight::onHeaders(int status, const HeaderList &headers)
     m_firstByteAtMs = m_clock.wallMs();
     m_status = status;
     m_headers = headers;
-    for (const auto &[name, value] : headers) {
-        // A pass-through's event stream is another API's (Assistants runs, ...): relayed, not judged.
-        if (name.compare("content-type", Qt::CaseInsensitive) == 0)
-            m_streaming = !m_passThrough && value.contains("text/event-stream");
-    }
+    // A pass-through's event stream is another API's (Assistants runs, ...): relayed, not judged.
+    m_streaming = !m_passThrough && isEventStream(headers);
     m_relaying = m_streaming || m_relayAll;
     if (m_relaying) {
         for (Rider &rider : m_riders)
