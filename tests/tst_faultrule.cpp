@@ -116,6 +116,8 @@ void TestFaultRule::badText_isRefusedNamingWhatIsWrong_data()
     QTest::newRow("for 0") << u"hang:for=0"_s << u"for is how long"_s;
     QTest::newRow("unknown upstream") << u"503:upstream=azure"_s << u"upstream is openai or anthropic, not 'azure'"_s;
     QTest::newRow("route without a slash") << u"503:route=chat"_s << u"route is a path"_s;
+    QTest::newRow("retry-after past qint64") << u"503:retry-after=1e300"_s << u"retry-after is seconds from 0 to 3600"_s;
+    QTest::newRow("for past qint64") << u"hang:for=1e300"_s << u"for is how long"_s;
     QTest::newRow("retry-after on a cut") << u"cut=1:retry-after=2"_s << u"retry-after goes with a status kind"_s;
     QTest::newRow("unknown option") << u"503:colour=red"_s << u"unknown option 'colour'"_s;
     QTest::newRow("option without a value") << u"503:count"_s << u"option 'count' needs a value"_s;

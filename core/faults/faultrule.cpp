@@ -34,7 +34,9 @@ std::optional<qint64> parseDurationMs(QString text)
     }
     bool ok = false;
     const double value = text.toDouble(&ok);
-    if (!ok || !std::isfinite(value) || value < 0)
+    // Bounded before rounding: llround of a value past qint64 is unspecified (retry-after=1e300
+    // came out negative and slipped past the callers' upper bounds). A year is past every bound.
+    if (!ok || !std::isfinite(value) || value < 0 || value * scale > 365.0 * 86'400'000)
         return std::nullopt;
     return std::llround(value * scale);
 }
