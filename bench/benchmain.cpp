@@ -12,8 +12,12 @@
 //   outage      one prompt every 2 s for 150 s, provider 503 from 15 s to 75 s, SDK-like retrying client
 //   hang        the same, provider hanging from 15 s to 75 s, --timeout 5
 //   soak        30 min of mixed traffic and provider faults; RSS, descriptors and flights every 10 s
+//   engine      issue 23's upstream-engine targets, side by side with direct and the older engines
+//               (enginebench.h: --engines, --portkey PATH, --storm-seconds S)
 // --scale X multiplies every scenario duration and request count (0.1 for a quick look; figures are for 1).
 
+#include "benchloads.h"
+#include "enginebench.h"
 #include "loopbackclient.h"
 #include "proxyharness.h"
 #include "sdklikeclient.h"
@@ -53,15 +57,6 @@ void waitUntil(const std::function<bool()> &done, std::chrono::milliseconds limi
     timer.start();
     while (!done() && timer.elapsed() < limit.count())
         QCoreApplication::processEvents(QEventLoop::AllEvents, 5);
-}
-
-double percentile(QList<qint64> values, double p)
-{
-    if (values.isEmpty())
-        return 0;
-    std::sort(values.begin(), values.end());
-    const qsizetype index = qMin(values.size() - 1, qsizetype(p * double(values.size() - 1) + 0.5));
-    return double(values[index]);
 }
 
 int herd()
@@ -109,121 +104,6 @@ int herd()
         [](const CallRecord &a, const CallRecord &b) { return a.receivedAtMs < b.receivedAtMs; });
     std::printf("  last request in    +%lld ms\n", last->receivedAtMs - sentAtMs);
     return 0;
-}
-
-// The raw bytes of a chat request, as an OpenAI SDK would send them on a keep-alive connection.
-QByteArray chatRequest(quint16 port, const QByteArray &body)
-{
-    return LoopbackClient::requestBytes(port, "POST", "/v1/chat/completions", kOpenAiAuth, body);
-}
-
-LoopbackClient::RequestMaker sameRequest(const QByteArray &request)
-{
-    return [request](qint64) { return request; };
-}
-
-// A different chat request every time: the prompt carries the connection's tag and a zero-padded
-// counter, so no two requests share a de-dup key and every body has the same length.
-LoopbackClient::RequestMaker distinctRequests(quint16 port, int tag)
-{
-    return [port, tag](qint64 n) {
-        const QString prompt = u"distinct prompt %1-%2"_s.arg(tag, 3, 10, QLatin1Char('0'))
-                                   .arg(n, 9, 10, QLatin1Char('0'));
-        return chatRequest(port, chatBody(prompt));
-    };
-}
-
-// What a run of keep-alive clients recorded.
-struct Load
-{
-    QList<qint64> tripsNs;
-    int failures = 0;                  // answers that were not 200, and clients that gave up (warm-up included)
-    QMap<QByteArray, qint64> dedup;    // answers per x-breakwater-dedup value (warm-up included)
-    double seconds = 0;                // the measured part
-    bool timedOut = false;
-
-    double p50Ms() const { return percentile(tripsNs, 0.5) / 1e6; }
-    double p99Ms() const { return percentile(tripsNs, 0.99) / 1e6; }
-
-    void collect(const LoopbackClient *client)
-    {
-        tripsNs += client->roundTripsNs();
-        failures += client->failures();
-        for (auto it = client->dedupCounts().begin(); it != client->dedupCounts().end(); ++it)
-            dedup[it.key()] += it.value();
-    }
-    QByteArray dedupText() const
-    {
-        QByteArrayList parts;
-        for (auto it = dedup.begin(); it != dedup.end(); ++it)
-            parts.append((it.key().isEmpty() ? QByteArray("(none)") : it.key()) + ' ' + QByteArray::number(it.value()));
-        return parts.join(", ");
-    }
-};
-
-// `connections` keep-alive clients, each sending as fast as answers come for `warmUp` (not
-// recorded) and then `duration`. The clients run on a thread of their own so they compete with
-// the proxy thread as a real client process would, not with the main thread's bookkeeping; the
-// main thread only sleeps.
-Load loadFor(quint16 port, int connections, const std::function<LoopbackClient::RequestMaker(int)> &requestsFor,
-             std::chrono::milliseconds warmUp, std::chrono::milliseconds duration)
-{
-    QThread clientThread;
-    QList<LoopbackClient *> clients;
-    for (int i = 0; i < connections; ++i) {
-        auto *client = new LoopbackClient(port, requestsFor(i));
-        client->moveToThread(&clientThread);
-        clients.append(client);
-    }
-    clientThread.start();
-    for (LoopbackClient *client : clients)
-        QMetaObject::invokeMethod(client, &LoopbackClient::start);
-    if (warmUp.count() > 0) {
-        QThread::msleep(quint64(warmUp.count()));
-        for (LoopbackClient *client : clients)
-            QMetaObject::invokeMethod(client, &LoopbackClient::clearRecorded, Qt::BlockingQueuedConnection);
-    }
-    QElapsedTimer clock;
-    clock.start();
-    QThread::msleep(quint64(duration.count()));
-    for (LoopbackClient *client : clients)
-        QMetaObject::invokeMethod(client, &LoopbackClient::stop, Qt::BlockingQueuedConnection);
-    Load load;
-    load.seconds = clock.elapsed() / 1000.0;
-    clientThread.quit();
-    clientThread.wait();
-    for (LoopbackClient *client : clients) {
-        load.collect(client);
-        delete client;
-    }
-    return load;
-}
-
-// One keep-alive client sending `warmUp + count` requests one after another; the first `warmUp`
-// round trips are dropped. The main thread blocks until the client is done.
-Load sequentialLoad(quint16 port, const LoopbackClient::RequestMaker &requests, int warmUp, int count)
-{
-    QThread clientThread;
-    auto *client = new LoopbackClient(port, requests);
-    client->setLimit(warmUp + count);
-    client->moveToThread(&clientThread);
-    QSemaphore done;
-    QObject::connect(client, &LoopbackClient::finished, client, [&done] { done.release(); }, Qt::DirectConnection);
-    clientThread.start();
-    QElapsedTimer clock;
-    clock.start();
-    QMetaObject::invokeMethod(client, &LoopbackClient::start);
-    Load load;
-    load.timedOut = !done.tryAcquire(1, 120'000);
-    if (load.timedOut)
-        QMetaObject::invokeMethod(client, &LoopbackClient::stop, Qt::BlockingQueuedConnection);
-    load.seconds = clock.elapsed() / 1000.0;
-    clientThread.quit();
-    clientThread.wait();
-    load.collect(client);
-    delete client;
-    load.tripsNs.remove(0, qMin<qsizetype>(warmUp, load.tripsNs.size()));
-    return load;
 }
 
 int hits()
@@ -557,9 +437,12 @@ int main(int argc, char *argv[])
     const QMap<QString, std::function<int()>> scenarios{
         {u"herd"_s, herd}, {u"hits"_s, hits}, {u"overhead"_s, overhead}, {u"throughput"_s, throughput},
         {u"key"_s, key}, {u"burst"_s, burst}, {u"outage"_s, outage}, {u"hang"_s, hang},
-        {u"soak"_s, [] { return soak(std::chrono::milliseconds(qint64(1800'000 * g_scale))); }}};
+        {u"soak"_s, [] { return soak(std::chrono::milliseconds(qint64(1800'000 * g_scale))); }},
+        {u"engine"_s, engineBench}, {u"proxy-only"_s, proxyOnly}};
+    if (scenario == u"engine"_s || scenario == u"proxy-only"_s)   // they read their own options
+        return scenarios[scenario]();
     if (!scenarios.contains(scenario) || g_scale <= 0) {
-        std::fprintf(stderr, "usage: breakwater-bench herd|hits|overhead|throughput|key|burst|outage|hang|soak [--scale X] "
+        std::fprintf(stderr, "usage: breakwater-bench herd|hits|overhead|throughput|key|burst|outage|hang|soak|engine [--scale X] "
                              "[--concurrency N] [--timeout S]\n");
         return 2;
     }

@@ -2,6 +2,7 @@
 
 #include <QCommandLineParser>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -10,6 +11,7 @@
 #include <cmath>
 
 #include "http/hostguard.h"
+#include "upstream/curlsettings.h"
 
 using namespace Qt::StringLiterals;
 
@@ -31,6 +33,7 @@ const QList<Option> &options()
         {u"listen"_s, u"HOST:PORT"_s, u"Address to listen on (default 127.0.0.1:8080; port 0 picks a free one)."_s},
         {u"upstream"_s, u"URL"_s, u"OpenAI-compatible base URL including /v1 (default https://api.openai.com/v1)."_s},
         {u"anthropic-upstream"_s, u"URL"_s, u"Anthropic base URL (default https://api.anthropic.com)."_s},
+        {u"ca-file"_s, u"FILE"_s, u"PEM certificate authorities to trust for upstreams (and their probes) besides the system's, e.g. a corporate TLS proxy's or a local server's own."_s},
         {u"timeout"_s, u"S"_s, u"Seconds to wait for the upstream's first byte and between stream chunks (default 60)."_s},
         {u"drain"_s, u"S"_s, u"On SIGTERM, SIGINT or Quit: seconds calls in flight may finish before they are ended with an error (default 10)."_s},
         {u"concurrency"_s, u"N"_s, u"Upstream calls at once, per upstream (default 64)."_s},
@@ -129,6 +132,14 @@ Result apply(CommandLine &result, const QString &name, const QString &value, con
     } else if (name == u"anthropic-upstream"_s) {
         if (!parseUrl(value, &config.anthropicUpstream))
             return invalid(u"an http(s) URL such as https://api.anthropic.com"_s);
+    } else if (name == u"ca-file"_s) {
+        QFile file(value);
+        if (value.isEmpty() || !file.open(QIODevice::ReadOnly))
+            return Failure{u"cannot read %1 '%2': %3"_s.arg(label, value, value.isEmpty() ? u"no path"_s : file.errorString())};
+        // The parser the engine itself uses, so what is accepted here is what will be trusted.
+        if (CurlSettings::countCertificates(file.readAll()) == 0)
+            return Failure{u"%1 '%2' holds no PEM certificate (-----BEGIN CERTIFICATE-----)"_s.arg(label, value)};
+        config.caFile = QFileInfo(value).absoluteFilePath();
     } else if (name == u"timeout"_s) {
         if (!parseSeconds(value, &config.upstreamTimeout, false))
             return invalid(u"seconds greater than 0"_s);

@@ -6,6 +6,7 @@
 #include <QUrl>
 
 #include <chrono>
+#include <memory>
 
 #include "faults/faultrule.h"
 
@@ -16,7 +17,8 @@ using namespace std::chrono_literals;
 inline constexpr quint16 kListenPort = 8080;
 inline constexpr std::chrono::milliseconds kUpstreamTimeout = 60s;   // first byte and stream gaps
 inline constexpr int kConcurrency = 64;       // per upstream: 20 different prompts never queue
-inline constexpr int kMaxQueued = 1024;       // calls waiting for a pool thread before 429
+inline constexpr int kMaxQueued = 1024;       // calls waiting for admission before 429
+inline constexpr int kMaxEngineLoops = 4;     // upstream event loops at most (and never more than cores)
 inline constexpr qint64 kMaxBodyBytes = 32 * 1024 * 1024;
 inline constexpr qint64 kMaxHeaderBytes = 64 * 1024;
 inline constexpr int kMaxConnections = 1024;   // client connections at once (http/frontdoor.h)
@@ -59,4 +61,7 @@ struct ProxyConfig
     bool recordBodies = false;          // --log-bodies: put request and response bodies in the records
     QStringList allowedOrigins;         // --allow-origin: browser origins answered (normalised; http/hostguard.h)
     QList<FaultRule> faults;            // --fault: rules armed at start (faults/faultrule.h); none by default
+    QString caFile;                     // --ca-file: PEM authorities trusted for upstreams besides the system's
+    // Tests and the bench only: the engine the upstream calls run on (none: the proxy's CurlEngine).
+    std::shared_ptr<class UpstreamEngine> upstreamEngine;
 };

@@ -13,13 +13,18 @@
 #include "proxyroutes.h"
 #include "sharing/requestkey.h"
 #include "upstream/breakerprobe.h"
+#include "upstream/curlengine.h"
 #include "upstream/upstreampool.h"
 
+#include <algorithm>
+
+#include <QFile>
 #include <QHttpServerRequest>
 #include <QJsonDocument>
 #include <QJsonParseError>
 #include <QLoggingCategory>
 #include <QTcpSocket>
+#include <QThread>
 
 Q_LOGGING_CATEGORY(lcProxy, "breakwater.proxy", QtInfoMsg)
 
@@ -51,6 +56,22 @@ std::chrono::milliseconds probeTimeout(const ProxyConfig &config)
     return std::min<std::chrono::milliseconds>(config.upstreamTimeout, std::chrono::seconds(5));
 }
 
+// At most one event loop per core, and a few at most: calls are sharded by origin, and a proxy
+// has two or three upstreams.
+std::shared_ptr<UpstreamEngine> newUpstreamEngine(const ProxyConfig &config)
+{
+    CurlEngine::Options options;
+    options.loops = std::clamp(QThread::idealThreadCount(), 1, defaults::kMaxEngineLoops);
+    if (!config.caFile.isEmpty()) {
+        QFile file(config.caFile);
+        if (file.open(QIODevice::ReadOnly))   // checked by the command line (commandline.cpp)
+            options.caPem = file.readAll();
+        else
+            qCWarning(lcProxy) << "cannot read --ca-file" << config.caFile << file.errorString();
+    }
+    return std::make_shared<CurlEngine>(options);
+}
+
 ApiError pausedRefusal()
 {
     ApiError error{503, "api_error", "paused",
@@ -69,6 +90,7 @@ ProxyServer::ProxyServer(const ProxyConfig &config, const Clock &clock, QObject 
       m_cache(clock, config.dedupWindow.count(), config.cacheBytes),
       m_flights(m_cache, clock, std::chrono::duration<double>(config.upstreamTimeout).count(), config.recordBodies)
 {
+    m_engine = config.upstreamEngine ? config.upstreamEngine : newUpstreamEngine(config);
     // OpenAI's base includes /v1 already; Anthropic's does not.
     setUpUpstream(m_openai, "openai", config.openaiUpstream, ApiStyle::OpenAI);
     setUpUpstream(m_anthropic, "anthropic", config.anthropicUpstream, ApiStyle::Anthropic);
@@ -101,6 +123,7 @@ ProxySnapshot ProxyServer::snapshot()
                                    breaker->state() == BreakerState::Open ? std::max<qint64>(breaker->cooldownLeftMs(), 0) : 0,
                                    breaker->lastFailure(), breaker->lastFailureAtMs()});
         UpstreamSnapshot &health = snapshot.upstreams.last();
+        health.protocol = upstream->pool->protocol();
         health.lastProbeAtMs = upstream->probe->lastProbeAtMs();
         health.lastProbeResult = upstream->probe->lastProbeResult();
         health.lastProbeAlive = upstream->probe->lastProbeAlive();
@@ -127,11 +150,11 @@ void ProxyServer::setUpUpstream(Upstream &upstream, const QByteArray &name, cons
     const QString label = QString::fromLatin1(name);
     upstream.name = name;
     upstream.baseUrl = baseUrl;
-    upstream.pool = new UpstreamPool(label, m_config.concurrency, m_config.maxQueued, this);
+    upstream.pool = new UpstreamPool(label, m_config.concurrency, m_config.maxQueued, m_engine, this);
     upstream.breaker = new CircuitBreaker(label, m_clock, m_config.breakerFailures, m_config.breakerCooldown, this);
     // The probe asks the models list, where a client's GET /v1/models would go.
     const QUrl modelsUrl = upstreamUrl(baseUrl, style, "/v1/models", {});
-    upstream.probe = new BreakerProbe(upstream.breaker, modelsUrl, m_config.breakerProbeInterval, probeTimeout(m_config), this);
+    upstream.probe = new BreakerProbe(upstream.breaker, upstream.pool, modelsUrl, m_config.breakerProbeInterval, probeTimeout(m_config), this);
     connect(upstream.breaker, &CircuitBreaker::stateChanged, this, &ProxyServer::breakerChanged);
 }
 

@@ -27,6 +27,7 @@ struct ProxyRoute;
 class FrontDoor;
 class ResponseWriter;
 class SpendGuard;
+class UpstreamEngine;
 class UpstreamPool;
 
 // The proxy: routes each request (the table: proxyroutes.h), parses it, keys it and hands it to
@@ -142,6 +143,7 @@ private:
     const Clock &m_clock;
     FrontDoor *m_frontDoor = nullptr;
     quint16 m_port = 0;
+    std::shared_ptr<UpstreamEngine> m_engine;   // every upstream call of both pools runs on it
     Upstream m_openai;
     Upstream m_anthropic;
     AnswerCache m_cache;

@@ -35,6 +35,7 @@ struct UpstreamSnapshot
     qint64 lastProbeAtMs = 0;     // wall clock; 0 = no probe yet
     QString lastProbeResult = {};
     bool lastProbeAlive = false;
+    QByteArray protocol = {};     // what its latest answer came over: "HTTP/2", "HTTP/1.1"; empty before any
 };
 
 struct ProxySnapshot

@@ -11,6 +11,8 @@ packages=(
     qt6-charts-dev qt6-svg-dev libqt6sql6-sqlite qt6-qpa-plugins
     libqt6opengl6-dev       # find_package(Qt6 Charts) needs Qt6OpenGL; only a Recommends of qt6-charts-dev
     fonts-dejavu-core xvfb xauth
+    libcurl4-openssl-dev libssl-dev   # the upstream engine (libcurl multi, OpenSSL as Qt's TLS backend)
+    nghttp2-server          # nghttpd: the HTTP/2 test upstream (tst_curlengine, breakwater-bench engine)
     prometheus              # promtool, to check the /metrics text in the tests
     dpkg-dev file           # CPack's .deb: dpkg-shlibdeps computes the runtime dependencies
     desktop-file-utils appstream lintian   # the packaging test validates what ships

@@ -6,6 +6,8 @@
 
 #include <QTest>
 
+#include <malloc.h>
+
 namespace {
 constexpr qint64 kWindowMs = 300'000;
 
@@ -46,6 +48,7 @@ private slots:
     void fullCache_evictsLeastRecentlyUsed();
     void hundredThousandAnswers_neverExceedByteBound();
     void answerBiggerThanCache_isNotStoredAndEvictsNothing();
+    void countedBytes_areWhatEntriesHoldOnTheHeap();
     void disabled_storesNothing_data();
     void disabled_storesNothing();
 };
@@ -224,6 +227,34 @@ void TestAnswerCache::disabled_storesNothing()
     QVERIFY(!cache.find("k"));
     QCOMPARE(cache.count(), 0);
     QCOMPARE(cache.bytes(), 0);
+}
+
+
+void TestAnswerCache::countedBytes_areWhatEntriesHoldOnTheHeap()
+{
+#if defined(__SANITIZE_ADDRESS__)
+    QSKIP("the sanitizer's allocator does not report through mallinfo2");
+#else
+    // Answers as a flight builds them: the body grown piece by piece (its buffer larger than the
+    // answer), a provider's fifteen header lines. The cache's count must be the heap it holds,
+    // not only the bodies' bytes (which left 7 KB per answer uncounted in a miss storm).
+    FakeClock clock;
+    AnswerCache cache(clock, kWindowMs, qint64(1) << 34);
+    const int answers = 5000;
+    const size_t before = mallinfo2().uordblks;
+    for (int i = 0; i < answers; ++i) {
+        CachedAnswer answer;
+        for (int piece = 0; piece < 12; ++piece)
+            answer.body += "data: {\"choices\":[{\"delta\":{\"content\":\"word\"}}]}\n\n";
+        for (int h = 0; h < 15; ++h)
+            answer.headers.append({"x-provider-header-" + QByteArray::number(h), "value-" + QByteArray::number(i)});
+        cache.store(keyOf(i), answer);
+    }
+    const qint64 held = qint64(mallinfo2().uordblks - before);
+    qInfo("%d answers: %lld bytes counted, %lld bytes held on the heap", answers, cache.bytes(), held);
+    QVERIFY2(cache.bytes() >= held * 95 / 100, qPrintable(QStringLiteral("counted %1, held %2").arg(cache.bytes()).arg(held)));
+    QVERIFY2(cache.bytes() <= held * 3 / 2, qPrintable(QStringLiteral("counted %1, held %2").arg(cache.bytes()).arg(held)));
+#endif
 }
 
 QTEST_GUILESS_MAIN(TestAnswerCache)

@@ -9,6 +9,7 @@
 #include "cannedserver.h"
 #include "fakeclock.h"
 #include "upstream/circuitbreaker.h"
+#include "upstream/upstreampool.h"
 
 using namespace Qt::StringLiterals;
 using namespace std::chrono_literals;
@@ -36,7 +37,8 @@ void tst_BreakerProbe::redirect_isNotFollowed()
 
     FakeClock clock;
     CircuitBreaker breaker(u"openai"_s, clock, 1, 60s);
-    BreakerProbe probe(&breaker, QUrl(u"http://127.0.0.1:%1/v1/models"_s.arg(provider.serverPort())), 20ms, 2s);
+    UpstreamPool pool(u"openai"_s, 1, 0);
+    BreakerProbe probe(&breaker, &pool, QUrl(u"http://127.0.0.1:%1/v1/models"_s.arg(provider.serverPort())), 20ms, 2s);
     probe.rememberCredentials({{"Authorization", "Bearer sk-secret"}, {"Content-Type", "application/json"}});
     breaker.recordFailure(u"test"_s, false);
     QCOMPARE(breaker.state(), BreakerState::Open);

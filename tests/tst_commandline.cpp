@@ -3,6 +3,7 @@
 #include "commandline.h"
 
 #include <QTemporaryFile>
+#include <QFileInfo>
 #include <QTest>
 
 using namespace Qt::StringLiterals;
@@ -14,6 +15,7 @@ class TestCommandLine final : public QObject
 private slots:
     void defaults_matchTheDesign();
     void validValues_areApplied();
+    void caFile_mustHoldACertificate();
     void tinySeconds_neverRoundToZero();
     void invalidValues_areRefused_data();
     void invalidValues_areRefused();
@@ -72,6 +74,27 @@ void TestCommandLine::validValues_areApplied()
     QCOMPARE(line->config.cacheBytes, qint64(1.5 * 1024 * 1024));
     QCOMPARE(line->config.breakerFailures, 3);
     QCOMPARE(line->config.breakerCooldown, 500ms);
+}
+
+void TestCommandLine::caFile_mustHoldACertificate()
+{
+    // A readable PEM file with a certificate is taken (as an absolute path); a missing file or one
+    // without a certificate is refused with what is wrong, before anything starts.
+    const QString ca = QStringLiteral(BREAKWATER_TEST_DATA "/tls/ca.pem");
+    const Expected<CommandLine> line = parse({u"--ca-file"_s, ca});
+    QVERIFY2(line.ok(), qPrintable(line.error()));
+    QCOMPARE(line->config.caFile, QFileInfo(ca).absoluteFilePath());
+
+    const Expected<CommandLine> missing = parse({u"--ca-file"_s, u"/nonexistent/ca.pem"_s});
+    QVERIFY(!missing.ok());
+    QVERIFY2(missing.error().contains(u"cannot read --ca-file"_s), qPrintable(missing.error()));
+    QTemporaryFile notPem;
+    QVERIFY(notPem.open());
+    notPem.write("just some text\n");
+    notPem.close();
+    const Expected<CommandLine> empty = parse({u"--ca-file"_s, notPem.fileName()});
+    QVERIFY(!empty.ok());
+    QVERIFY2(empty.error().contains(u"holds no PEM certificate"_s), qPrintable(empty.error()));
 }
 
 void TestCommandLine::tinySeconds_neverRoundToZero()

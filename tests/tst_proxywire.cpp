@@ -38,6 +38,7 @@ private slots:
     void realProviderHeaders_headerBlockHasEachCookieOnItsOwnLine();
     void realProviderHeaders_missJoinedAndHitAllGetTwoCookies();
     void repeatedRequestHeader_upstreamGetsEveryValueAndKeyUsesThem();
+    void clientHeaders_reachUpstreamAsSent();
     void queryString_isPartOfTheKey();
     void everyCredential_isPartOfTheKey();
 };
@@ -99,8 +100,9 @@ void tst_ProxyWire::repeatedRequestHeader_upstreamGetsEveryValueAndKeyUsesThem()
     const HeaderList betas = kAnthropicAuth + HeaderList{{"anthropic-beta", "tools-2024-04-04"},
                                                          {"anthropic-beta", "prompt-caching-2024-07-31"}};
     QCOMPARE(harness.post(kMessages, body, betas).header("x-breakwater-dedup"), "miss"_ba);
+    // Each line as the client sent it, in its order.
     QCOMPARE(headerValues(harness.mock()->lastRequestHeaders(), "anthropic-beta"),
-             QList<QByteArray>{"tools-2024-04-04, prompt-caching-2024-07-31"});
+             (QList<QByteArray>{"tools-2024-04-04", "prompt-caching-2024-07-31"}));
     // Same first value, another second one: the upstream gets another header, so another answer.
     const HeaderList otherBetas = kAnthropicAuth + HeaderList{{"anthropic-beta", "tools-2024-04-04"},
                                                               {"anthropic-beta", "output-128k-2025-02-19"}};
@@ -108,6 +110,24 @@ void tst_ProxyWire::repeatedRequestHeader_upstreamGetsEveryValueAndKeyUsesThem()
     QCOMPARE(harness.mock()->callCount(), 2);
     QCOMPARE(harness.post(kMessages, body, betas).header("x-breakwater-dedup"), "hit"_ba);
     QCOMPARE(harness.mock()->callCount(), 2);
+}
+
+void tst_ProxyWire::clientHeaders_reachUpstreamAsSent()
+{
+    // The upstream sees the client's own headers, Accept-Encoding included, and nothing a library
+    // adds of its own (Qt's network manager sent accept-language: en,* and its own
+    // accept-encoding); only Host, Content-Length and the hop-by-hop ones are the proxy's.
+    ProxyHarness harness;
+    const HeaderList sent = kOpenAiAuth + HeaderList{{"Accept", "application/json"}, {"Accept-Encoding", "gzip, deflate"},
+                                                     {"User-Agent", "OpenAI/JS 4.0"}, {"Connection", "keep-alive"}};
+    QCOMPARE(harness.post(kChat, chatBody(u"as sent"_s), sent).status, 200);
+    QList<QByteArray> names;
+    for (const auto &[name, value] : harness.mock()->lastRequestHeaders())
+        names.append(name.toLower());
+    std::sort(names.begin(), names.end());
+    QCOMPARE(names, (QList<QByteArray>{"accept", "accept-encoding", "authorization", "content-length", "content-type",
+                                       "host", "user-agent"}));
+    QCOMPARE(headerValues(harness.mock()->lastRequestHeaders(), "accept-encoding"), QList<QByteArray>{"gzip, deflate"});
 }
 
 void tst_ProxyWire::queryString_isPartOfTheKey()

@@ -98,7 +98,8 @@ void tst_UpstreamPool::repeatedSetCookie_comesBackAsSeparateHeaders()
 
 void tst_UpstreamPool::repeatedRequestHeader_reachesUpstreamWithEveryValue()
 {
-    // QNetworkRequest::setRawHeader replaces: on its own it would send only the last value.
+    // Each line goes up as the client sent it: not only the last value (QNetworkRequest's
+    // setRawHeader replaced), and not joined into one line either.
     UpstreamPool pool(u"anthropic"_s, 2, 4);
     QObject context;
     const HeaderList headers = kJsonContentType + HeaderList{{"anthropic-beta", "tools-2024-04-04"},
@@ -109,8 +110,8 @@ void tst_UpstreamPool::repeatedRequestHeader_reachesUpstreamWithEveryValue()
     QCOMPARE(outcome->status, 200);
     const HeaderList seen = mock()->lastRequestHeaders();
     QCOMPARE(headerValues(seen, "anthropic-beta"),
-             QList<QByteArray>{"tools-2024-04-04, prompt-caching-2024-07-31"});
-    QCOMPARE(headerValues(seen, "cookie"), QList<QByteArray>{"a=1; b=2"});
+             (QList<QByteArray>{"tools-2024-04-04", "prompt-caching-2024-07-31"}));
+    QCOMPARE(headerValues(seen, "cookie"), (QList<QByteArray>{"a=1", "b=2"}));
 }
 
 void tst_UpstreamPool::body_reachesUpstreamWholeAndOnce()

@@ -27,7 +27,11 @@ QLabel *shrinkingLabel(QWidget *parent)
 
 QString healthText(const UpstreamSnapshot &u, const QString &url)
 {
-    QStringList parts{url.isEmpty() ? u"(URL unknown)"_s : url, dashboardstyle::breakerLabel(u.breakerState)};
+    QStringList parts{url.isEmpty() ? u"(URL unknown)"_s : url};
+    // What the latest answer came over: HTTP/2 multiplexes the calls on one connection.
+    if (!u.protocol.isEmpty())
+        parts << QString::fromLatin1(u.protocol);
+    parts << dashboardstyle::breakerLabel(u.breakerState);
     if (u.failureThreshold > 0)
         parts << u"%1 of %2 failures in a row"_s.arg(u.consecutiveFailures).arg(u.failureThreshold);
     if (u.breakerState == BreakerState::Open && u.cooldownLeftMs > 0)

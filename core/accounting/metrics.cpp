@@ -223,6 +223,7 @@ QJsonObject Metrics::statsJson(const ProxySnapshot &gauges) const
     for (const UpstreamSnapshot &u : gauges.upstreams) {
         upstreams.append(QJsonObject{{u"name"_s, QString::fromUtf8(u.name)}, {u"inflight"_s, u.running},
                                      {u"queued"_s, u.queued},
+                                     {u"protocol"_s, QString::fromLatin1(u.protocol)},
                                      {u"breaker"_s, QString::fromLatin1(breakerStateName(u.breakerState))}});
     }
     qint64 requests = 0;

@@ -6,10 +6,10 @@
 
 namespace {
 
-// Request headers that describe this hop, or that Qt's network manager sets itself.
+// Request headers that describe this hop (Host and Content-Length are the engine's to write).
 bool isForwardable(const QByteArray &lowerName, const QList<QByteArray> &connectionListed)
 {
-    static const QList<QByteArray> dropped{"host", "content-length", "accept-encoding", "expect"};
+    static const QList<QByteArray> dropped{"host", "content-length", "expect"};
     return !isHopByHopHeader(lowerName) && !dropped.contains(lowerName) && !connectionListed.contains(lowerName)
            && !lowerName.startsWith("x-breakwater-");
 }

@@ -7,11 +7,51 @@ AnswerCache::AnswerCache(const Clock &clock, qint64 windowMs, qint64 maxBytes)
 {
 }
 
+namespace {
+
+// What one heap block costs beyond what it holds: Qt's array header (QArrayData, 16 bytes on
+// 64-bit) and malloc's own chunk header and rounding (glibc: 8 bytes and a multiple of 16).
+constexpr qint64 kBlockOverhead = 32;
+
+qint64 heldBy(const QByteArray &bytes)
+{
+    return bytes.isNull() ? 0 : bytes.capacity() + 1 + kBlockOverhead;   // + the terminating zero
+}
+
+// A copy that holds no spare capacity, and shares nothing with the flight it came from (whose
+// buffers grew piece by piece and may be twice the answer's size).
+QByteArray compact(const QByteArray &bytes)
+{
+    QByteArray copy(bytes.constData(), bytes.size());
+    return copy;
+}
+
+CachedAnswer compact(const CachedAnswer &answer)
+{
+    CachedAnswer copy = answer;
+    copy.body = compact(answer.body);
+    copy.headers.clear();
+    copy.headers.reserve(answer.headers.size());
+    for (const auto &[name, value] : answer.headers)
+        copy.headers.append({compact(name), compact(value)});
+    return copy;
+}
+
+} // namespace
+
+// What an entry really holds, not only its answer's bytes: every byte array's allocation (key,
+// body, each header's name and value), the header list's own array, and the entry's nodes in the
+// recency list, the index and the store order (the key is one array shared by all three). Counted
+// from the compact copy `store` keeps, so the bound is the memory the cache costs.
 qint64 AnswerCache::sizeOf(const QByteArray &key, const CachedAnswer &answer)
 {
-    qint64 size = key.size() + answer.body.size() + 64;  // 64: bookkeeping per entry
+    qint64 size = heldBy(key) + heldBy(answer.body);
+    size += qint64(sizeof(Entry)) + 2 * qint64(sizeof(void *)) + kBlockOverhead;               // list node
+    size += qint64(sizeof(QByteArray) + sizeof(List::iterator) + 2 * sizeof(void *)) + kBlockOverhead;   // index node
+    size += qint64(sizeof(std::pair<qint64, QByteArray>));                                      // store order
+    size += qint64(answer.headers.capacity()) * qint64(sizeof(HeaderList::value_type)) + kBlockOverhead;
     for (const auto &[name, value] : answer.headers)
-        size += name.size() + value.size();
+        size += heldBy(name) + heldBy(value);
     return size;
 }
 
@@ -29,10 +69,11 @@ std::optional<CachedAnswer> AnswerCache::find(const QByteArray &key)
     return it->answer;
 }
 
-void AnswerCache::store(const QByteArray &key, const CachedAnswer &answer)
+void AnswerCache::store(const QByteArray &key, const CachedAnswer &given)
 {
     if (!enabled())
         return;
+    const CachedAnswer answer = compact(given);
     const qint64 size = sizeOf(key, answer);
     if (size > m_maxBytes)
         return;

@@ -4,26 +4,24 @@
 #include "http/protocol.h"
 #include "upstream/circuitbreaker.h"
 
+#include "upstream/upstreampool.h"
+
 #include <QLoggingCategory>
-#include <QNetworkAccessManager>
-#include <QNetworkReply>
 
 using namespace Qt::StringLiterals;
 
 Q_LOGGING_CATEGORY(lcProbe, "breakwater.breaker.probe", QtInfoMsg)
 
-BreakerProbe::BreakerProbe(CircuitBreaker *breaker, const QUrl &modelsUrl, std::chrono::milliseconds interval,
-                           std::chrono::milliseconds timeout, QObject *parent)
+// The probe never follows a redirect (the engine follows none): it carries the user's credential,
+// and a 3xx pointing at another host would hand it over there. A 3xx is an answer like any other.
+BreakerProbe::BreakerProbe(CircuitBreaker *breaker, UpstreamPool *pool, const QUrl &modelsUrl,
+                           std::chrono::milliseconds interval, std::chrono::milliseconds timeout, QObject *parent)
     : QObject(parent),
       m_breaker(breaker),
       m_modelsUrl(modelsUrl),
       m_timeout(timeout),
-      m_network(new QNetworkAccessManager(this))
+      m_pool(pool)
 {
-    // Never follow a redirect: the probe carries the user's credential, and a 3xx pointing at
-    // another host would hand it over there (Qt follows same-scheme redirects by default). A 3xx is
-    // an answer like any other; the pool's managers are set the same way.
-    m_network->setRedirectPolicy(QNetworkRequest::ManualRedirectPolicy);
     m_timer.setInterval(interval);
     connect(&m_timer, &QTimer::timeout, this, &BreakerProbe::probe);
     connect(breaker, &CircuitBreaker::stateChanged, this, &BreakerProbe::onBreakerChanged);
@@ -65,26 +63,28 @@ void BreakerProbe::probe()
 {
     if (m_pending || m_breaker->state() != BreakerState::Open)
         return;
-    QNetworkRequest request(m_modelsUrl);
-    for (const auto &[name, value] : combineRepeated(m_credentials))
-        request.setRawHeader(name, value);
-    request.setTransferTimeout(int(m_timeout.count()));
+    UpstreamRequest request;
+    request.method = "GET";
+    request.url = m_modelsUrl;
+    request.headers = m_credentials;
+    request.timeout = m_timeout;
     ++m_probesSent;
-    m_pending = m_network->get(request);
-    connect(m_pending, &QNetworkReply::finished, this, [this, reply = m_pending] {
+    m_pending = m_pool->submitUncounted(request, this);
+    // The answer's body is not needed: only whether one came, and its status.
+    connect(m_pending, &UpstreamCall::finished, this, [this, call = m_pending](const UpstreamResult &result) {
         m_pending = nullptr;
-        reply->deleteLater();
-        const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+        call->deleteLater();
+        const int status = result.status;
         // Any answer that is not a server error or a rate limit means the provider is serving again
         // (a 401 from a stale key still shows it is up).
-        const bool alive = status > 0 && status < 500 && status != 429;
-        qCDebug(lcProbe) << m_breaker->upstream() << "probe ->" << status << reply->errorString();
+        const bool alive = result.failure == UpstreamFailure::None && status > 0 && status < 500 && status != 429;
+        qCDebug(lcProbe) << m_breaker->upstream() << "probe ->" << status << result.detail;
         m_lastProbeAtMs = m_breaker->clock().wallMs();
         m_lastProbeAlive = alive;
-        if (status > 0)
+        if (result.failure == UpstreamFailure::None && status > 0)
             m_lastProbeResult = QString::number(status);
-        else if (reply->error() == QNetworkReply::OperationCanceledError || reply->error() == QNetworkReply::TimeoutError)
-            m_lastProbeResult = u"timeout"_s;   // the transfer timeout aborts the reply
+        else if (result.failure == UpstreamFailure::Timeout)
+            m_lastProbeResult = u"timeout"_s;
         else
             m_lastProbeResult = u"unreachable"_s;
         if (alive)

@@ -11,20 +11,22 @@
 
 class CircuitBreaker;
 struct BreakerTransition;
-class QNetworkAccessManager;
-class QNetworkReply;
+class UpstreamCall;
+class UpstreamPool;
 
 // While a breaker is open, asks the provider cheaply whether it is back (GET the model list, with
 // the most recent credential seen for that upstream, held in memory only), once per interval. The
 // first answer that is not a server error moves the breaker to half-open, so recovery does not wait
 // for the full cool-down. Probes are not billed: listing models costs no tokens.
-// Lives on the proxy thread; its network manager is its own, apart from the request pools.
+// Lives on the proxy thread. A probe goes out on the upstream's own engine (same TLS trust, proxy
+// rule and protocol as the calls it stands for), outside the pool's count, so a full pool of hung
+// calls cannot hold back the question whether the provider is back.
 class BreakerProbe final : public QObject
 {
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(BreakerProbe)
 public:
-    BreakerProbe(CircuitBreaker *breaker, const QUrl &modelsUrl, std::chrono::milliseconds interval,
+    BreakerProbe(CircuitBreaker *breaker, UpstreamPool *pool, const QUrl &modelsUrl, std::chrono::milliseconds interval,
                  std::chrono::milliseconds timeout, QObject *parent = nullptr);
 
     // Headers to probe with: the credential and API-version headers of the latest request.
@@ -48,8 +50,8 @@ private:
     CircuitBreaker *m_breaker;
     QUrl m_modelsUrl;
     std::chrono::milliseconds m_timeout;
-    QNetworkAccessManager *m_network = nullptr;
-    QNetworkReply *m_pending = nullptr;
+    UpstreamPool *m_pool;
+    UpstreamCall *m_pending = nullptr;   // a child, until it finishes
     HeaderList m_credentials;
     QTimer m_timer;
     int m_probesSent = 0;

@@ -7,11 +7,13 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
+#include <utility>
 
-// One exchange with an upstream, as the proxy thread sees it. The exchange itself runs on a pool
-// thread (UpstreamPool); this object lives on the proxy thread and receives, through queued
-// signals, the status and headers, each body piece as it arrives, and the end. Owned by the Flight
-// that started it; it is deleted only after `finished`, which is always the last signal.
+// One exchange with an upstream, as the proxy thread sees it. The exchange itself runs on one of
+// the engine's event loops (UpstreamPool admits it, upstreamengine.h); this object lives on the
+// proxy thread and receives, through queued signals, the status and headers, each body piece as it
+// arrives, and the end. Owned by the Flight that started it; `finished` is always the last signal.
 
 struct UpstreamRequest
 {
@@ -45,10 +47,17 @@ class UpstreamCall final : public QObject
 public:
     explicit UpstreamCall(QObject *parent = nullptr) : QObject(parent) {}
 
-    // Asks the exchange to end now (proxy thread); it ends as UpstreamFailure::Cancelled within its
-    // 100 ms stop poll. Read on the pool thread, hence atomic; the call outlives the exchange.
-    void cancel() { m_cancelled = true; }
+    // Asks the exchange to end now (proxy thread); it ends as UpstreamFailure::Cancelled, with
+    // `finished` still to come (queued). A call still waiting in the pool's queue never starts.
+    void cancel()
+    {
+        m_cancelled = true;
+        if (m_interrupt)
+            std::exchange(m_interrupt, {})();
+    }
     bool isCancelled() const { return m_cancelled.load(); }
+    // Set by the pool that admitted the call: what `cancel` does to reach the exchange.
+    void setInterrupt(std::function<void()> interrupt) { m_interrupt = std::move(interrupt); }
 
 Q_SIGNALS:
     void started(qint64 queueWaitMs);
@@ -58,6 +67,7 @@ Q_SIGNALS:
 
 private:
     std::atomic<bool> m_cancelled{false};
+    std::function<void()> m_interrupt;
 };
 
 Q_DECLARE_METATYPE(UpstreamResult)

@@ -1,0 +1,116 @@
+#pragma once
+
+#include "upstream/upstreamcall.h"
+
+#include <QByteArray>
+#include <QElapsedTimer>
+#include <QTimer>
+
+#include <atomic>
+#include <functional>
+#include <memory>
+
+#include <curl/curl.h>
+
+#include "upstream/curlloop.h"
+
+class Exchange;
+struct CurlSettings;
+
+// One exchange as a libcurl easy handle: the request as the client sent it (only hop-by-hop
+// headers differ; curl's own Accept, Content-Type and Expect are removed), the body sent once,
+// the answer's status and header lines as they come, each body piece posted to the call.
+//
+//  - Sent once: the body goes through a read callback whose seek refuses once a byte was read.
+//    curl re-sends a request on a reused connection that closed before any answer
+//    (lib/multi.c, multi_done/Curl_retry_request in curl 7.88) and needs to rewind the body to do
+//    it; refused, the transfer ends with CURLE_SEND_FAIL_REWIND instead of a second POST. With
+//    CURLOPT_POSTFIELDS there is nothing to rewind and curl re-sends silently.
+//  - Headers: curl's header callback hands over one line per header, so a repeated header stays
+//    separate lines by construction.
+//  - Timeouts: curl has no first-byte timeout, and its low-speed limit cannot tell a paused
+//    transfer from a stalled one, so the gap timer is ours: the request's timeout to the first
+//    line and then between pieces.
+//  - Backpressure: pieces posted to the call and not yet heard there are counted (`Flow`); past
+//    kPauseAbove the write callback pauses the transfer (curl keeps the piece and the socket goes
+//    unread, so TCP tells the upstream to wait), and the call's thread asks for a resume below
+//    kResumeBelow. A slow client is the response writer's business (it drops one that falls
+//    behind), so this only bounds what piles up when the proxy thread itself is busy.
+//
+// Owned by its CurlLoop, on the loop's thread.
+class CurlTransfer final
+{
+    Q_DISABLE_COPY_MOVE(CurlTransfer)
+public:
+    static constexpr qint64 kPauseAbove = 256 * 1024;
+    static constexpr qint64 kResumeBelow = 64 * 1024;
+
+    // Shared with the pieces in flight to the call's thread, which outlive the transfer.
+    struct Flow
+    {
+        std::atomic<qint64> undelivered{0};
+        std::atomic<bool> paused{false};
+        std::atomic<bool> resumeAsked{false};
+    };
+
+    // `counts` (the loop's) hears of every pause and of the most that piled up.
+    CurlTransfer(std::shared_ptr<Exchange> exchange, const CurlSettings &settings, quint64 id,
+                 CurlLoop::Counts *counts);
+    ~CurlTransfer();
+
+    CURL *easy() const { return m_easy; }
+    quint64 id() const { return m_id; }
+    Exchange &exchange() const { return *m_exchange; }
+    const std::shared_ptr<Flow> &flow() const { return m_flow; }
+    QTimer &gapTimer() { return m_gapTimer; }
+    // What the call's thread runs to ask the loop for a resume (it posts; any thread).
+    void setResume(std::function<void()> resume) { m_resume = std::move(resume); }
+    QTimer &retryTimer() { return m_retryTimer; }
+
+    bool inMulti = false;
+    bool retried = false;   // the one more try after a refused connection was used
+    bool timedOut = false;
+    bool paused = false;    // by us, through CURL_WRITEFUNC_PAUSE
+
+    // Restarts the gap timer's count (every line and piece); cheap: the timer itself is re-armed
+    // only when it fires early.
+    void touch() { m_lastActivity.start(); }
+    // Milliseconds left before the gap counts as a timeout (<= 0: it does).
+    qint64 gapLeftMs() const;
+    // A refused connection: nothing was sent and nothing came, so it may go again.
+    bool wasRefused(CURLcode code) const;
+    // Rewinds for the one more try (nothing was read of the body).
+    void rewind() { m_bodyOffset = 0; }
+    // What the call hears at the end, for curl's result `code`; `stop` wins (Cancelled, Shutdown).
+    UpstreamResult result(CURLcode code) const;
+    // What the answer came over ("HTTP/2", "HTTP/1.1"), empty when none came.
+    QByteArray protocol() const;
+
+private:
+    static size_t onHeader(char *data, size_t size, size_t count, void *self);
+    static size_t onBody(char *data, size_t size, size_t count, void *self);
+    static size_t onRead(char *data, size_t size, size_t count, void *self);
+    static int onSeek(void *self, curl_off_t offset, int origin);
+
+    size_t header(const char *data, size_t length);
+    size_t body(const char *data, size_t length);
+    void setMethodAndBody();
+    void setHeaders();
+
+    std::shared_ptr<Exchange> m_exchange;
+    std::shared_ptr<Flow> m_flow = std::make_shared<Flow>();
+    const quint64 m_id;
+    CurlLoop::Counts *m_counts;
+    CURL *m_easy = nullptr;
+    curl_slist *m_headerList = nullptr;
+    char m_error[CURL_ERROR_SIZE] = {};
+    qint64 m_bodyOffset = 0;
+    bool m_bodyRead = false;      // a byte of the body went to curl: it must never be sent again
+    int m_status = 0;             // of the latest status line (a 1xx is followed by the real one)
+    bool m_headersSent = false;   // the final status and headers went to the call
+    HeaderList m_headers;
+    QTimer m_gapTimer;
+    QTimer m_retryTimer;
+    QElapsedTimer m_lastActivity;
+    std::function<void()> m_resume;
+};
