@@ -433,9 +433,15 @@ int proxyOnly()
     SystemClock clock;
     ServiceThread<ProxyServer> proxy(u"proxy"_s, [&] {
         auto *server = new ProxyServer(config, clock);
-        server->listen();
+        if (const Result listening = server->listen(); !listening.ok()) {
+            std::fprintf(stderr, "engine bench proxy: %s\n", qPrintable(listening.error()));
+            delete server;
+            return static_cast<ProxyServer *>(nullptr);
+        }
         return server;
     });
+    if (!proxy.service())
+        return 1;
     std::printf("port %u\n", unsigned(proxy.service()->port()));
     std::fflush(stdout);
     return QCoreApplication::exec();
