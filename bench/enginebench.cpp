@@ -310,7 +310,8 @@ int engineBench()
     const bool h2Up = h2.waitForStarted(5000) && waitForPort(h2Port, h2);
 
     std::printf("engine: issue 23's targets, each proxy alone in a child process, mock provider latency 0\n");
-    Figures direct{u"direct"_s};
+    Figures direct;
+    direct.name = u"direct"_s;
     direct.missRps = rps(loadFor(mock->port(), 50, [&](int i) { return distinctRequests(mock->port(), i); }, 1s, 5s));
     const Load directSequential = sequentialLoad(mock->port(), distinctRequests(mock->port(), 0), 200, sequential);
     direct.missP50 = directSequential.p50Ms();
@@ -338,7 +339,8 @@ int engineBench()
 
     QList<Figures> all;
     for (const QString &engine : engines) {
-        Figures f{engine};
+        Figures f;
+        f.name = engine;
         {
             Child child(engine, upstream, {u"--concurrency"_s, u"1000"_s});
             if (child.port() == 0) {
