@@ -161,7 +161,7 @@ std::optional<ApiError> familyRefusal(const ProxyRoute &route, const Caller &cal
                                   "which takes an OpenAI key as Authorization: Bearer, without anthropic-version."_s
                                       .arg(callName(request), headerNames(caller)));
     }
-    // As Anthropic itself answers a call without the header; its credential may be an OpenAI key.
+    // Anthropic's API requires the header of every call; without it the credential may be an OpenAI key.
     return ApiError{400, "invalid_request_error", "anthropic_version_required",
                     u"%1 is Anthropic's API, which requires the anthropic-version header (anthropic-version: "
                     "2023-06-01). The request carries %2 without it, so Breakwater takes its credential for an "
