@@ -1,10 +1,12 @@
 #pragma once
 
-#include "http/apierror.h"
+#include <optional>
 
 #include <QByteArray>
 #include <QJsonObject>
 #include <QUrl>
+
+#include "http/apierror.h"
 
 struct IncomingRequest;
 
@@ -29,18 +31,31 @@ struct ProxyRoute
     Kind kind = Kind::PassThrough;
     ApiStyle style = ApiStyle::OpenAI;   // the upstream called and the shape of our errors
     Call call = Call::Other;
-    bool styleByHeaders = false;   // Anthropic's when the request carries Anthropic's headers
+    // A path both APIs have: Anthropic's when the request is Anthropic's by its headers (findRoute),
+    // else OpenAI's. Any other upstream route is only `style`'s, and refuses a call of the other API.
+    bool styleByHeaders = false;
 
     bool isModelCall() const { return call == Call::Model; }
 };
 
-// What a request's method and path find in the table.
+// What a request's method, path and headers find in the table. Who a call is for is told by its
+// headers before its path: a request with anthropic-version or x-api-key is Anthropic's, one with
+// only Authorization (or api-key, Azure's) is OpenAI's, one with x-goog-api-key is Gemini's (the
+// credential table in http/protocol.h says which header is whose). A credential never goes to an
+// upstream of another API: such a call is refused here, before anything is sent.
 struct RouteMatch
 {
     ProxyRoute route;      // valid when `found`, with `style` already resolved for this request
     bool found = false;
     // Not found, but a route has this path with another method (405, with this as Allow).
     QByteArray allowedMethod;
+    // Not found because no upstream of the call's API may take it (a route of the other API, the
+    // credentials of two APIs) or the path has an empty segment: the error to answer.
+    std::optional<ApiError> refusal;
+    // The shape of Breakwater's own errors for this request (404, 405, the refusal, 426, 503 while
+    // draining): Anthropic's when the request is Anthropic's by its headers or is on one of
+    // Anthropic's own paths (/v1/messages and under it, /v1/complete), else OpenAI's.
+    ApiStyle errorStyle = ApiStyle::OpenAI;
 };
 
 RouteMatch findRoute(const IncomingRequest &request);
@@ -59,6 +74,3 @@ QUrl upstreamUrl(const QUrl &base, ApiStyle style, const QByteArray &path, const
 // falls back to HTTP.
 bool isWebSocketUpgrade(const IncomingRequest &request);
 ApiError webSocketRefusal();
-
-// The error shape of a path no route knows (Anthropic's under /v1/messages, OpenAI's elsewhere).
-ApiStyle styleOfPath(const QByteArray &path);

@@ -214,7 +214,10 @@ bool ProxyServer::handleRequest(const QHttpServerRequest &qtRequest, QTcpSocket 
     // A foreign Host or Origin (DNS rebinding, a web page) is answered by the guard, before any route.
     if (!admitRequest({port(), m_config.allowedOrigins}, request, writer))
         return true;
-    const ApiStyle style = styleOfPath(request.path);
+    // Routing first (a pure function), so that every error below is in the shape of the API the
+    // call is for: Anthropic's when it carries Anthropic's headers or is on Anthropic's own paths.
+    const RouteMatch match = findRoute(request);
+    const ApiStyle style = match.errorStyle;
     if (m_draining) {
         ResponseWriter(socket, true).writeError(style, {503, "api_error", "shutting_down", u"Breakwater is shutting down."_s});
         return true;
@@ -224,7 +227,6 @@ bool ProxyServer::handleRequest(const QHttpServerRequest &qtRequest, QTcpSocket 
         return true;
     }
 
-    const RouteMatch match = findRoute(request);
     if (match.found) {
         const Route &route = match.route;
         switch (route.kind) {
@@ -237,7 +239,9 @@ bool ProxyServer::handleRequest(const QHttpServerRequest &qtRequest, QTcpSocket 
         }
         return true;
     }
-    if (!match.allowedMethod.isEmpty()) {
+    if (match.refusal) {
+        writer.writeError(style, *match.refusal);
+    } else if (!match.allowedMethod.isEmpty()) {
         writer.writeError(style, {405, "invalid_request_error", "method_not_allowed",
                                   u"%1 is not allowed on %2; use %3."_s.arg(QString::fromLatin1(request.method),
                                       QString::fromUtf8(request.path), QString::fromLatin1(match.allowedMethod))},
@@ -280,7 +284,9 @@ CallRecord ProxyServer::newRecord(const Route &route, const IncomingRequest &req
     if (m_config.recordBodies)
         record.requestBody = request.body;
     record.method = request.method;
-    record.target = request.query.isEmpty() ? request.path : request.path + '?' + request.query;
+    // The query's keys (?key=) are recorded as REDACTED: the record never holds a secret.
+    record.target = CallInspection::redactTarget(request.query.isEmpty() ? request.path
+                                                                          : request.path + '?' + request.query);
     record.requestHeaders = CallInspection::recordHeaders(request.headers);
     // The SDKs number their attempts (0 = the first try); no SDK sends an idempotency key, so the
     // attempts of one logical call are grouped by key and credential (accounting/retrygroups.h).

@@ -223,6 +223,7 @@ constexpr RoutePattern kRoutes[] = {
     {"GET", u"/v1/responses/*/input_items", Route::ResponseInputItems},
     {"POST", u"/v1/responses/*/cancel", Route::ResponseCancel},
     {"POST", u"/v1/files", Route::Files},
+    {"GET", u"/v1/files", Route::FileList},
     {"POST", u"/v1/images/edits", Route::ImageEdits},
     {"POST", u"/v1/audio/transcriptions", Route::AudioTranscriptions},
     {"POST", u"/v1/moderations", Route::Moderations},
@@ -278,6 +279,10 @@ Route routeFor(const QByteArray &method, const QString &path, const HeaderList &
                 return Route::AnthropicModels;
             if (pattern.route == Route::Model)
                 return Route::AnthropicModel;
+            if (pattern.route == Route::Files)
+                return Route::AnthropicFiles;
+            if (pattern.route == Route::FileList)
+                return Route::AnthropicFileList;
         }
         return pattern.route;
     }
@@ -289,6 +294,7 @@ ApiStyle styleFor(Route route)
     switch (route) {
     case Route::Messages: case Route::CountTokens: case Route::AnthropicModels: case Route::AnthropicModel:
     case Route::MessageBatchCreate: case Route::MessageBatchList: case Route::MessageBatchGet:
+    case Route::AnthropicFiles: case Route::AnthropicFileList:
         return ApiStyle::Anthropic;
     default:
         return ApiStyle::OpenAI;

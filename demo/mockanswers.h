@@ -20,15 +20,17 @@ enum class Route {
     ChatCompletions, Completions, Embeddings, Models, Model,
     Responses, ResponseGet, ResponseDelete, ResponseInputItems, ResponseCancel,
     Files, ImageEdits, AudioTranscriptions,   // uploads: the answer describes the bytes received
-    Moderations, ImageGenerations, BatchCreate, BatchList, BatchGet,
+    FileList, Moderations, ImageGenerations, BatchCreate, BatchList, BatchGet,
     // Anthropic
     Messages, CountTokens, AnthropicModels, AnthropicModel,
     MessageBatchCreate, MessageBatchList, MessageBatchGet,
+    AnthropicFiles, AnthropicFileList,   // the Files API (beta): an upload and the list
     Unknown
 };
 
 // A method mismatch on a known path is Unknown too (404, as Qt's own router does). GET /v1/models
-// (and /v1/models/{id}) is Anthropic's when the request carries `anthropic-version`.
+// (and /v1/models/{id}) and /v1/files (POST upload, GET list) are Anthropic's when the request
+// carries `anthropic-version`.
 Route routeFor(const QByteArray &method, const QString &path, const HeaderList &headers = {});
 ApiStyle styleFor(Route route);
 

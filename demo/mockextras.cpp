@@ -158,6 +158,12 @@ Answer uploadAnswer(const Call &call)
         answer = {{u"created"_s, now()}, {u"data"_s, QJsonArray{image}}};
         break;
     }
+    case Route::AnthropicFiles:   // Anthropic's FileMetadata
+        answer = {{u"id"_s, mockId(u"file_"_s, call.sequence)}, {u"type"_s, u"file"_s},
+                  {u"filename"_s, filename},
+                  {u"mime_type"_s, file[u"content_type"_s].toString(u"application/octet-stream"_s)},
+                  {u"size_bytes"_s, fileBytes}, {u"created_at"_s, isoTime(now())}, {u"downloadable"_s, false}};
+        break;
     default:   // AudioTranscriptions
         answer = {{u"text"_s, u"echo: %1 (%2 bytes of audio)"_s.arg(filename, QString::number(fileBytes))}};
         break;
@@ -245,9 +251,15 @@ Answer extraAnswer(const Call &call, const Request &request)
     const QString id = call.path.section(u'/', -1);
     switch (call.route) {
     case Route::Files:
+    case Route::AnthropicFiles:
     case Route::ImageEdits:
     case Route::AudioTranscriptions:
         return uploadAnswer(call);
+    case Route::FileList:
+        return jsonAnswer(emptyOpenAiList());
+    case Route::AnthropicFileList:   // Anthropic's page: no `object`, the first and last ids
+        return jsonAnswer({{u"data"_s, QJsonArray()}, {u"has_more"_s, false},
+                           {u"first_id"_s, QJsonValue::Null}, {u"last_id"_s, QJsonValue::Null}});
     case Route::CountTokens:
         return countTokensAnswer(request);
     case Route::MessageBatchCreate:

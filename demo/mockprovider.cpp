@@ -230,6 +230,12 @@ QByteArray MockProvider::lastRequestBody() const
     return m_lastBody;
 }
 
+QByteArray MockProvider::lastRequestQuery() const
+{
+    QMutexLocker lock(&m_mutex);
+    return m_lastQuery;
+}
+
 bool MockProvider::handleRequest(const QHttpServerRequest &request, QTcpSocket *socket)
 {
     // Copy what we need now: in Qt 6.4 the request belongs to the connection and is reused
@@ -244,6 +250,7 @@ bool MockProvider::handleRequest(const QHttpServerRequest &request, QTcpSocket *
         ++m_callsPerPath[path];
         m_lastHeaders = headers;
         m_lastBody = request.body();
+        m_lastQuery = request.url().query(QUrl::FullyEncoded).toUtf8();
     }
     m_calls.fetch_add(1);
     const int open = m_inFlight.fetch_add(1) + 1;

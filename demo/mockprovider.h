@@ -112,6 +112,7 @@ public:
     // What the most recent request carried, so tests can check what a proxy forwarded.
     HeaderList lastRequestHeaders() const;
     QByteArray lastRequestBody() const;
+    QByteArray lastRequestQuery() const;   // as it came, percent-encoding kept; empty without one
 
 protected:
     bool handleRequest(const QHttpServerRequest &request, QTcpSocket *socket) override;
@@ -138,6 +139,7 @@ private:
     QHash<QString, int> m_callsPerPath;
     HeaderList m_lastHeaders;
     QByteArray m_lastBody;
+    QByteArray m_lastQuery;
     HeaderList m_extraHeaders;
 
     std::atomic<bool> m_hold = false;

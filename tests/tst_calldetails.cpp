@@ -17,7 +17,10 @@
 #include <QPushButton>
 #include <QTableView>
 #include <QTemporaryDir>
+#include <QScopeGuard>
 #include <QTest>
+
+#include <sys/stat.h>
 
 using namespace Qt::StringLiterals;
 using namespace std::chrono_literals;
@@ -57,6 +60,7 @@ private slots:
     void details_showHeadersKeyInputsStreamAndAttempt();
     void copyAsCurl_putsTheCommandOnTheClipboard();
     void exportHar_writesTheSelectedCalls();
+    void exportHar_isOwnerOnlyAndHoldsNoKeyFromTheQuery();
 
 private:
     QList<CallRecord> m_records;   // a streamed call, then a failed call and its retry
@@ -175,6 +179,54 @@ void TestCallDetails::exportHar_writesTheSelectedCalls()
     QCOMPARE(picked.size(), 1);
     QCOMPARE(picked.at(0).toObject().value(u"_breakwater"_s).toObject().value(u"requestId"_s).toString(),
              QString::fromLatin1(m_records[0].requestId));
+}
+
+void TestCallDetails::exportHar_isOwnerOnlyAndHoldsNoKeyFromTheQuery()
+{
+    // An Azure-style key in the query, through a real Breakwater: the record keeps only REDACTED.
+    const QByteArray secret = "azure-query-secret-0123456789";
+    ProxyHarness harness;
+    const qsizetype before = harness.records.size();
+    LoopbackClient *call = harness.start("/v1/chat/completions?api-version=2024-10-21&api-key=" + secret,
+                                         chatBody(u"har"_s));
+    QVERIFY(QTest::qWaitFor([&] { return call->isFinished() && harness.records.size() > before; }, kWait));
+    QCOMPARE(call->response().status, 200);
+    QCOMPARE(harness.mock()->lastRequestQuery(), "api-version=2024-10-21&api-key=" + secret);   // the upstream got it
+    DashboardModel model;
+    model.addRecord(harness.records.last());
+    RequestPanel panel;
+    panel.refresh(model);
+
+    QTemporaryDir dir;
+    const QString path = dir.filePath(u"calls.har"_s);
+    {
+        QFile loose(path);   // a file already there, readable by everyone
+        QVERIFY(loose.open(QIODevice::WriteOnly));
+        loose.write("old");
+        loose.setPermissions(loose.permissions() | QFileDevice::ReadGroup | QFileDevice::ReadOther);
+    }
+    const mode_t previous = ::umask(022);
+    const auto restore = qScopeGuard([previous] { ::umask(previous); });
+    QString error;
+    QVERIFY2(panel.exportHar(path, &error), qPrintable(error));
+    struct stat info {};
+    QCOMPARE(::stat(QFile::encodeName(path).constData(), &info), 0);
+    QCOMPARE(info.st_mode & 0777, mode_t(0600));
+    const QString fresh = dir.filePath(u"fresh.har"_s);
+    QVERIFY2(panel.exportHar(fresh, &error), qPrintable(error));
+    QCOMPARE(::stat(QFile::encodeName(fresh).constData(), &info), 0);
+    QCOMPARE(info.st_mode & 0777, mode_t(0600));
+
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QByteArray har = file.readAll();
+    QVERIFY2(!har.contains(secret), har.constData());
+    const QJsonObject request = QJsonDocument::fromJson(har).object()[u"log"_s][u"entries"_s][0][u"request"_s].toObject();
+    QVERIFY2(request.value(u"url"_s).toString().endsWith(u"?api-version=2024-10-21&api-key=REDACTED"_s),
+             qPrintable(request.value(u"url"_s).toString()));
+    const QJsonArray query = request.value(u"queryString"_s).toArray();
+    QCOMPARE(query.size(), 2);
+    QCOMPARE(query.at(1).toObject().value(u"value"_s).toString(), u"REDACTED"_s);
 }
 
 QTEST_MAIN(TestCallDetails)

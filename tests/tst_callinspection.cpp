@@ -49,6 +49,7 @@ private slots:
     void headers_areRecordedWithCredentialsRedacted();
     void manyHeaders_areBoundedAndCounted();
     void keyInputs_nameWhatMadeTheKeyButNeverTheCredential();
+    void queryKeysAndUpstreamUserinfo_areNeverRecorded();
     void retryAttempt_isReadFromTheStainlessHeader_data();
     void retryAttempt_isReadFromTheStainlessHeader();
     void streamStats_sayHowTheStreamArrived_data();
@@ -64,14 +65,14 @@ void TestCallInspection::headers_areRecordedWithCredentialsRedacted()
     harness.mock()->setExtraHeaders(MockProvider::realProviderHeaders());
     HeaderList headers = kOpenAiAuth;
     headers += {{"Cookie", "session=s3cr3t-cookie"}, {"x-trace-id", "trace-42"},
-                {"x-goog-api-key", "g00g-secret-value"}, {"x-note", "my key sk-proj-abcdefghijklmnop1234"}};
+                {"password", "g00g-secret-value"}, {"x-note", "my key sk-proj-abcdefghijklmnop1234"}};
     const CallRecord record = callOnce(harness, kChat, chatBody(u"hello"_s), headers);
     QCOMPARE(record.status, 200);
 
     const QByteArray &sent = record.requestHeaders;
     QVERIFY2(sent.contains("Authorization: [redacted]\n"), sent.constData());
     QVERIFY2(sent.contains("Cookie: [redacted]\n"), sent.constData());
-    QVERIFY2(sent.contains("x-goog-api-key: [redacted]\n"), sent.constData());   // named like a secret
+    QVERIFY2(sent.contains("password: [redacted]\n"), sent.constData());   // named like a secret
     QVERIFY2(sent.contains("x-note: my key [redacted]\n"), sent.constData());     // a key's shape anywhere
     QVERIFY2(sent.contains("x-trace-id: trace-42\n"), sent.constData());
     QVERIFY2(sent.contains("Content-Type: application/json\n"), sent.constData());
@@ -128,6 +129,34 @@ void TestCallInspection::keyInputs_nameWhatMadeTheKeyButNeverTheCredential()
     const CallRecord bypass = callOnce(harness, kMessages, messagesBody(u"hi"_s), headers);
     QCOMPARE(bypass.outcome, Outcome::Bypass);
     QVERIFY2(bypass.keyInputs.startsWith("no key: "), bypass.keyInputs.constData());
+}
+
+void TestCallInspection::queryKeysAndUpstreamUserinfo_areNeverRecorded()
+{
+    // An upstream behind a gateway that takes a user and password in its URL.
+    ProxyHarness harness([](ProxyConfig &c) { c.openaiUpstream.setUserInfo(u"gw-user:gw-pass-0123456789"_s); });
+    const QByteArray secret = "AIzaSyD-query-key-0123456789abcdefghij";
+    const QByteArray target = kChat + "?alt=sse&key=" + secret;
+    const CallRecord record = callOnce(harness, target, chatBody(u"hi"_s), kOpenAiAuth);
+    QCOMPARE(record.status, 200);
+    QCOMPARE(harness.mock()->lastRequestQuery(), "alt=sse&key=" + secret);   // the provider gets the key
+    QCOMPARE(record.target, kChat + "?alt=sse&key=REDACTED");
+    const QByteArray &inputs = record.keyInputs;
+    QVERIFY2(inputs.contains("query: alt=sse&key=REDACTED\n"), inputs.constData());
+    QVERIFY2(inputs.contains(QByteArray("credential ?key: sha256 " + fingerprint(secret) + '\n')), inputs.constData());
+    QVERIFY2(inputs.contains("upstream: http://127.0.0.1:"), inputs.constData());
+    for (const QByteArray &never : {secret, "gw-pass"_ba, "gw-user"_ba}) {
+        QVERIFY2(!inputs.contains(never), inputs.constData());
+        QVERIFY2(!record.target.contains(never), record.target.constData());
+        QVERIFY2(!record.requestHeaders.contains(never), record.requestHeaders.constData());
+    }
+    // The key still tells two keys apart: another ?key= is another call, the same one a hit.
+    QCOMPARE(callOnce(harness, kChat + "?alt=sse&key=AIzaSyD-another-key-0123456789abcdefg", chatBody(u"hi"_s),
+                      kOpenAiAuth).outcome, Outcome::Miss);
+    QCOMPARE(callOnce(harness, target, chatBody(u"hi"_s), kOpenAiAuth).outcome, Outcome::Hit);
+    // Nor do the figures Breakwater serves about itself hold the upstream's password.
+    for (const QByteArray &path : {"/breakwater/stats"_ba, "/metrics"_ba})
+        QVERIFY2(!harness.get(path).body.contains("gw-pass"), path.constData());
 }
 
 void TestCallInspection::retryAttempt_isReadFromTheStainlessHeader_data()

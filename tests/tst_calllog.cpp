@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "accounting/calllog.h"
+#include "accounting/privatefiles.h"
 
 using namespace Qt::StringLiterals;
 
@@ -111,6 +112,7 @@ private slots:
     void schema2Database_migratesToSchema4AndKeepsItsRows();
     void insideTheCall_roundTripsWithoutLogBodies();
     void bodies_storedOnlyWhenAskedAndRedacted();
+    void queryKeysAndUserinfo_neverReachTheFileNorComeBackFromIt();
     void append_writesInBatchesNotPerRow();
     void append_isCommittedWithinTheFlushIntervalWithoutFlush();
     void closedLog_ignoresAppends();
@@ -125,6 +127,8 @@ private slots:
     void open_createsFolderAndFilesForTheOwnerOnly();
     void open_tightensALooserLogButNotAFolderItDidNotMake();
     void defaultPath_makesItsFolderOwnerOnly();
+    void writePrivateFile_isTheOwnersWhateverTheUmaskOrTheFileBefore_data();
+    void writePrivateFile_isTheOwnersWhateverTheUmaskOrTheFileBefore();
     void killedWriter_losesAtMostTheLastSecondAndStaysIntact();
 
 private:
@@ -389,6 +393,39 @@ void TestCallLog::insideTheCall_roundTripsWithoutLogBodies()
     QCOMPARE(scalar(m_path, u"SELECT typeof(error_body) FROM calls"_s).toString(), u"blob"_s);
 }
 
+void TestCallLog::queryKeysAndUserinfo_neverReachTheFileNorComeBackFromIt()
+{
+    const qint64 t = QDateTime::currentMSecsSinceEpoch() - 60'000;
+    CallRecord r = call(Outcome::Bypass, t);
+    r.method = "GET";
+    r.target = "/v1/models?key=AIzaSyD-fresh-0123456789abcdefghijklmn&limit=2";
+    r.keyInputs = "route: /v1/**\nquery: api_key=azure-fresh-1\nupstream: http://u:fresh-pass@127.0.0.1:9/v1\n";
+    CallLog log;
+    const Result opened = log.open(m_path);
+    QVERIFY2(opened.ok(), qPrintable(opened.error()));
+    log.append(r);
+    log.flush();
+    QCOMPARE(scalar(m_path, u"SELECT target FROM calls"_s).toString(), u"/v1/models?key=REDACTED&limit=2"_s);
+    QCOMPARE(scalar(m_path, u"SELECT key_inputs FROM calls"_s).toString(),
+             u"route: /v1/**\nquery: api_key=REDACTED\nupstream: http://127.0.0.1:9/v1\n"_s);
+    // A row that an older Breakwater wrote with the secrets in it comes back without them.
+    log.close();
+    {
+        QSqlDatabase db = QSqlDatabase::addDatabase(u"QSQLITE"_s, u"old-writer"_s);
+        db.setDatabaseName(m_path);
+        QVERIFY(db.open());
+        QSqlQuery query(db);
+        QVERIFY(query.exec(u"UPDATE calls SET target = '/v1/x?access_token=old-token-1',"
+                           " key_inputs = 'query: token=old-token-2\nupstream: https://a:old-pass@gw.example/v1\n'"_s));
+    }
+    QSqlDatabase::removeDatabase(u"old-writer"_s);
+    QVERIFY(log.open(m_path).ok());
+    const QList<CallRecord> back = log.recent(10);
+    QCOMPARE(back.size(), 1);
+    QCOMPARE(back.first().target, "/v1/x?access_token=REDACTED"_ba);
+    QCOMPARE(back.first().keyInputs, "query: token=REDACTED\nupstream: https://gw.example/v1\n"_ba);
+}
+
 void TestCallLog::bodies_storedOnlyWhenAskedAndRedacted()
 {
     CallRecord r = call(Outcome::Miss, QDateTime::currentMSecsSinceEpoch());
@@ -625,6 +662,44 @@ void TestCallLog::open_createsFolderAndFilesForTheOwnerOnly()
             QVERIFY2(modeOf(path + suffix) == 0600, qPrintable(suffix + u": "_s + octal(modeOf(path + suffix))));
     }
     QCOMPARE(octal(modeOf(path)), u"0600"_s);
+}
+
+void TestCallLog::writePrivateFile_isTheOwnersWhateverTheUmaskOrTheFileBefore_data()
+{
+    QTest::addColumn<int>("umask");
+    QTest::addColumn<int>("before");   // the mode of a file already there; -1: none
+    QTest::newRow("new, umask 022") << 022 << -1;
+    QTest::newRow("new, umask 000") << 0 << -1;
+    QTest::newRow("new, umask 277") << 0277 << -1;
+    QTest::newRow("replacing a 0644 file") << 022 << 0644;
+    QTest::newRow("replacing a 0666 file") << 0 << 0666;
+}
+
+void TestCallLog::writePrivateFile_isTheOwnersWhateverTheUmaskOrTheFileBefore()
+{
+    QFETCH(int, umask);
+    QFETCH(int, before);
+    const QString path = m_dir.filePath(u"export-%1.har"_s.arg(m_serial));
+    if (before >= 0) {
+        QFile old(path);
+        QVERIFY(old.open(QIODevice::WriteOnly));
+        old.write("an older export, longer than the new one");
+        old.close();
+        QVERIFY(::chmod(QFile::encodeName(path).constData(), mode_t(before)) == 0);
+    }
+    {
+        const auto restore = qScopeGuard([previous = ::umask(mode_t(umask))] { ::umask(previous); });
+        const Result written = writePrivateFile(path, "{\"log\":{}}");
+        QVERIFY2(written.ok(), qPrintable(written.error()));
+    }
+    QCOMPARE(octal(modeOf(path)), u"0600"_s);
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    QCOMPARE(file.readAll(), "{\"log\":{}}"_ba);
+    // A folder that cannot be written says so, and writes nothing.
+    const Result refused = writePrivateFile(m_dir.filePath(u"no-such-folder/x.har"_s), "x");
+    QVERIFY(!refused.ok());
+    QVERIFY2(refused.error().contains(u"no-such-folder"_s), qPrintable(refused.error()));
 }
 
 void TestCallLog::open_tightensALooserLogButNotAFolderItDidNotMake()

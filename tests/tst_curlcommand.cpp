@@ -61,6 +61,7 @@ private slots:
     void command_givesCurlTheRecordedRequest();
     void anthropicCall_usesItsOwnKeyVariable();
     void bodyNotLogged_saysSoAndReadsAFile();
+    void queryKey_staysRedactedAndTheCommandSaysSo();
 };
 
 void TestCurlCommand::shellQuote_survivesTheShell_data()
@@ -138,6 +139,18 @@ void TestCurlCommand::bodyNotLogged_saysSoAndReadsAFile()
     QVERIFY2(command.contains(u"--log-bodies"_s), qPrintable(command));
     const QStringList words = curlArguments(command, {});
     QCOMPARE(words.mid(words.size() - 2), (QStringList{u"--data-binary"_s, u"@body.json"_s}));
+}
+
+void TestCurlCommand::queryKey_staysRedactedAndTheCommandSaysSo()
+{
+    CallRecord record = chatCall(R"({"model":"m"})");
+    record.target = "/v1/chat/completions?api-version=2024-10-21&api-key=REDACTED";   // as the proxy records it
+    const QString command = CurlCommand::forRecord(record, kOrigin);
+    QVERIFY2(command.startsWith(u"# A key in the query was not recorded: put it where REDACTED stands.\n"_s),
+             qPrintable(command));
+    const QStringList words = curlArguments(command, {});
+    QVERIFY2(words.contains(u"http://127.0.0.1:8080/v1/chat/completions?api-version=2024-10-21&api-key=REDACTED"_s),
+             qPrintable(words.join(u' ')));
 }
 
 QTEST_GUILESS_MAIN(TestCurlCommand)

@@ -20,6 +20,8 @@
 #include <QTest>
 #include <QValueAxis>
 
+#include <sys/stat.h>
+
 using namespace Qt::StringLiterals;
 using namespace dashboardtest;
 
@@ -68,8 +70,15 @@ void TestDashboardCharts::window_chartsArePaintedNotBlank()
     QTemporaryDir out;
     QString error;
     QStringList written;
+    const mode_t previous = ::umask(022);
     QVERIFY2(window.exportCharts(out.path(), &error, &written), qPrintable(error));
+    ::umask(previous);
     QCOMPARE(written.size(), 5);
+    for (const QString &path : std::as_const(written)) {   // the owner's only, as every export
+        struct stat info {};
+        QCOMPARE(::stat(QFile::encodeName(path).constData(), &info), 0);
+        QCOMPARE(info.st_mode & 0777, mode_t(0600));
+    }
     // outcomes-20270115-080030.png and so on: the file of each chart by its name's start.
     const auto exported = [&](const QString &file) {
         const QString prefix = file.chopped(4) + u'-';

@@ -31,6 +31,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <sys/stat.h>
+
 using namespace Qt::StringLiterals;
 using namespace std::chrono_literals;
 using namespace dashboardtest;
@@ -119,7 +121,8 @@ void TestDashboardPanels::proxyPanel_showsListenUrlAndUpstreamHealth()
     DashboardWindow window(&model);
     window.setProxyInfo(u"http://127.0.0.1:54321/v1"_s, false);
     window.setUpstreamUrl(u"openai"_s, u"https://api.openai.com/v1"_s);
-    window.setUpstreamUrl(u"anthropic"_s, u"http://10.0.0.7:9000"_s);
+    // A gateway's user and password in the URL are never on screen.
+    window.setUpstreamUrl(u"anthropic"_s, u"http://gw-user:gw-pass-1@10.0.0.7:9000"_s);
     ProxySnapshot s = snapshot(T, BreakerState::Closed, 0, 0);
     s.upstreams[0].consecutiveFailures = 3;
     s.upstreams[0].failureThreshold = 5;
@@ -135,6 +138,7 @@ void TestDashboardPanels::proxyPanel_showsListenUrlAndUpstreamHealth()
              qPrintable(openai));
     const QString anthropic = window.proxyPanel()->upstreamText(u"anthropic"_s);
     QVERIFY2(anthropic.contains(u"http://10.0.0.7:9000"_s) && anthropic.contains(u"no errors"_s), qPrintable(anthropic));
+    QVERIFY2(!anthropic.contains(u"gw-pass"_s) && !anthropic.contains(u"gw-user"_s), qPrintable(anthropic));
 
     // Open: the cool-down left is shown.
     s.upstreams[0].breakerState = BreakerState::Open;
@@ -268,10 +272,16 @@ void TestDashboardPanels::table_filtersSelectsAndExports()
     QVERIFY(lines.first().startsWith(u"arrival,outcome,status"_s));
     QTemporaryDir dir;
     QString error;
+    const mode_t previous = ::umask(022);
     QVERIFY(panel.exportCsv(dir.filePath(u"t.csv"_s), &error));
+    ::umask(previous);
     QFile file(dir.filePath(u"t.csv"_s));
     QVERIFY(file.open(QIODevice::ReadOnly));
     QCOMPARE(file.readAll().count("\r\n"), 6);
+    // The owner's only, like the call log it comes from, whatever the umask.
+    struct stat info {};
+    QCOMPARE(::stat(QFile::encodeName(file.fileName()).constData(), &info), 0);
+    QCOMPARE(info.st_mode & 0777, mode_t(0600));
 
     // Rows from the call log fill the table and, as every other view, the figures.
     DashboardModel withHistory;

@@ -10,6 +10,8 @@
 
 #include <QLineEdit>
 #include <QPushButton>
+#include <QRadioButton>
+#include <QScopeGuard>
 #include <QSignalSpy>
 #include <QTest>
 
@@ -54,6 +56,7 @@ private slots:
     void otherUrl_sendsStraightToIt();
     void recordWithoutBody_cannotBeSentAndSaysWhy();
     void replayButton_opensTheDialogForTheSelectedCall();
+    void environmentKey_isOfferedOnlyForItsOwnProvider();
 };
 
 void TestReplayDialog::initTestCase()
@@ -165,6 +168,42 @@ void TestReplayDialog::replayButton_opensTheDialogForTheSelectedCall()
     QVERIFY(dialog->originalText().contains(u"echo: from the panel"_s));
     QVERIFY(dialog->canSend());
     dialog->close();
+}
+
+void TestReplayDialog::environmentKey_isOfferedOnlyForItsOwnProvider()
+{
+    qputenv("OPENAI_API_KEY", "sk-env-openai-never-elsewhere");
+    const auto unset = qScopeGuard([] { qunsetenv("OPENAI_API_KEY"); });
+    ProxyHarness harness(withBodies);
+    const CallRecord original = record(harness, chatBody(u"whose key"_s));
+    ReplayDialog dialog(original);
+    dialog.setBreakwaterOrigin(origin(harness));
+    // Breakwater's OpenAI upstream is not api.openai.com (here the mock; a gateway, a colleague's
+    // vLLM): a replay through Breakwater would hand it $OPENAI_API_KEY.
+    dialog.setUpstreamUrls({{u"openai"_s, harness.mock()->openaiBaseUrl().toString()}});
+    QRadioButton *environment = nullptr;
+    for (QRadioButton *button : dialog.findChildren<QRadioButton *>()) {
+        if (button->text().startsWith(u"from the environment"_s))
+            environment = button;
+    }
+    QVERIFY(environment);
+    QVERIFY(!environment->isEnabled());
+    QVERIFY(!environment->isChecked());
+    QVERIFY2(environment->text().contains(u"only for api.openai.com"_s), qPrintable(environment->text()));
+    QSignalSpy answered(&dialog, &ReplayDialog::answered);
+    dialog.send();
+    QVERIFY(answered.wait(kWait));
+    QCOMPARE(harness.mock()->callCount(), 2);
+    for (const auto &[name, value] : harness.mock()->lastRequestHeaders())
+        QVERIFY2(!value.contains("sk-env-openai"), name.constData());
+    // Straight to api.openai.com it is offered (and chosen: nothing was typed).
+    dialog.setThroughBreakwater(false);
+    dialog.setOtherUrl(u"https://api.openai.com/v1"_s);
+    QVERIFY(environment->isEnabled());
+    dialog.setThroughBreakwater(true);
+    dialog.setUpstreamUrls({{u"openai"_s, u"https://api.openai.com/v1"_s}});
+    QVERIFY(environment->isEnabled());
+    QVERIFY(environment->isChecked());
 }
 
 QTEST_MAIN(TestReplayDialog)

@@ -81,6 +81,8 @@ private slots:
     void credential_fromTheEnvironment_byApiStyle_data();
     void credential_fromTheEnvironment_byApiStyle();
     void typedCredential_isSentButNeverRecordedOrReported();
+    void environmentCredential_fitsOnlyItsOwnProvider_data();
+    void environmentCredential_fitsOnlyItsOwnProvider();
     void answer_isCutAtItsBound();
     void deadTarget_isReportedWithoutStatus();
     void silentTarget_endsAtTheTimeout();
@@ -274,6 +276,33 @@ void TestReplayer::typedCredential_isSentButNeverRecordedOrReported()
     QVERIFY(!again.requestHeaders.contains(typed));
     QVERIFY(!again.requestBody.contains(typed));
     QVERIFY(!again.keyInputs.contains(typed));
+}
+
+void TestReplayer::environmentCredential_fitsOnlyItsOwnProvider_data()
+{
+    QTest::addColumn<bool>("anthropic");
+    QTest::addColumn<QString>("destination");
+    QTest::addColumn<bool>("fits");
+    QTest::newRow("openai itself") << false << u"https://api.openai.com/v1"_s << true;
+    QTest::newRow("openai, host in upper case, explicit port") << false << u"https://API.OpenAI.com:443/v1"_s << true;
+    QTest::newRow("anthropic itself") << true << u"https://api.anthropic.com"_s << true;
+    QTest::newRow("a gateway") << false << u"https://openrouter.ai/api/v1"_s << false;
+    QTest::newRow("a colleague's vllm") << false << u"http://10.0.0.7:8000/v1"_s << false;
+    QTest::newRow("a local model") << false << u"http://127.0.0.1:8081/v1"_s << false;
+    QTest::newRow("openai in clear text") << false << u"http://api.openai.com/v1"_s << false;
+    QTest::newRow("a look-alike host") << false << u"https://api.openai.com.example.net/v1"_s << false;
+    QTest::newRow("another port") << false << u"https://api.openai.com:8443/v1"_s << false;
+    QTest::newRow("the other provider") << true << u"https://api.openai.com/v1"_s << false;
+    QTest::newRow("unknown") << false << QString() << false;
+}
+
+void TestReplayer::environmentCredential_fitsOnlyItsOwnProvider()
+{
+    QFETCH(bool, anthropic);
+    QFETCH(QString, destination);
+    QFETCH(bool, fits);
+    QCOMPARE(Replayer::environmentCredentialFits(anthropic ? ApiStyle::Anthropic : ApiStyle::OpenAI, QUrl(destination)),
+             fits);
 }
 
 void TestReplayer::answer_isCutAtItsBound()

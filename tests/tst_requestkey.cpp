@@ -80,6 +80,8 @@ private slots:
     void fingerprint_isTwelveHexDigitsWithoutTheCredential_data();
     void fingerprint_isTwelveHexDigitsWithoutTheCredential();
     void key_doesNotContainTheCredential();
+    void keyInputs_describeQueryKeysAndUserinfoOnlyByFingerprint_data();
+    void keyInputs_describeQueryKeysAndUserinfoOnlyByFingerprint();
 };
 
 void TestRequestKey::key_isThirtyTwoBytesAndStable()
@@ -258,6 +260,11 @@ void TestRequestKey::fromRequest_keysQueryEveryValueAndEveryCredential_data()
     QTest::newRow("Authorization added beside x-api-key")
         << key << ""_ba << with({{"Authorization", "Bearer sk-ant-2"}}) << ""_ba << false;
     QTest::newRow("api-key added") << key << ""_ba << with({{"api-key", "azure-1"}}) << ""_ba << false;
+    QTest::newRow("only x-goog-api-key differs")
+        << HeaderList{{"x-goog-api-key", "AIza-alice"}} << ""_ba << HeaderList{{"x-goog-api-key", "AIza-mallory"}}
+        << ""_ba << false;
+    QTest::newRow("?api_key= differs beside another parameter")
+        << key << "alt=sse&api_key=alice"_ba << key << "alt=sse&api_key=mallory"_ba << false;
     QTest::newRow("X-Stainless-Retry-Count differs")
         << with({{"X-Stainless-Retry-Count", "0"}, {"X-Stainless-Timeout", "600"}}) << ""_ba
         << with({{"X-Stainless-Retry-Count", "2"}, {"X-Stainless-Timeout", "598"}}) << ""_ba << true;
@@ -307,6 +314,57 @@ void TestRequestKey::key_doesNotContainTheCredential()
     QVERIFY(!key.toHex().contains("sk-secret"));
     // And the canonical body is the body only: nothing of the credential is folded into it.
     QVERIFY(!canonicalJson(input.body).contains("sk-secret"));
+}
+
+void TestRequestKey::keyInputs_describeQueryKeysAndUserinfoOnlyByFingerprint_data()
+{
+    QTest::addColumn<QByteArray>("query");
+    QTest::addColumn<QString>("upstream");
+    QTest::addColumn<QByteArray>("secret");
+    QTest::addColumn<QByteArray>("otherSecret");   // the same request with this instead: another key
+    QTest::addColumn<QByteArray>("described");     // what the description says instead
+    QTest::addColumn<QByteArray>("fingerprinted"); // the value whose fingerprint it shows
+    QTest::newRow("?key=") << "key=AIzaSyA-alice-0123456789abcdefghijkl&alt=sse"_ba << u"http://127.0.0.1:9"_s
+                           << "AIzaSyA-alice-0123456789abcdefghijkl"_ba << "AIzaSyA-mallory-0123456789abcdefghi"_ba
+                           << "query: key=REDACTED&alt=sse\n"_ba << "AIzaSyA-alice-0123456789abcdefghijkl"_ba;
+    QTest::newRow("?api-key=") << "api-version=2024-10-21&api-key=azure-secret-1"_ba << u"http://127.0.0.1:9"_s
+                               << "azure-secret-1"_ba << "azure-secret-2"_ba
+                               << "query: api-version=2024-10-21&api-key=REDACTED\n"_ba << "azure-secret-1"_ba;
+    QTest::newRow("?access_token= in upper case") << "ACCESS_TOKEN=ya29.token-1"_ba << u"http://127.0.0.1:9"_s
+                                                  << "ya29.token-1"_ba << "ya29.token-2"_ba
+                                                  << "query: ACCESS_TOKEN=REDACTED\n"_ba << "ya29.token-1"_ba;
+    QTest::newRow("upstream userinfo") << ""_ba << u"http://gw-user:s3cret-pass@127.0.0.1:9/v1"_s
+                                       << "s3cret-pass"_ba << "other-pass"_ba << "upstream: http://127.0.0.1:9/v1\n"_ba
+                                       << "gw-user:s3cret-pass"_ba;
+}
+
+void TestRequestKey::keyInputs_describeQueryKeysAndUserinfoOnlyByFingerprint()
+{
+    QFETCH(QByteArray, query);
+    QFETCH(QString, upstream);
+    QFETCH(QByteArray, secret);
+    QFETCH(QByteArray, otherSecret);
+    QFETCH(QByteArray, described);
+    QFETCH(QByteArray, fingerprinted);
+    IncomingRequest request;
+    request.method = "POST";
+    request.path = "/v1/chat/completions";
+    request.query = query;
+    request.headers = {{"Authorization", "Bearer sk-test-1"}};
+    const RequestKeyInput input = RequestKeyInput::from(request.path, QUrl(upstream), request, parse(kBaseBody));
+    const QByteArray text = describeKeyInput(input);
+    QVERIFY2(!text.contains(secret), text.constData());
+    QVERIFY2(!text.contains("gw-user"), text.constData());
+    QVERIFY2(text.contains(described), text.constData());
+    QVERIFY2(text.contains(QByteArray("sha256 " + fingerprint(fingerprinted))), text.constData());   // a fingerprint stands for it
+    // The key still covers the secret: another one is another key.
+    IncomingRequest other = request;
+    other.query.replace(secret, otherSecret);
+    QString otherUpstream = upstream;
+    otherUpstream.replace(QString::fromLatin1(secret), QString::fromLatin1(otherSecret));
+    QVERIFY(requestKey(RequestKeyInput::from(other.path, QUrl(otherUpstream), other, parse(kBaseBody)))
+            != requestKey(input));
+    QCOMPARE(requestKey(RequestKeyInput::from(request.path, QUrl(upstream), request, parse(kBaseBody))), requestKey(input));
 }
 
 QTEST_GUILESS_MAIN(TestRequestKey)

@@ -1,13 +1,17 @@
 // Every route family a real app calls, through a real proxy: the Responses API shared like chat
 // completions (but never a background job or a conversation turn), count_tokens shared, cached and
 // free, Anthropic's batches and models on the Anthropic upstream, everything else under /v1/
-// passed through byte for byte and relayed as it arrives, 404/405 where no route fits, WebSocket
-// upgrades refused with one 426, and what pass-through calls may tell the breaker.
+// passed through byte for byte and relayed as it arrives, a call routed by whose headers it carries
+// (Anthropic's Files, Skills, Admin and legacy complete to the Anthropic upstream, and a credential
+// never to the other API's upstream), 404/405 where no route fits (in the caller's API's shape, a
+// trailing or doubled slash included), WebSocket upgrades refused with one 426, and what
+// pass-through calls may tell the breaker.
 
 #include "accounting/spendguard.h"
 #include "fakeclock.h"
 #include "proxyroutes.h"
 #include "proxyharness.h"
+#include "servicethread.h"
 #include "sharing/flight.h"
 #include "wireevents.h"
 
@@ -69,6 +73,27 @@ HeaderList withContentType(const HeaderList &auth, const QByteArray &type)
     return headers;
 }
 
+// Two upstreams of their own: the harness's mock as the OpenAI upstream and a second mock as the
+// Anthropic one, so each counts only the calls (and sees only the headers) that went to it.
+struct TwoUpstreams
+{
+    ServiceThread<MockProvider> anthropic{u"anthropic-mock"_s, [] { return new MockProvider; }};
+    ProxyHarness harness{[this](ProxyConfig &c) { c.anthropicUpstream = anthropic.service()->anthropicBaseUrl(); }};
+    MockProvider *openaiMock() const { return harness.mock(); }
+    MockProvider *anthropicMock() const { return anthropic.service(); }
+};
+
+// A multipart/form-data body with one file part, as the SDKs' Files upload sends it.
+QByteArray multipartFile(const QByteArray &boundary, const QByteArray &file, const QByteArray &purpose = {})
+{
+    QByteArray body;
+    if (!purpose.isEmpty())
+        body += "--" + boundary + "\r\nContent-Disposition: form-data; name=\"purpose\"\r\n\r\n" + purpose + "\r\n";
+    body += "--" + boundary + "\r\nContent-Disposition: form-data; name=\"file\"; filename=\"notes.txt\"\r\n"
+            "Content-Type: text/plain\r\n\r\n" + file + "\r\n--" + boundary + "--\r\n";
+    return body;
+}
+
 BreakerState breakerState(const ProxyHarness &harness)
 {
     return harness.onProxyThread<BreakerState>([](ProxyServer *p) { return p->openai().breaker->state(); });
@@ -120,6 +145,11 @@ private slots:
     void uploads_arriveByteIdentical();
     void largeDownload_isRelayedAsItArrives_flightKeepsAPrefix();
     void getChatCompletions_isPassedThrough();
+    void anthropicSdkFilesUpload_reachesOnlyTheAnthropicUpstream();
+    void calls_goToTheUpstreamOfTheirHeaders_data();
+    void calls_goToTheUpstreamOfTheirHeaders();
+    void credentialOfAnotherApi_isRefusedBeforeAnyUpstream_data();
+    void credentialOfAnotherApi_isRefusedBeforeAnyUpstream();
     void upstreamUrl_joinsBaseAndPath_data();
     void upstreamUrl_joinsBaseAndPath();
     void noRoute_data();
@@ -473,6 +503,146 @@ void TestRoutes::getChatCompletions_isPassedThrough()
     QCOMPARE(harness.mock()->callCount(u"/v1/chat/completions"_s), 1);
 }
 
+void TestRoutes::anthropicSdkFilesUpload_reachesOnlyTheAnthropicUpstream()
+{
+    // What client.beta.files.upload() sends: multipart, the key in x-api-key, the Files beta header.
+    TwoUpstreams upstreams;
+    const QByteArray boundary = "----anthropic-sdk-boundary-5f1e";
+    const QByteArray file = "meeting notes: ship on Friday\n";
+    const HeaderList headers{{"x-api-key", "sk-ant-files-secret-1"}, {"anthropic-version", "2023-06-01"},
+                             {"anthropic-beta", "files-api-2025-04-14"},
+                             {"Content-Type", "multipart/form-data; boundary=" + boundary}};
+    const LoopbackResponse response = fetch(upstreams.harness.port(), "POST", "/v1/files", headers,
+                                            multipartFile(boundary, file));
+    QCOMPARE(response.status, 200);
+    QCOMPARE(response.header("x-breakwater-dedup"), "bypass"_ba);
+    const QJsonObject answer = json(response.body);
+    QCOMPARE(answer.value(u"type"_s).toString(), u"file"_s);   // Anthropic's FileMetadata
+    QCOMPARE(answer.value(u"received"_s)[u"files"_s][0][u"sha256"_s].toString(), sha256(file));
+    QCOMPARE(upstreams.anthropicMock()->callCount(u"/v1/files"_s), 1);
+    QCOMPARE(upstreams.openaiMock()->callCount(), 0);   // the OpenAI upstream saw nothing at all
+    const HeaderList seen = upstreams.anthropicMock()->lastRequestHeaders();
+    const auto value = [&seen](const QByteArray &name) {
+        for (const auto &[key, v] : seen) {
+            if (key.compare(name, Qt::CaseInsensitive) == 0)
+                return v;
+        }
+        return QByteArray();
+    };
+    QCOMPARE(value("x-api-key"), "sk-ant-files-secret-1"_ba);
+    QCOMPARE(value("anthropic-beta"), "files-api-2025-04-14"_ba);
+    QTRY_COMPARE_WITH_TIMEOUT(upstreams.harness.records.size(), 1, kWait);
+    QCOMPARE(upstreams.harness.records.first().upstream, "anthropic"_ba);
+    QVERIFY(!upstreams.harness.records.first().requestHeaders.contains("sk-ant-files-secret-1"));
+}
+
+void TestRoutes::calls_goToTheUpstreamOfTheirHeaders_data()
+{
+    QTest::addColumn<QByteArray>("method");
+    QTest::addColumn<QByteArray>("target");
+    QTest::addColumn<HeaderList>("headers");
+    QTest::addColumn<QByteArray>("upstream");
+    // The Anthropic SDK 1.x sends its key as a Bearer token, always beside anthropic-version.
+    const HeaderList sdkBearer{{"Authorization", "Bearer sk-ant-bearer-1"}, {"anthropic-version", "2023-06-01"}};
+    const HeaderList both{{"x-api-key", "sk-ant-test-1"}, {"Authorization", "Bearer sk-ant-token-1"}};
+    const HeaderList versionOnly{{"anthropic-version", "2023-06-01"}};
+    QTest::newRow("files list") << "GET"_ba << "/v1/files"_ba << kAnthropicAuth << "anthropic"_ba;
+    QTest::newRow("files list, sdk bearer") << "GET"_ba << "/v1/files?limit=20"_ba << sdkBearer << "anthropic"_ba;
+    QTest::newRow("file metadata") << "GET"_ba << "/v1/files/file_011"_ba << kAnthropicAuth << "anthropic"_ba;
+    QTest::newRow("file download") << "GET"_ba << "/v1/files/file_011/content"_ba << kAnthropicAuth << "anthropic"_ba;
+    QTest::newRow("file delete") << "DELETE"_ba << "/v1/files/file_011"_ba << kAnthropicAuth << "anthropic"_ba;
+    QTest::newRow("skills, beta=true") << "POST"_ba << "/v1/skills?beta=true"_ba << kAnthropicAuth << "anthropic"_ba;
+    QTest::newRow("skill versions") << "GET"_ba << "/v1/skills/skill_1/versions?beta=true"_ba << sdkBearer
+                                    << "anthropic"_ba;
+    QTest::newRow("admin api") << "GET"_ba << "/v1/organizations/users?limit=2"_ba << kAnthropicAuth << "anthropic"_ba;
+    QTest::newRow("legacy complete") << "POST"_ba << "/v1/complete"_ba << kAnthropicAuth << "anthropic"_ba;
+    QTest::newRow("legacy complete, no credential") << "POST"_ba << "/v1/complete"_ba << HeaderList() << "anthropic"_ba;
+    QTest::newRow("models, both credentials") << "GET"_ba << "/v1/models"_ba << both << "anthropic"_ba;
+    QTest::newRow("agents, version only") << "GET"_ba << "/v1/agents"_ba << versionOnly << "anthropic"_ba;
+    QTest::newRow("openai files upload") << "POST"_ba << "/v1/files"_ba << kOpenAiAuth << "openai"_ba;
+    QTest::newRow("openai key on /v1/skills stays openai's") << "GET"_ba << "/v1/skills"_ba << kOpenAiAuth << "openai"_ba;
+    QTest::newRow("azure key") << "GET"_ba << "/v1/files"_ba << HeaderList{{"api-key", "azure-1"}} << "openai"_ba;
+}
+
+void TestRoutes::calls_goToTheUpstreamOfTheirHeaders()
+{
+    QFETCH(QByteArray, method);
+    QFETCH(QByteArray, target);
+    QFETCH(HeaderList, headers);
+    QFETCH(QByteArray, upstream);
+    TwoUpstreams upstreams;
+    const bool anthropic = upstream == "anthropic";
+    const QByteArray body = method == "POST" ? "{}"_ba : QByteArray();
+    const LoopbackResponse response = fetch(upstreams.harness.port(), method, target, headers, body);
+    QVERIFY2(response.status > 0, response.body.constData());
+    QVERIFY2(response.header("x-should-retry").isEmpty(), response.body.constData());   // the upstream's answer
+    QCOMPARE(response.header("x-breakwater-dedup"), "bypass"_ba);
+    MockProvider *expected = anthropic ? upstreams.anthropicMock() : upstreams.openaiMock();
+    MockProvider *other = anthropic ? upstreams.openaiMock() : upstreams.anthropicMock();
+    QCOMPARE(expected->callCount(), 1);
+    QCOMPARE(other->callCount(), 0);
+    // The credential went with the call, to that upstream only.
+    for (const auto &[name, value] : headers) {
+        const HeaderList seen = expected->lastRequestHeaders();
+        QVERIFY2(seen.contains({name, value}), name.constData());
+    }
+    QTRY_COMPARE_WITH_TIMEOUT(upstreams.harness.records.size(), 1, kWait);
+    QCOMPARE(upstreams.harness.records.first().upstream, upstream);
+}
+
+void TestRoutes::credentialOfAnotherApi_isRefusedBeforeAnyUpstream_data()
+{
+    QTest::addColumn<QByteArray>("method");
+    QTest::addColumn<QByteArray>("path");
+    QTest::addColumn<HeaderList>("headers");
+    QTest::addColumn<int>("status");
+    QTest::addColumn<bool>("anthropicShape");
+    QTest::addColumn<QString>("says");
+    const HeaderList sdkBearer{{"Authorization", "Bearer sk-ant-bearer-1"}, {"anthropic-version", "2023-06-01"}};
+    QTest::newRow("x-api-key on chat completions") << "POST"_ba << "/v1/chat/completions"_ba << kAnthropicAuth << 404
+                                                   << true << u"Anthropic's API has no route"_s;
+    QTest::newRow("anthropic sdk on embeddings") << "POST"_ba << "/v1/embeddings"_ba << sdkBearer << 404 << true
+                                                 << u"Anthropic's API has no route"_s;
+    QTest::newRow("x-api-key on a stored response") << "GET"_ba << "/v1/responses/resp_1"_ba << kAnthropicAuth << 404
+                                                    << true << u"Anthropic's API has no route"_s;
+    QTest::newRow("x-api-key deleting a fine-tuned model") << "DELETE"_ba << "/v1/models/ft:x"_ba << kAnthropicAuth
+                                                           << 404 << true << u"Anthropic's API has no route"_s;
+    QTest::newRow("openai key on messages") << "POST"_ba << "/v1/messages"_ba << kOpenAiAuth << 400 << true
+                                            << u"requires the anthropic-version header"_s;
+    QTest::newRow("openai key on legacy complete") << "POST"_ba << "/v1/complete"_ba << kOpenAiAuth << 400 << true
+                                                   << u"requires the anthropic-version header"_s;
+    QTest::newRow("azure key on message batches") << "GET"_ba << "/v1/messages/batches"_ba
+                                                  << HeaderList{{"api-key", "azure-1"}} << 400 << true
+                                                  << u"requires the anthropic-version header"_s;
+    QTest::newRow("two apis' keys") << "GET"_ba << "/v1/models"_ba
+                                    << HeaderList{{"x-api-key", "sk-ant-1"}, {"api-key", "azure-1"}} << 400 << false
+                                    << u"more than one API (x-api-key, api-key)"_s;
+    QTest::newRow("gemini key") << "POST"_ba << "/v1/chat/completions"_ba
+                                << HeaderList{{"x-goog-api-key", "AIza-test"}} << 400 << false
+                                << u"Gemini API key"_s;
+}
+
+void TestRoutes::credentialOfAnotherApi_isRefusedBeforeAnyUpstream()
+{
+    QFETCH(QByteArray, method);
+    QFETCH(QByteArray, path);
+    QFETCH(HeaderList, headers);
+    QFETCH(int, status);
+    QFETCH(bool, anthropicShape);
+    QFETCH(QString, says);
+    TwoUpstreams upstreams;
+    const LoopbackResponse response = fetch(upstreams.harness.port(), method, path, withContentType(headers, "application/json"),
+                                            method == "POST" ? chatBody(u"x"_s) : QByteArray());
+    QCOMPARE(response.status, status);
+    QCOMPARE(response.header("x-should-retry"), "false"_ba);
+    const ApiStyle shape = anthropicShape ? ApiStyle::Anthropic : ApiStyle::OpenAI;
+    QVERIFY2(!errorTypeOf(response.body, shape).isEmpty(), response.body.constData());
+    const QJsonObject error = json(response.body).value(u"error"_s).toObject();
+    QVERIFY2(error.value(u"message"_s).toString().contains(says), response.body.constData());
+    QCOMPARE(upstreams.openaiMock()->callCount(), 0);
+    QCOMPARE(upstreams.anthropicMock()->callCount(), 0);
+}
+
 void TestRoutes::noRoute_data()
 {
     QTest::addColumn<QByteArray>("method");
@@ -490,6 +660,16 @@ void TestRoutes::noRoute_data()
     QTest::newRow("get messages") << "GET"_ba << "/v1/messages"_ba << 405 << "POST"_ba << true;
     QTest::newRow("get count_tokens") << "GET"_ba << "/v1/messages/count_tokens"_ba << 405 << "POST"_ba << true;
     QTest::newRow("post healthz") << "POST"_ba << "/healthz"_ba << 405 << "GET"_ba << false;
+    // Breakwater's own answers in the shape of the API whose headers the call carries.
+    QTest::newRow("outside /v1/, anthropic's headers") << "GET"_ba << "/v2/x"_ba << 404 << ""_ba << true;
+    QTest::newRow("/v1 itself, anthropic's headers") << "GET"_ba << "/v1"_ba << 404 << ""_ba << true;
+    QTest::newRow("post healthz, anthropic's headers") << "POST"_ba << "/healthz"_ba << 405 << "GET"_ba << true;
+    // A trailing or doubled slash is no route: not a pass-through that an upstream may run unpriced.
+    QTest::newRow("trailing slash") << "POST"_ba << "/v1/chat/completions/"_ba << 404 << ""_ba << false;
+    QTest::newRow("doubled slash") << "POST"_ba << "/v1//chat/completions"_ba << 404 << ""_ba << false;
+    QTest::newRow("trailing slash on /v1/") << "GET"_ba << "/v1/"_ba << 404 << ""_ba << false;
+    QTest::newRow("trailing slash, messages") << "POST"_ba << "/v1/messages/"_ba << 404 << ""_ba << true;
+    QTest::newRow("doubled slash, count_tokens") << "POST"_ba << "/v1/messages//count_tokens"_ba << 404 << ""_ba << true;
 }
 
 void TestRoutes::noRoute()

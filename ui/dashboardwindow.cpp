@@ -7,6 +7,7 @@
 #include <QChartView>
 #include <QDateTimeAxis>
 #include <QApplication>
+#include <QBuffer>
 #include <QCloseEvent>
 #include <QComboBox>
 #include <QDateTime>
@@ -28,8 +29,10 @@
 #include <QTabWidget>
 #include <QToolBar>
 #include <QToolButton>
+#include <QUrl>
 #include <QVBoxLayout>
 
+#include "accounting/privatefiles.h"
 #include "breakertimeline.h"
 #include "dashboardmodel.h"
 #include "dashboardstyle.h"
@@ -437,8 +440,10 @@ void DashboardWindow::setProxyInfo(const QString &baseUrl, bool demo)
     m_gettingStarted->setBaseUrls(baseUrl, anthropicBase, demo);
 }
 
-void DashboardWindow::setUpstreamUrl(const QString &upstream, const QString &url)
+void DashboardWindow::setUpstreamUrl(const QString &upstream, const QString &fullUrl)
 {
+    // Shown and offered without its user:password, which is no one's to see on a screen or a screenshot.
+    const QString url = QUrl(fullUrl).toString(QUrl::RemoveUserInfo);
     m_proxyPanel->setUpstreamUrl(upstream, url);
     m_requests->setUpstreamUrl(upstream, url);   // offered by Replay…
     m_drawnRevision = ~quint64(0);   // the strip shows it at the next tick
@@ -601,8 +606,15 @@ bool DashboardWindow::exportCharts(const QString &directory, QString *error, QSt
         suffix = u'-' + QString::number(n);
     for (const auto &[name, widget] : charts) {
         const QString path = dir.filePath(name + u'-' + stamp + suffix + u".png"_s);
-        if (!widget->grab().save(path, "PNG")) {
-            *error = u"could not write %1"_s.arg(path);
+        // Encoded here and written 0600, as every export: the charts show models, costs and errors.
+        QByteArray png;
+        QBuffer buffer(&png);
+        if (!buffer.open(QIODevice::WriteOnly) || !widget->grab().save(&buffer, "PNG")) {
+            *error = u"could not draw %1"_s.arg(path);
+            return false;
+        }
+        if (const Result written = writePrivateFile(path, png); !written.ok()) {
+            *error = u"could not write %1"_s.arg(written.error());
             return false;
         }
         if (written)

@@ -63,7 +63,8 @@ public:
     // Base URL and mode for the proxy strip, the first-start guidance and the status bar; the demo's
     // actions for the Demo menu (may be null).
     void setProxyInfo(const QString &baseUrl, bool demo);
-    void setUpstreamUrl(const QString &upstream, const QString &url);   // "openai" -> where it calls
+    // "openai" -> where it calls; its userinfo is never shown.
+    void setUpstreamUrl(const QString &upstream, const QString &url);
     void setDemoController(DemoController *demo);
     void setSettingsHandler(std::function<void()> openSettings);
 

@@ -70,11 +70,8 @@ ReplayDialog::ReplayDialog(const CallRecord &record, QWidget *parent)
 
     auto *credential = new QGroupBox(u"Credential (never stored)"_s, this);
     auto *credentialLayout = new QFormLayout(credential);
-    const QString variable = Replayer::credentialVariable(style);
     const bool found = !Replayer::environmentCredential(style).isEmpty();
-    m_fromEnvironment = new QRadioButton(found ? u"from the environment: $%1 (found)"_s.arg(variable)
-                                               : u"from the environment: $%1 (not set)"_s.arg(variable), credential);
-    m_fromEnvironment->setEnabled(found);
+    m_fromEnvironment = new QRadioButton(credential);
     m_typed = new QRadioButton(u"typed:"_s, credential);
     m_credential = new QLineEdit(credential);
     m_credential->setEchoMode(QLineEdit::Password);
@@ -161,8 +158,12 @@ void ReplayDialog::setBreakwaterOrigin(const QString &origin)
 
 void ReplayDialog::setUpstreamUrls(const QHash<QString, QString> &urls)
 {
+    m_upstreamUrls = urls;
     if (m_otherUrl->text().isEmpty())
         m_otherUrl->setText(urls.value(QString::fromLatin1(m_record.upstream)));
+    if (environmentCredentialOffered() && m_credential->text().isEmpty())
+        m_fromEnvironment->setChecked(true);   // now known to go to the key's own provider
+    updateControls();
 }
 
 void ReplayDialog::setThroughBreakwater(bool through)
@@ -196,8 +197,39 @@ bool ReplayDialog::canSend() const
     return m_send->isEnabled();
 }
 
+QUrl ReplayDialog::destination() const
+{
+    if (m_through->isChecked())   // where Breakwater forwards it
+        return QUrl(m_upstreamUrls.value(QString::fromLatin1(m_record.upstream)));
+    return QUrl(m_otherUrl->text().trimmed());
+}
+
+bool ReplayDialog::environmentCredentialOffered() const
+{
+    const ApiStyle style = Replayer::styleOf(m_record);
+    return !Replayer::environmentCredential(style).isEmpty() && Replayer::environmentCredentialFits(style, destination());
+}
+
 void ReplayDialog::updateControls()
 {
+    // The environment's key only goes to its own provider: through Breakwater to an upstream that is
+    // a gateway or a colleague's server, or straight to another URL, it must be typed.
+    const ApiStyle style = Replayer::styleOf(m_record);
+    const QString variable = Replayer::credentialVariable(style);
+    const bool offered = environmentCredentialOffered();
+    QString source;
+    if (Replayer::environmentCredential(style).isEmpty())
+        source = tr("from the environment: $%1 (not set)").arg(variable);
+    else if (offered)
+        source = tr("from the environment: $%1 (found)").arg(variable);
+    else
+        //: %1 is a variable name, %2 the provider's host (api.openai.com)
+        source = tr("from the environment: $%1 (only for %2, which this replay does not reach)")
+                     .arg(variable, Replayer::providerUrl(style).host());
+    m_fromEnvironment->setText(source);
+    m_fromEnvironment->setEnabled(offered);
+    if (!offered && m_fromEnvironment->isChecked())
+        m_typed->setChecked(true);   // toggles back into updateControls, which then finds it settled
     m_otherUrl->setEnabled(m_other->isChecked());
     m_credential->setEnabled(m_typed->isChecked());
     const bool whereKnown = m_through->isChecked() || QUrl(m_otherUrl->text().trimmed()).isValid();
@@ -212,7 +244,7 @@ void ReplayDialog::send()
     Replayer::Options options;
     options.throughBreakwater = m_through->isChecked();
     options.baseUrl = QUrl(options.throughBreakwater ? m_origin : m_otherUrl->text().trimmed());
-    if (m_fromEnvironment->isChecked())
+    if (m_fromEnvironment->isChecked() && environmentCredentialOffered())
         options.credential = Replayer::environmentCredential(Replayer::styleOf(m_record));
     else if (m_typed->isChecked())
         options.credential = m_credential->text().trimmed().toUtf8();

@@ -16,9 +16,10 @@ class QRadioButton;
 // "Replay…" from the details pane: sends a recorded call again (replay/replayer.h) and shows the
 // recorded answer and the replayed one side by side, with a line saying what differs. The target is
 // Breakwater itself (a fresh upstream call through the breaker, timeout and call log) or another
-// base URL (a local model, the other upstream); the credential comes from the environment variable
-// the route's API style reads, or is typed, and is kept only in the password box while the dialog
-// is open. The body can be edited before sending (shown pretty-printed; sent as recorded while it
+// base URL (a local model, the other upstream); the credential is typed, and kept only in the
+// password box while the dialog is open, or comes from the environment variable the route's API
+// style reads, offered only when the replay reaches that variable's own provider (through
+// Breakwater: when the upstream is it). The body can be edited before sending (shown pretty-printed; sent as recorded while it
 // is left alone). A call whose body was not logged cannot be sent, and the dialog says why.
 class ReplayDialog final : public QDialog
 {
@@ -29,8 +30,8 @@ public:
 
     // Breakwater's own address, "http://127.0.0.1:8080".
     void setBreakwaterOrigin(const QString &origin);
-    // The configured upstreams' base URLs by name ("openai", "anthropic"): the other-URL box starts
-    // with the one the record's API style goes to.
+    // The configured upstreams' base URLs by name ("openai", "anthropic"): where a replay through
+    // Breakwater ends up, and what the other-URL box starts with.
     void setUpstreamUrls(const QHash<QString, QString> &urls);
 
     // What the controls hold, for tests and for the panel that opens it.
@@ -53,11 +54,14 @@ Q_SIGNALS:
 private:
     void showAnswer(const Replayer::Answer &answer);
     void updateControls();
+    QUrl destination() const;   // where the request ends up: the upstream behind Breakwater, or the other URL
+    bool environmentCredentialOffered() const;
 
     CallRecord m_record;
     QByteArray m_shownBody;   // the body as first shown: while the box holds it, the recorded bytes go out
     Replayer *m_replayer = nullptr;
     QString m_origin = QStringLiteral("http://127.0.0.1:8080");
+    QHash<QString, QString> m_upstreamUrls;
     QRadioButton *m_through = nullptr;
     QRadioButton *m_other = nullptr;
     QLineEdit *m_otherUrl = nullptr;

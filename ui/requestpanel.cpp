@@ -13,13 +13,13 @@
 #include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QPushButton>
-#include <QSaveFile>
 #include <QSplitter>
 #include <QTableView>
 #include <QVBoxLayout>
 
 #include "accounting/curlcommand.h"
 #include "accounting/harexport.h"
+#include "accounting/privatefiles.h"
 #include "accounting/retrygroups.h"
 #include "dashboardmodel.h"
 #include "dashboardstyle.h"
@@ -321,17 +321,11 @@ QList<CallRecord> RequestPanel::selectedOrShown() const
 
 bool RequestPanel::exportHar(const QString &path, QString *error) const
 {
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly)) {
-        *error = file.errorString();
-        return false;
-    }
-    file.write(HarExport::toJson(selectedOrShown(), m_origin));
-    if (!file.commit()) {
-        *error = file.errorString();
-        return false;
-    }
-    return true;
+    // 0600 like the call log: it holds the same headers, key inputs and (with --log-bodies) bodies.
+    const Result written = writePrivateFile(path, HarExport::toJson(selectedOrShown(), m_origin));
+    if (!written.ok())
+        *error = written.error();
+    return written.ok();
 }
 
 QString RequestPanel::harFileName()
@@ -475,15 +469,8 @@ QString RequestPanel::toCsv() const
 
 bool RequestPanel::exportCsv(const QString &path, QString *error) const
 {
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly)) {
-        *error = file.errorString();
-        return false;
-    }
-    file.write(toCsv().toUtf8());
-    if (!file.commit()) {
-        *error = file.errorString();
-        return false;
-    }
-    return true;
+    const Result written = writePrivateFile(path, toCsv().toUtf8());   // 0600, as the call log it comes from
+    if (!written.ok())
+        *error = written.error();
+    return written.ok();
 }

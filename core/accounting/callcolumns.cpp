@@ -10,6 +10,7 @@
 #include <QVariant>
 
 #include "accounting/callending.h"
+#include "accounting/callinspection.h"
 #include "accounting/calllog.h"
 
 using namespace Qt::StringLiterals;
@@ -126,6 +127,17 @@ constexpr Column blob(QStringView name, QStringView type)
             [](CallRecord &r, const QVariant &v) { r.*Field = v.toByteArray(); }};
 }
 
+// Text recorded always that could hold a secret (a target's ?key=, the upstream's userinfo in the
+// key's inputs): redacted by the proxy when recorded, and by `Redact` again when written and read
+// back, so that a row written before those were left out never leaves the log with one either.
+template <auto Field, QByteArray (*Redact)(const QByteArray &)>
+constexpr Column redacted(QStringView name, QStringView type)
+{
+    return {name, type,
+            [](const CallRecord &r, bool) -> QVariant { return QString::fromUtf8(Redact(r.*Field)); },
+            [](CallRecord &r, const QVariant &v) { r.*Field = Redact(v.toString().toUtf8()); }};
+}
+
 // The calls table after its id, in on-disk order.
 constexpr Column kColumns[] = {
     text<&CallRecord::requestId>(u"request_id", u"TEXT"),
@@ -167,10 +179,10 @@ constexpr Column kColumns[] = {
      [](CallRecord &r, const QVariant &v) { r.injected = v.toString(); }},
     // Schema 4. Inside the call: recorded always, bounded and redacted (accounting/callinspection.h).
     text<&CallRecord::method>(u"method", u"TEXT"),
-    text<&CallRecord::target>(u"target", u"TEXT"),
+    redacted<&CallRecord::target, &CallInspection::redactTarget>(u"target", u"TEXT"),
     text<&CallRecord::requestHeaders>(u"request_headers", u"TEXT"),
     text<&CallRecord::responseHeaders>(u"response_headers", u"TEXT"),
-    text<&CallRecord::keyInputs>(u"key_inputs", u"TEXT"),
+    redacted<&CallRecord::keyInputs, &CallInspection::redactKeyInputs>(u"key_inputs", u"TEXT"),
     orUnknown<&CallRecord::retryAttempt>(u"retry_attempt", u"INTEGER"),
     blob<&CallRecord::errorBody>(u"error_body", u"BLOB"),
     timestamp<&CallRecord::firstTokenAtMs>(u"first_token_at_ms", u"INTEGER"),

@@ -1,5 +1,7 @@
 #include "accounting/callinspection.h"
 
+#include <QUrl>
+
 #include "accounting/calllog.h"
 #include "accounting/callrecord.h"
 #include "http/protocol.h"
@@ -9,6 +11,31 @@ namespace {
 constexpr QByteArrayView kLeftOut = "... ";
 
 } // namespace
+
+QByteArray CallInspection::redactTarget(const QByteArray &target)
+{
+    const qsizetype mark = target.indexOf('?');
+    if (mark < 0)
+        return target;
+    return target.left(mark + 1) + redactQuery(target.mid(mark + 1));
+}
+
+QByteArray CallInspection::redactKeyInputs(const QByteArray &text)
+{
+    constexpr QByteArrayView kQuery = "query: ";
+    constexpr QByteArrayView kUpstream = "upstream: ";
+    QList<QByteArray> lines = text.split('\n');
+    for (QByteArray &line : lines) {
+        if (line.startsWith(kQuery)) {
+            line = kQuery.toByteArray() + redactQuery(line.mid(kQuery.size()));
+        } else if (line.startsWith(kUpstream)) {
+            const QUrl url = QUrl::fromEncoded(line.mid(kUpstream.size()));
+            if (!url.userInfo().isEmpty())
+                line = kUpstream.toByteArray() + url.adjusted(QUrl::RemoveUserInfo).toEncoded();
+        }
+    }
+    return lines.join('\n');
+}
 
 bool CallInspection::isSecretHeader(const QByteArray &lowerName)
 {

@@ -18,6 +18,7 @@
 #include "accounting/callcolumns.h"
 #include "accounting/callending.h"
 #include "accounting/privatefiles.h"
+#include "http/protocol.h"
 
 Q_LOGGING_CATEGORY(lcCallLog, "breakwater.calllog", QtInfoMsg)
 
@@ -42,10 +43,15 @@ const QList<QStringList> &migrations()
     return list;
 }
 
-// The names a secret goes by, as a JSON field (redactCredentials) or a header (isSecretName).
+// The names a secret goes by, as a JSON field (redactCredentials) or a header (isSecretName): every
+// credential header's (http/protocol.h's table) and the usual names of keys, tokens and passwords.
 QString secretNames()
 {
-    return u"api[_-]?key|x-api-key|x-goog-api-key|authorization|access_token|refresh_token|password|secret|client_secret"_s;
+    QStringList names;
+    for (const CredentialHeader &header : credentialHeaders())
+        names.append(QRegularExpression::escape(QString::fromLatin1(header.name)));
+    names.append(u"api[_-]?key|access_token|refresh_token|password|secret|client_secret"_s);
+    return names.join(u'|');
 }
 
 Failure sqlError(const QString &what, const QSqlError &error)

@@ -11,19 +11,19 @@ using namespace Qt::StringLiterals;
 
 namespace {
 
-// The shell variable a credential header's value becomes, by header and upstream (the SDKs' own
-// variable names); empty for a header to leave out.
+// What a secret header's value becomes: a credential header's, the variable the SDKs of the
+// record's upstream read its key from (http/protocol.h's table: Authorization: Bearer
+// $OPENAI_API_KEY, or $ANTHROPIC_AUTH_TOKEN to the Anthropic upstream; x-api-key: $ANTHROPIC_API_KEY);
+// empty for a header to leave out (cookies).
 QString credentialValue(const QByteArray &lowerName, const QByteArray &upstream)
 {
-    if (lowerName == "authorization")
-        return upstream == "anthropic" ? u"Bearer $ANTHROPIC_AUTH_TOKEN"_s : u"Bearer $OPENAI_API_KEY"_s;
-    if (lowerName == "x-api-key")
-        return u"$ANTHROPIC_API_KEY"_s;
-    if (lowerName == "api-key")
-        return u"$AZURE_OPENAI_API_KEY"_s;
+    if (const CredentialHeader *credential = credentialHeader(lowerName)) {
+        const ApiFamily family = upstream == "anthropic" ? ApiFamily::Anthropic : ApiFamily::OpenAI;
+        return QString::fromLatin1(credential->scheme + '$' + credential->variable(family));
+    }
     if (lowerName == "cookie" || lowerName == "set-cookie" || lowerName == "proxy-authorization")
         return {};
-    // Any other header named like a secret: a variable named after it (x-goog-api-key -> $X_GOOG_API_KEY).
+    // Any other header named like a secret: a variable named after it (x-custom-token -> $X_CUSTOM_TOKEN).
     return u'$' + QString::fromLatin1(lowerName).toUpper().replace(u'-', u'_');
 }
 
@@ -65,11 +65,13 @@ QString CurlCommand::forRecord(const CallRecord &record, const QString &origin)
         words += {u"-H"_s, shellQuote(QString::fromUtf8(name + ": " + value))};
     }
     QString note;
+    if (target.contains(QByteArray(QByteArray("=") + kRedactedInUrl)))
+        note = u"# A key in the query was not recorded: put it where REDACTED stands.\n"_s;
     if (!record.requestBody.isEmpty()) {
         // Redacted as the call log stores it: the in-memory record may hold the body as it came.
         words += {u"--data-binary"_s, shellQuote(QString::fromUtf8(CallLog::redactCredentials(record.requestBody)))};
     } else if (method != "GET" && method != "HEAD" && method != "DELETE") {
-        note = u"# The request body was not logged (start Breakwater with --log-bodies to keep bodies);\n"
+        note += u"# The request body was not logged (start Breakwater with --log-bodies to keep bodies);\n"
                "# put it in body.json.\n"_s;
         words += {u"--data-binary"_s, u"@body.json"_s};
     }

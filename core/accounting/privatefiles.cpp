@@ -4,6 +4,7 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QLoggingCategory>
+#include <QSaveFile>
 
 Q_LOGGING_CATEGORY(lcPrivateFiles, "breakwater.files", QtInfoMsg)
 
@@ -72,4 +73,22 @@ QStringList makePrivateDatabase(const QString &path)
     for (const QString &suffix : {u""_s, u"-wal"_s, u"-shm"_s, u"-journal"_s})
         tighten(path + suffix, u"file"_s, changes);
     return changes;
+}
+
+Result writePrivateFile(const QString &path, const QByteArray &bytes)
+{
+    // QSaveFile creates its temporary file 0666 less the umask, or with the mode of the file it
+    // replaces: the mode is set on the temporary file before a byte is written, and the rename
+    // keeps it.
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly))
+        return Failure{u"%1: %2"_s.arg(path, file.errorString())};
+    if (!file.setPermissions(kFileMode) || file.write(bytes) != bytes.size()) {
+        const QString why = file.errorString();
+        file.cancelWriting();
+        return Failure{u"%1: %2"_s.arg(path, why)};
+    }
+    if (!file.commit())
+        return Failure{u"%1: %2"_s.arg(path, file.errorString())};
+    return {};
 }

@@ -1,7 +1,10 @@
 #pragma once
 
+#include <QByteArray>
 #include <QString>
 #include <QStringList>
+
+#include "result.h"
 
 // Files only their owner may read. The call log says who called which model when, and with
 // --log-bodies holds the prompts and answers themselves, so neither it nor its folder may be
@@ -20,3 +23,9 @@ QStringList makePrivateFolder(const QString &folder, bool tightenExisting);
 // and -shm files it creates the database file's mode), and the file, -wal, -shm and -journal
 // tightened to their owner's bits where they are looser. Failures are left for SQLite to report.
 QStringList makePrivateDatabase(const QString &path);
+
+// Writes `bytes` to `path` as a file only its owner may read or write (0600), whatever the umask
+// and whatever mode a file already there had: every export (HAR, the table's CSV, the charts' PNGs)
+// holds what the call log holds. Written whole or not at all (QSaveFile): a failure leaves an
+// existing file as it was and says why.
+Result writePrivateFile(const QString &path, const QByteArray &bytes);

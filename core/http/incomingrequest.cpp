@@ -60,8 +60,8 @@ bool wantsNoSharing(const IncomingRequest &request)
 
 QByteArray credentialOf(const IncomingRequest &request)
 {
-    for (const QByteArray &name : credentialHeaders()) {
-        const QByteArray value = request.header(name);
+    for (const CredentialHeader &credential : credentialHeaders()) {
+        const QByteArray value = request.header(credential.name);
         if (!value.isEmpty())
             return value;
     }

@@ -32,7 +32,8 @@ QByteArray methodName(QHttpServerRequest::Method method);
 // those the Connection header names, Host, Content-Length, Accept-Encoding (the network manager sets
 // and decodes it) and our own x-breakwater-* dropped.
 HeaderList forwardHeaders(const IncomingRequest &request);
-// The credential that identifies the account: Authorization, x-api-key or api-key, raw.
+// The credential that identifies the account: the first credential header present
+// (http/protocol.h's table), raw.
 QByteArray credentialOf(const IncomingRequest &request);
 // Cache-Control: no-cache or no-store opts out of sharing.
 bool wantsNoSharing(const IncomingRequest &request);

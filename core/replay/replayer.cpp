@@ -13,6 +13,7 @@
 #include "accounting/callinspection.h"
 #include "accounting/callrecord.h"
 #include "http/protocol.h"
+#include "proxyconfig.h"
 
 using namespace Qt::StringLiterals;
 
@@ -29,22 +30,19 @@ bool leftOut(const QByteArray &lowerName)
 }
 
 // The credential header a replay carries: the one the recorded call used (its value was redacted
-// when recorded), else the one its API style reads.
-QByteArray credentialHeader(const HeaderList &recorded, ApiStyle style, const QByteArray &credential,
-                            QByteArray *value)
+// when recorded), else the one its API style's SDKs send (http/protocol.h's table).
+QByteArray replayCredentialHeader(const HeaderList &recorded, ApiStyle style, const QByteArray &credential,
+                                  QByteArray *value)
 {
-    QByteArray name;
-    for (const auto &[header, recordedValue] : recorded) {
-        const QByteArray lower = header.toLower();
-        if (lower == "authorization" || lower == "x-api-key" || lower == "api-key") {
-            name = header;
-            break;
+    for (const auto &header : recorded) {
+        if (const CredentialHeader *used = credentialHeader(header.first.toLower())) {
+            *value = used->scheme + credential;
+            return header.first;
         }
     }
-    if (name.isEmpty())
-        name = style == ApiStyle::Anthropic ? QByteArray("x-api-key") : QByteArray("Authorization");
-    *value = name.toLower() == "authorization" ? "Bearer " + credential : credential;
-    return name;
+    const CredentialHeader &usual = usualCredentialHeader(familyOf(style));
+    *value = usual.scheme + credential;
+    return usual.name;
 }
 
 bool isLoopback(const QUrl &url)
@@ -83,12 +81,27 @@ ApiStyle Replayer::styleOf(const CallRecord &record)
 
 QString Replayer::credentialVariable(ApiStyle style)
 {
-    return style == ApiStyle::Anthropic ? u"ANTHROPIC_API_KEY"_s : u"OPENAI_API_KEY"_s;
+    const ApiFamily family = familyOf(style);
+    return QString::fromLatin1(usualCredentialHeader(family).variable(family));
 }
 
 QByteArray Replayer::environmentCredential(ApiStyle style)
 {
     return qEnvironmentVariable(qPrintable(credentialVariable(style))).trimmed().toUtf8();
+}
+
+QUrl Replayer::providerUrl(ApiStyle style)
+{
+    const ProxyConfig defaults;
+    return style == ApiStyle::Anthropic ? defaults.anthropicUpstream : defaults.openaiUpstream;
+}
+
+bool Replayer::environmentCredentialFits(ApiStyle style, const QUrl &destination)
+{
+    const QUrl provider = providerUrl(style);
+    return destination.isValid() && destination.scheme() == provider.scheme()
+        && destination.host().compare(provider.host(), Qt::CaseInsensitive) == 0
+        && destination.port(443) == provider.port(443);
 }
 
 QUrl Replayer::urlFor(const QUrl &baseUrl, const QByteArray &target)
@@ -154,7 +167,7 @@ bool Replayer::replay(const CallRecord &record, const Options &options, QString 
         send("Cache-Control", "no-cache", "no-cache");
     if (!options.credential.isEmpty()) {
         QByteArray value;
-        const QByteArray name = credentialHeader(recorded, styleOf(record), options.credential, &value);
+        const QByteArray name = replayCredentialHeader(recorded, styleOf(record), options.credential, &value);
         send(name, value, CallInspection::kRedacted);
     }
 

@@ -20,9 +20,10 @@ struct CallRecord;
 // itself (its own origin, with `Cache-Control: no-cache`, so the call is a fresh upstream call that
 // goes through the breaker, timeout and call log like any other, never a cache hit), or straight
 // to another base URL (a local llama.cpp at http://127.0.0.1:8081/v1, the other upstream).
-// Records never hold a credential, so the caller hands one in (from the environment, by the
-// route's API style, or typed): it goes into the one request sent and is kept nowhere else, and
-// the sent headers reported back show it redacted. The answer (status, headers, body; a stream as
+// Records never hold a credential, so the caller hands one in (typed, or from the environment by
+// the route's API style, but only for a replay that reaches that variable's own provider): it goes
+// into the one request sent and is kept nowhere else, and the sent headers reported back show it
+// redacted. The answer (status, headers, body; a stream as
 // its event text) is collected whole, bounded by a size and a transfer timeout, and reported with
 // finished().
 //
@@ -66,6 +67,13 @@ public:
     static QString credentialVariable(ApiStyle style);
     // That variable's value in this process's environment, empty when it is not set.
     static QByteArray environmentCredential(ApiStyle style);
+    // The provider that variable's key is for: https://api.openai.com/v1, https://api.anthropic.com.
+    static QUrl providerUrl(ApiStyle style);
+    // Whether a replay whose request ends up at `destination` may carry the environment's key: only
+    // when that is the key's own provider (https, its host, its port). Through Breakwater, the
+    // destination is the upstream Breakwater forwards the call to, which may be any
+    // OpenAI-compatible server (a gateway, a colleague's vLLM) that must never see $OPENAI_API_KEY.
+    static bool environmentCredentialFits(ApiStyle style, const QUrl &destination);
     // The URL a recorded target goes to at `baseUrl`: a base ending in /v1 takes the target's
     // path without its leading /v1 (as the SDKs' base URLs do), any other base takes it whole.
     static QUrl urlFor(const QUrl &baseUrl, const QByteArray &target);

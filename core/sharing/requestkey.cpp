@@ -10,15 +10,23 @@
 RequestKeyInput RequestKeyInput::from(const QByteArray &route, const QUrl &upstreamBase,
                                       const IncomingRequest &request, const QJsonObject &body)
 {
-    RequestKeyInput input{route, request.query, upstreamBase.toEncoded(), {}, {}, body};
+    // The upstream without its userinfo and the query without its keys: those go in as credentials,
+    // hashed like the headers, so that the input never holds a secret outside `credentials`.
+    HeaderList queryKeys;
+    RequestKeyInput input{route, redactQuery(request.query, &queryKeys),
+                          upstreamBase.adjusted(QUrl::RemoveUserInfo).toEncoded(), {}, {}, body};
     // Names in a fixed order and each name's values in the client's order: the same headers sent
     // in another interleaving are the same request; the same values in another order are not.
     // Every credential counts, not the first found: an SDK may send Authorization (Anthropic's 1.x
     // sends its key as a Bearer token) beside an x-api-key, and the upstream may honour either.
-    for (const QByteArray &name : credentialHeaders()) {
-        for (const QByteArray &value : request.headerValues(name))
-            input.credentials.append({name, value});
+    for (const CredentialHeader &header : credentialHeaders()) {
+        for (const QByteArray &value : request.headerValues(header.name))
+            input.credentials.append({header.name, value});
     }
+    for (const auto &[name, value] : queryKeys)
+        input.credentials.append({"?" + name, value});
+    if (const QString userInfo = upstreamBase.userInfo(QUrl::FullyEncoded); !userInfo.isEmpty())
+        input.credentials.append({"upstream userinfo", userInfo.toUtf8()});
     for (const QByteArray &name : keyedHeaders()) {
         for (const QByteArray &value : request.headerValues(name))
             input.apiHeaders.append({name, value});

@@ -11,8 +11,9 @@ struct IncomingRequest;
 
 // The de-dup key of a request: SHA-256 over a canonical form of everything that can change the
 // answer. Two requests share a key only if they would get the same answer from the same account:
-// same route, query string and upstream, the same credentials (every credential header present,
-// each value hashed), the same API version/beta/organisation/project headers (every value of a
+// same route, query string and upstream, the same credentials (every credential header of
+// http/protocol.h's table present, every credential query parameter such as ?key=, the upstream
+// URL's userinfo; each value hashed), the same API version/beta/organisation/project headers (every value of a
 // repeated one, in order, as the upstream gets them all), and the same JSON body once object keys
 // are sorted and whitespace removed. Per-attempt headers (X-Stainless-*, retry counts, timeouts,
 // Codex's turn metadata) never enter it, and the raw credential is never kept in the key. Which
@@ -28,9 +29,11 @@ struct RequestKeyInput
     static const QList<QByteArray> &keyedHeaders();
 
     QByteArray route;
-    QByteArray query;             // the query string as forwarded (?key=, api-version=, beta=true)
-    QByteArray upstream;          // the upstream's base URL
-    HeaderList credentials;       // lower-case name and raw value of each present (hashed here)
+    QByteArray query;             // the query string (api-version=, beta=true), keys as REDACTED
+    QByteArray upstream;          // the upstream's base URL without its userinfo
+    // Lower-case name and raw value of each credential header present, then "?name" of each key in
+    // the query and "upstream userinfo" (hashed when keyed, only fingerprinted when described).
+    HeaderList credentials;
     HeaderList apiHeaders;        // lower-case name and value of each keyedHeaders() value present
     QJsonObject body;
 };

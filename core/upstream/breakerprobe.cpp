@@ -29,10 +29,13 @@ BreakerProbe::BreakerProbe(CircuitBreaker *breaker, UpstreamPool *pool, const QU
 
 void BreakerProbe::rememberCredentials(const HeaderList &headers)
 {
+    // The credential headers are the table's (http/protocol.h); the routing sends this upstream
+    // only requests of its own API, so none of them is another API's key.
+    static const QList<QByteArray> apiHeaders{"anthropic-version", "openai-organization", "openai-project"};
     HeaderList kept;
     for (const auto &[name, value] : headers) {
         const QByteArray lower = name.toLower();
-        if (isCredentialHeader(lower) || lower == "anthropic-version" || lower == "openai-organization" || lower == "openai-project")
+        if (isCredentialHeader(lower) || apiHeaders.contains(lower))
             kept.append({name, value});
     }
     if (!kept.isEmpty())
