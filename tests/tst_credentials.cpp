@@ -16,6 +16,7 @@
 #include "servicethread.h"
 #include "sharing/requestkey.h"
 #include "upstream/breakerprobe.h"
+#include "upstream/upstreampool.h"
 #include "upstream/circuitbreaker.h"
 
 #include <QJsonDocument>
@@ -170,7 +171,8 @@ void TestCredentials::probe_resendsEachCredentialHeader()
     CircuitBreaker breaker(u"upstream"_s, clock, 1, 60s);
     QUrl models = provider.service()->openaiBaseUrl();
     models.setPath(models.path() + u"/models"_s);
-    BreakerProbe probe(&breaker, models, 20ms, 5s);
+    UpstreamPool pool(u"upstream"_s, 1, 0);
+    BreakerProbe probe(&breaker, &pool, models, 20ms, 5s);
     const QByteArray value = scheme + "probe-secret-1";
     probe.rememberCredentials({{spelled(name), value}, {"Content-Type", "application/json"}, {"Cookie", "c=1"}});
     breaker.recordFailure(u"test"_s, false);
