@@ -1,4 +1,4 @@
-#include "accounting/privatefiles.h"
+#include "privatefiles.h"
 
 #include <QDir>
 #include <QFile>
