@@ -4,6 +4,12 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QLoggingCategory>
+#include <QTemporaryFile>
+
+#include <cerrno>
+#include <cstring>
+
+#include <unistd.h>
 
 Q_LOGGING_CATEGORY(lcPrivateFiles, "breakwater.files", QtInfoMsg)
 
@@ -72,4 +78,30 @@ QStringList makePrivateDatabase(const QString &path)
     for (const QString &suffix : {u""_s, u"-wal"_s, u"-shm"_s, u"-journal"_s})
         tighten(path + suffix, u"file"_s, changes);
     return changes;
+}
+
+Result createPrivateFile(const QString &path, const QByteArray &content)
+{
+    const QFileInfo info(path);
+    makePrivateFolder(info.absolutePath(), false);
+    QTemporaryFile temporary(info.absoluteFilePath() + u".XXXXXX"_s);
+    if (!temporary.open())
+        return Failure{temporary.errorString()};
+    temporary.setPermissions(kFileMode);   // QTemporaryFile makes it 0600 already; said, not assumed
+    if (temporary.write(content) != content.size() || !temporary.flush() || ::fsync(temporary.handle()) != 0)
+        return Failure{temporary.errorString()};
+    // link(2) puts the whole file in place at once and refuses a name that exists (rename would
+    // replace it); the temporary name is removed by QTemporaryFile either way.
+    if (::link(QFile::encodeName(temporary.fileName()).constData(), QFile::encodeName(info.absoluteFilePath()).constData()) != 0)
+        return Failure{QString::fromLocal8Bit(std::strerror(errno))};
+    return {};
+}
+
+QString looseMode(const QString &path)
+{
+    const QFileInfo info(path);
+    if (!info.exists())
+        return {};
+    const Permissions mode = info.permissions() & (kOwnerBits | kOthersBits);
+    return mode & kOthersBits ? octal(mode) : QString();
 }

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QByteArray>
 #include <QHostAddress>
 #include <QString>
 #include <QStringList>
@@ -59,4 +60,7 @@ struct ProxyConfig
     bool recordBodies = false;          // --log-bodies: put request and response bodies in the records
     QStringList allowedOrigins;         // --allow-origin: browser origins answered (normalised; http/hostguard.h)
     QList<FaultRule> faults;            // --fault: rules armed at start (faults/faultrule.h); none by default
+    // The owner's control token (controltoken.h), asked of every route under /breakwater/
+    // (controlgate.h); empty: those routes answer nobody.
+    QByteArray controlToken;
 };

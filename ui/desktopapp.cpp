@@ -67,6 +67,13 @@ std::unique_ptr<QCoreApplication> createApplication(int &argc, char **argv, bool
     return std::make_unique<QCoreApplication>(argc, argv);
 }
 
+void showStartupFailure(const QString &why)
+{
+    QMessageBox::critical(nullptr, QCoreApplication::translate("DesktopApp", "Breakwater cannot start"),
+                          //: %1 is why, e.g. "cannot listen on 127.0.0.1:8080: the address is already in use ..."
+                          QCoreApplication::translate("DesktopApp", "Breakwater cannot start: %1").arg(why));
+}
+
 ProxyConfig withSavedDesktopSettings(const ProxyConfig &config, const QStringList &given)
 {
     return withSavedSettings(config, given, *openSettings());
