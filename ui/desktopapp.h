@@ -24,7 +24,8 @@ bool displayAvailable();
 std::unique_ptr<QCoreApplication> createApplication(int &argc, char **argv, bool desktop);
 
 // Why Breakwater cannot start (its port is taken, its control token is unusable), in a dialog: the
-// desktop app is started from a menu, where nobody reads stderr. Needs the QApplication.
+// desktop app is started from a menu, where nobody reads stderr. Needs the QApplication; shows
+// nothing on the offscreen and minimal platforms, where nobody could close it.
 void showStartupFailure(const QString &why);
 
 // The settings saved from the dashboard (QSettings), under the options in `given` (set by the
