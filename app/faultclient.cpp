@@ -11,6 +11,7 @@
 #include <QTimer>
 
 #include "commandline.h"
+#include "controltoken.h"
 
 using namespace Qt::StringLiterals;
 
@@ -43,8 +44,16 @@ int runFaultCommand(const CommandLine &options)
     QString path = u"/breakwater/faults"_s;
     if (command.action == FaultCommand::Action::Clear && !command.argument.isEmpty())
         path += u'/' + command.argument;
+    // The owner's token, from the file the running instance made (or read) at its start.
+    const QString tokenFile = options.controlTokenFile.isEmpty() ? defaultControlTokenFile() : options.controlTokenFile;
+    const Expected<QByteArray> token = readControlToken(tokenFile);
+    if (!token.ok()) {
+        std::fprintf(stderr, "breakwater: %s\n", qPrintable(token.error()));
+        return 1;
+    }
     QNetworkRequest request(QUrl(u"http://%1%2"_s.arg(where, path)));
     request.setHeader(QNetworkRequest::ContentTypeHeader, u"application/json"_s);
+    request.setRawHeader("Authorization", "Bearer " + token.value());
     request.setTransferTimeout(10'000);
 
     QNetworkAccessManager manager;

@@ -3,6 +3,7 @@
 #include "accounting/calllog.h"
 #include "accounting/duplicatereport.h"
 #include "commandline.h"
+#include "controltoken.h"
 #include "desktopapp.h"
 #include "faultclient.h"
 #include "mockprovider.h"
@@ -36,6 +37,15 @@ int printReport(const CommandLine &options)
     else
         std::fputs(qPrintable(report->table()), stdout);
     return 0;
+}
+// Breakwater does not start without its port or its control token: said on stderr, and in a dialog
+// for the desktop app, whose user sees no terminal. Exit status 1.
+int refuseToStart(bool desktop, const QString &why)
+{
+    std::fprintf(stderr, "breakwater: %s\n", qPrintable(why));
+    if (desktop)
+        showStartupFailure(why);
+    return 1;
 }
 // Graceful shutdown: the proxy stops accepting and its calls in flight finish (or are ended after
 // `grace`), each with its record published to the call log. The event loop runs meanwhile, so a
@@ -132,6 +142,14 @@ int main(int argc, char *argv[])
         std::fprintf(stderr, "breakwater: call log off: %s\n", qPrintable(opened.error()));
     }
 
+    // The owner's control token for the routes under /breakwater/, made at the first start.
+    const bool ownTokenFile = options.controlTokenFile.isEmpty();
+    const QString tokenFile = ownTokenFile ? defaultControlTokenFile() : options.controlTokenFile;
+    const Expected<QByteArray> token = loadOrCreateControlToken(tokenFile, ownTokenFile);
+    if (!token.ok())
+        return refuseToStart(desktop, token.error());
+    options.config.controlToken = token.value();
+
     SystemClock clock;
     Result listening;
     ServiceThread<ProxyServer> proxy(u"proxy"_s, [&] {
@@ -144,10 +162,8 @@ int main(int argc, char *argv[])
         return server;
     });
     if (!proxy.service()) {
-        std::fprintf(stderr, "breakwater: cannot listen on %s:%u: %s\n",
-                     qPrintable(options.config.listenAddress.toString()), options.config.listenPort,
-                     qPrintable(listening.error()));
-        return 1;
+        return refuseToStart(desktop, u"cannot listen on %1:%2: %3"_s.arg(options.config.listenAddress.toString())
+                                          .arg(options.config.listenPort).arg(listening.error()));
     }
     if (callLog.isOpen()) {
         // Direct: append() only queues the record, so the proxy thread never waits on disk.

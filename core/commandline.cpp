@@ -48,6 +48,7 @@ const QList<Option> &options()
         {u"log-db"_s, u"PATH"_s, u"SQLite call log (default: calls.sqlite in the per-user data folder)."_s},
         {u"log-bodies"_s, {}, u"Also store request and response bodies in the call log (credentials redacted)."_s},
         {u"allow-origin"_s, u"ORIGIN"_s, u"Answer requests from this browser origin, e.g. http://localhost:3000 (repeatable or comma-separated; default: web pages are refused)."_s, true, true},
+        {u"control-token"_s, u"FILE"_s, u"The control token's file, asked of every /breakwater/ route (default ~/.config/breakwater/control-token; made 0600 at the first start if missing)."_s},
         {u"fault"_s, u"RULE"_s, u"Arm a fault-injection rule at start, e.g. 503:count=2, 529:p=30, hang:for=30s, cut=3 (repeatable; see README, Fault injection; default: none)."_s, true, true},
         {u"json"_s, {}, u"With `breakwater report`: print JSON instead of a table."_s, false},
         {u"demo"_s, {}, u"Use the built-in mock provider as both upstreams."_s},
@@ -168,6 +169,10 @@ Result apply(CommandLine &result, const QString &name, const QString &value, con
         if (value.isEmpty())
             return invalid(u"a file path"_s);
         result.logDb = value;
+    } else if (name == u"control-token"_s) {
+        if (value.isEmpty())
+            return invalid(u"a file path"_s);
+        result.controlTokenFile = value;
     } else if (name == u"log-bodies"_s) {
         result.logBodies = true;
     } else if (name == u"allow-origin"_s) {
@@ -385,7 +390,7 @@ QString helpText()
 {
     QString text = u"Usage: breakwater [options]\n"
                    "       breakwater report [--log-db PATH] [--json]\n"
-                   "       breakwater fault add RULE | list | clear [ID]   [--listen HOST:PORT]\n\n"
+                   "       breakwater fault add RULE | list | clear [ID]   [--listen HOST:PORT] [--control-token FILE]\n\n"
                    "A local LLM proxy: point an OpenAI or Anthropic SDK at it by changing only the base URL.\n\n"
                    "Options:\n"_s;
     for (const Option &option : options()) {
@@ -398,7 +403,8 @@ QString helpText()
             "`breakwater report` prints how many requests were exact duplicates (within 5 min, 1 h, 24 h\n"
             "and in all) and which were repeated most, from the call log.\n"
             "`breakwater fault add|list|clear` arms, lists or disarms fault-injection rules of the\n"
-            "Breakwater running at --listen (default 127.0.0.1:8080), through /breakwater/faults.\n"
+            "Breakwater running at --listen (default 127.0.0.1:8080), through /breakwater/faults, with\n"
+            "the control token from --control-token (default ~/.config/breakwater/control-token).\n"
             "A RULE is KIND[:OPTION=VALUE]...: KIND 429, 500, 502, 503, 529, hang, delay=D, slow-stream=D,\n"
             "cut=N, error-event=N, reset or garbage; options upstream=openai|anthropic, route=PATH,\n"
             "model=NAME, p=PERCENT, count=N, for=D, retry-after=D (D in seconds, or 500ms, 2s, 1m).\n"_s;

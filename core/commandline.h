@@ -30,6 +30,7 @@ struct CommandLine
     bool showHelp = false;
     bool showVersion = false;
     QString logDb;            // empty: the per-user default (CallLog::defaultPath())
+    QString controlTokenFile; // empty: the per-user default (defaultControlTokenFile(), controltoken.h)
     bool logBodies = false;
     bool report = false;      // `breakwater report`: print the duplicate report of the call log and exit
     bool reportJson = false;

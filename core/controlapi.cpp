@@ -59,12 +59,6 @@ void answerSettings(ProxyServer &proxy, const IncomingRequest &request, Response
 
 void answerControl(ProxyServer &proxy, const IncomingRequest &request, ResponseWriter writer)
 {
-    if (!request.header("origin").isEmpty()) {
-        writer.writeError(ApiStyle::OpenAI, {403, "invalid_request_error", "forbidden_origin",
-                                             u"Breakwater's control API does not answer web pages (the "
-                                             "request has an Origin header); use curl or the dashboard."_s});
-        return;
-    }
     // "/breakwater/<what>[/<name>/<action>]"; the route table has matched the method and the shape.
     const QList<QByteArray> segments = request.path.split('/');
     const QByteArray what = segments.value(2);

@@ -11,7 +11,7 @@ struct IncomingRequest;
 //                                          line checks it, a bad one a 400 naming it, nothing changed
 //   POST /breakwater/breaker/{openai|anthropic}/{open|close|probe}
 //   POST /breakwater/admission/{pause|resume}
-// A web page must never steer the proxy: a request carrying an Origin header is refused 403 here,
-// even from an origin --allow-origin lets through the host guard. Answers are JSON; errors are in
-// OpenAI's shape with x-should-retry: false. Runs on the proxy thread, like the rest of the proxy.
+// Who may call them (the owner's token, no change from a web page) is the control gate's to decide
+// (controlgate.h), before this is called. Answers are JSON; errors are in OpenAI's shape with
+// x-should-retry: false. Runs on the proxy thread, like the rest of the proxy.
 void answerControl(ProxyServer &proxy, const IncomingRequest &request, ResponseWriter writer);

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QByteArray>
 #include <QHostAddress>
 #include <QString>
 #include <QStringList>
@@ -64,4 +65,7 @@ struct ProxyConfig
     QString caFile;                     // --ca-file: PEM authorities trusted for upstreams besides the system's
     // Tests and the bench only: the engine the upstream calls run on (none: the proxy's CurlEngine).
     std::shared_ptr<class UpstreamEngine> upstreamEngine;
+    // The owner's control token (controltoken.h), asked of every route under /breakwater/
+    // (controlgate.h); empty: those routes answer nobody.
+    QByteArray controlToken;
 };

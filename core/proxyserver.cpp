@@ -4,11 +4,13 @@
 #include "accounting/spendguard.h"
 #include "accounting/usage.h"
 #include "controlapi.h"
+#include "controlgate.h"
 #include "faults/faultinjector.h"
 #include "faults/faultroute.h"
 #include "http/frontdoor.h"
 #include "http/hostguard.h"
 #include "http/protocol.h"
+#include "http/requestmeter.h"
 #include "http/responsewriter.h"
 #include "proxyroutes.h"
 #include "sharing/requestkey.h"
@@ -178,8 +180,14 @@ Result ProxyServer::listen()
     }
     m_frontDoor = new FrontDoor({m_config.maxBodyBytes, m_config.maxHeaderBytes,
                                  m_config.requestReadTimeout, m_config.idleTimeout}, this);
-    if (!m_frontDoor->listen(m_config.listenAddress, m_config.listenPort))
+    if (!m_frontDoor->listen(m_config.listenAddress, m_config.listenPort)) {
+        // Never another port instead: the user's apps are pointed at this one, and whatever listens
+        // there now (another Breakwater, another user's program) would get their calls and keys.
+        if (m_frontDoor->serverError() == QAbstractSocket::AddressInUseError)
+            return Failure{u"the address is already in use: another Breakwater or another program listens "
+                           "there (stop it, or choose another address with --listen HOST:PORT)"_s};
         return Failure{m_frontDoor->errorString()};
+    }
     bind(m_frontDoor);
     m_port = m_frontDoor->serverPort();   // kept: the Host check still needs it once a drain closed the door
     return {};
@@ -207,25 +215,45 @@ bool ProxyServer::handleRequest(const QHttpServerRequest &qtRequest, QTcpSocket 
     request.headers = qtRequest.headers();
     request.body = qtRequest.body();
     request.peer = qtRequest.remoteAddress();
+    // Answers go out in the order of the requests, however long each takes (pipelining): the
+    // connection's meter runs this one when the ones before it have been answered. Every socket
+    // comes through the front door, which gave it a meter.
+    RequestMeter *meter = RequestMeter::of(socket);
+    if (!meter) {
+        answer(request, socket);
+        return true;
+    }
+    qint64 bytes = request.body.size() + request.path.size() + request.query.size();
+    for (const auto &[name, value] : std::as_const(request.headers))
+        bytes += name.size() + value.size();
+    meter->answerInTurn(bytes, [this, request = std::move(request), socket] { answer(request, socket); });
+    return true;
+}
+
+void ProxyServer::answer(const IncomingRequest &request, QTcpSocket *socket)
+{
     // Qt disconnects an upgrade's socket after the answer anyway (see missingHandler).
     const bool upgrade = isWebSocketUpgrade(request);
     const bool close = upgrade || request.header("connection").toLower().contains("close");
     ResponseWriter writer(socket, close);
     // A foreign Host or Origin (DNS rebinding, a web page) is answered by the guard, before any route.
     if (!admitRequest({port(), m_config.allowedOrigins}, request, writer))
-        return true;
+        return;
     // Routing first (a pure function), so that every error below is in the shape of the API the
     // call is for: Anthropic's when it carries Anthropic's headers or is on Anthropic's own paths.
     const RouteMatch match = findRoute(request);
     const ApiStyle style = match.errorStyle;
     if (m_draining) {
         ResponseWriter(socket, true).writeError(style, {503, "api_error", "shutting_down", u"Breakwater is shutting down."_s});
-        return true;
+        return;
     }
     if (upgrade) {
         writer.writeError(style, webSocketRefusal());
-        return true;
+        return;
     }
+    // Breakwater's own routes answer only their owner, before the route table says anything.
+    if (isControlPath(request.path) && !admitControl(m_config.controlToken, request, writer))
+        return;
 
     if (match.found) {
         const Route &route = match.route;
@@ -237,7 +265,7 @@ bool ProxyServer::handleRequest(const QHttpServerRequest &qtRequest, QTcpSocket 
         case Route::Kind::Control: answerControl(*this, request, std::move(writer)); break;
         case Route::Kind::Faults: answerFaults(*m_faults, request, writer); break;
         }
-        return true;
+        return;
     }
     if (match.refusal) {
         writer.writeError(style, *match.refusal);
@@ -250,7 +278,6 @@ bool ProxyServer::handleRequest(const QHttpServerRequest &qtRequest, QTcpSocket 
         writer.writeError(style, ApiError::notFound(u"Unknown route %1 %2."_s.arg(
                                      QString::fromLatin1(request.method), QString::fromUtf8(request.path))));
     }
-    return true;
 }
 
 void ProxyServer::missingHandler(const QHttpServerRequest &request, QTcpSocket *socket)

@@ -111,6 +111,8 @@ protected:
 
 private:
     using Route = ProxyRoute;
+    // One request, in its turn on its connection (handleRequest): guards, then its route.
+    void answer(const IncomingRequest &request, QTcpSocket *socket);
     void handleProxied(const Route &route, const IncomingRequest &request, ResponseWriter writer);
     void handlePassThrough(const Route &route, const IncomingRequest &request, ResponseWriter writer);
     void share(const Route &route, const QByteArray &key, const IncomingRequest &request, const QJsonObject &body,

@@ -198,7 +198,7 @@ void DemoScenarios::sendControl(const QByteArray &method, const QByteArray &path
                                 std::function<void(const LoopbackResponse &)> done)
 {
     // Not one of the scenario's calls: it is neither counted nor hung up by finish().
-    HeaderList headers;
+    HeaderList headers{{"Authorization", "Bearer " + m_controlToken}};
     if (!body.isEmpty())
         headers.append(qMakePair(QByteArray("Content-Type"), QByteArray("application/json")));
     auto *call = new LoopbackClient(m_targetPort, method, path, headers, body, this);

@@ -69,6 +69,9 @@ public:
 
     void setOptions(const Options &options) { m_options = options; }
     const Options &options() const { return m_options; }
+    // The proxy's control token (ProxyConfig::controlToken), for the Injected hang's rule, which is
+    // armed through /breakwater/faults like any client's.
+    void setControlToken(const QByteArray &token) { m_controlToken = token; }
 
     // Starts a scenario; false if one is already running. `port` sends it to another proxy (0 =
     // the one given at construction), e.g. a second one with a different concurrency.
@@ -100,6 +103,7 @@ private:
     quint16 m_targetPort = 0;
     MockProvider *m_mock;   // owned by its ServiceThread, which outlives this object
     Options m_options;
+    QByteArray m_controlToken;
     bool m_running = false;
     Scenario m_scenario = Scenario::Herd;
     Result m_result;

@@ -117,6 +117,12 @@ void LoopbackClient::startRaw(QByteArray bytes)
     start();
 }
 
+void LoopbackClient::setAnswers(int answers, bool untilClosed)
+{
+    m_answersWanted = std::max(1, answers);
+    m_untilClosed = untilClosed;
+}
+
 void LoopbackClient::hangUp()
 {
     if (m_finished)
@@ -273,7 +279,7 @@ void LoopbackClient::readFullAnswer()
             m_remaining -= take;
             if (m_remaining == 0)
                 complete();
-            progress = false;
+            progress = m_stage != Stage::FixedBody;   // the next answer may be buffered already
             break;
         }
         case Stage::ChunkSize: progress = parseChunkSize(); break;
@@ -392,6 +398,16 @@ bool LoopbackClient::parseTrailers()
 void LoopbackClient::complete()
 {
     m_response.complete = true;
+    m_answers.append(m_response);
+    if (m_answers.size() < m_answersWanted) {
+        m_response = {};
+        m_stage = Stage::StatusLine;   // the next answer on the same connection
+        return;
+    }
+    if (m_untilClosed) {
+        m_stage = Stage::Done;   // onClosed() finishes when the server closes
+        return;
+    }
     finish();
 }
 

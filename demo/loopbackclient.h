@@ -73,6 +73,12 @@ public:
     void start();
     // One call: connects and sends exactly these bytes instead (malformed-input tests).
     void startRaw(QByteArray bytes);
+    // One call: read this many answers on the connection, in the order they come, rather than one
+    // (for requests pipelined in one startRaw); with `untilClosed`, keep the connection after the
+    // last one until the server closes it (or the timeout). Call before start().
+    void setAnswers(int answers, bool untilClosed = false);
+    // One call: the answers read in full so far, in the order they came on the wire.
+    const QList<LoopbackResponse> &answers() const { return m_answers; }
     // Aborts the connection now (a client hanging up).
     void hangUp();
 
@@ -136,6 +142,9 @@ private:
     qint64 m_remaining = 0;           // body or chunk bytes still expected
     bool m_headResponse = false;
     LoopbackResponse m_response;
+    int m_answersWanted = 1;
+    bool m_untilClosed = false;
+    QList<LoopbackResponse> m_answers;
     // A series.
     qint64 m_sequence = 0;
     qint64 m_limit = 0;

@@ -239,7 +239,7 @@ void TestAccounting::metrics_countTrafficAndPassPromtool()
     QVERIFY(metrics.header("content-type").startsWith("text/plain"));
     QVERIFY(metrics.body.contains(R"(breakwater_requests_total{route="/v1/chat/completions",outcome="miss"} 1)"));
     QVERIFY(metrics.body.contains(R"(breakwater_requests_total{route="/v1/chat/completions",outcome="hit"} 1)"));
-    const LoopbackResponse stats = harness.get("/breakwater/stats");
+    const LoopbackResponse stats = harness.control("GET", "/breakwater/stats");
     QCOMPARE(stats.status, 200);
     QVERIFY(QJsonDocument::fromJson(stats.body).isObject());
 

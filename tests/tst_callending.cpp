@@ -199,7 +199,7 @@ void TestCallEnding::metrics_countRequestsByEnding()
     QVERIFY2(text.contains("# TYPE breakwater_requests_ended_total counter"), text.constData());
     QVERIFY(text.contains(R"(breakwater_requests_ended_total{route="/v1/chat/completions",ended="ok"} 1)"));
     QVERIFY(text.contains(R"(breakwater_requests_ended_total{route="/v1/chat/completions",ended="timeout"} 2)"));
-    const QJsonObject stats = QJsonDocument::fromJson(harness.get("/breakwater/stats").body).object();
+    const QJsonObject stats = QJsonDocument::fromJson(harness.control("GET", "/breakwater/stats").body).object();
     const QJsonObject ended = stats.value(u"ended"_s).toObject().value(u"/v1/chat/completions"_s).toObject();
     QCOMPARE(ended.value(u"ok"_s).toInt(), 1);
     QCOMPARE(ended.value(u"timeout"_s).toInt(), 2);

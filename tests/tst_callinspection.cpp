@@ -5,6 +5,7 @@
 
 #include "accounting/callinspection.h"
 #include "cannedserver.h"
+#include "fakeclock.h"
 #include "http/streamtiming.h"
 #include "proxyharness.h"
 #include "sharing/requestkey.h"
@@ -244,7 +245,11 @@ void TestCallInspection::streamInOneBurst_isBuffered()
     CannedServer upstream("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nContent-Length: "
                           + QByteArray::number(events.size()) + "\r\n\r\n" + events);
     QVERIFY(upstream.listenOn());
-    ProxyHarness harness([&upstream](ProxyConfig &c) { c.openaiUpstream = cannedUrl(upstream); });
+    // The clock stands still: "in one burst" is then what the bytes say, not how quickly a loaded
+    // machine hands the events on (with a real clock two of them could be read more than
+    // kBurstMs apart, and the stream would no longer count as buffered).
+    FakeClock clock;
+    ProxyHarness harness([&upstream](ProxyConfig &c) { c.openaiUpstream = cannedUrl(upstream); }, &clock);
     const CallRecord record = callOnce(harness, kChat, chatBody(u"burst"_s, true), kOpenAiAuth);
     QCOMPARE(upstream.requests(), 1);
     QCOMPARE(record.status, 200);

@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 
 #include "accounting/calllog.h"
-#include "accounting/privatefiles.h"
+#include "privatefiles.h"
 
 using namespace Qt::StringLiterals;
 

@@ -24,6 +24,7 @@ private slots:
     void configFile_badKeysAndValuesAreNamed_data();
     void configFile_badKeysAndValuesAreNamed();
     void configFile_holdsEveryOption();
+    void controlToken_namesTheTokenFile();
     void positionalArguments_onlyReport();
     void allowOrigin_isRepeatableCommaSeparatedAndNormalised();
     void fault_isRepeatableAndABadRuleIsNamed();
@@ -229,7 +230,7 @@ void TestCommandLine::configFile_holdsEveryOption()
         "max-body": 4, "dedup-window": 0, "cache-size": 2, "breaker-failures": 3, "breaker-cooldown": "0.5",
         "max-spend": 1.25, "prices": "/tmp/p.json", "log-db": "/tmp/calls.sqlite", "log-bodies": true,
         "demo": false, "minimized": true, "allow-origin": ["http://localhost:3000", "https://app.example"],
-        "fault": ["503:count=2", "cut=3"]})");
+        "fault": ["503:count=2", "cut=3"], "control-token": "secrets/breakwater-token"})");
     file.close();
     const Expected<CommandLine> line = parse({u"--config"_s, file.fileName()});
     QVERIFY2(line.ok(), qPrintable(line.error()));
@@ -252,6 +253,22 @@ void TestCommandLine::configFile_holdsEveryOption()
     QCOMPARE(line->config.allowedOrigins, QStringList({u"http://localhost:3000"_s, u"https://app.example"_s}));
     QCOMPARE(line->config.faults.size(), 2);
     QCOMPARE(line->config.faults[1].text(), u"cut=3"_s);
+    QCOMPARE(line->controlTokenFile, u"secrets/breakwater-token"_s);
+}
+
+void TestCommandLine::controlToken_namesTheTokenFile()
+{
+    QVERIFY(parse({})->controlTokenFile.isEmpty());   // the per-user default
+    const Expected<CommandLine> server = parse({u"--control-token"_s, u"my-token"_s});
+    QVERIFY2(server.ok(), qPrintable(server.error()));
+    QCOMPARE(server->controlTokenFile, u"my-token"_s);
+    // `breakwater fault` takes it too, to read the token of the instance it talks to.
+    const Expected<CommandLine> client = parse({u"fault"_s, u"list"_s, u"--control-token=my-token"_s});
+    QVERIFY2(client.ok(), qPrintable(client.error()));
+    QCOMPARE(client->controlTokenFile, u"my-token"_s);
+    const Expected<CommandLine> empty = parse({u"--control-token="_s});
+    QVERIFY(!empty.ok());
+    QVERIFY2(empty.error().contains(u"--control-token"_s), qPrintable(empty.error()));
 }
 
 void TestCommandLine::positionalArguments_onlyReport()

@@ -8,6 +8,9 @@
 #include <QSignalSpy>
 #include <QTest>
 
+#include <algorithm>
+#include <functional>
+
 using namespace Qt::StringLiterals;
 using namespace std::chrono_literals;
 
@@ -56,7 +59,9 @@ void TestDemoScenarios::herd_reachesTheProviderOnce()
     QCOMPARE(harness.mock()->callCount(u"/v1/chat/completions"_s), 1);
     QCOMPARE(result.dedup.value("miss"), 1);
     QCOMPARE(result.dedup.value("joined"), 49);
-    QVERIFY(result.slowestMs >= 1400 && result.slowestMs < 5000);
+    // At least the provider's 1.5 s; no upper bound, which would only say how fast the machine is
+    // (that they all waited for one call, not one each, is upstreamCalls above).
+    QVERIFY(result.slowestMs >= 1400);
     QVERIFY(!demo.isRunning());
     QTRY_COMPARE(harness.records.size(), 50);
 }
@@ -118,10 +123,15 @@ void TestDemoScenarios::burst_differentPromptsEachCallUpstream()
     QCOMPARE(result.dedup.value("miss"), 8);
     QCOMPARE(harness.mock()->maxInFlight(), 4);   // the pool's limit: the second four queued
     QTRY_COMPARE(harness.records.size(), 8);
-    int queued = 0;
+    // The second four waited in the queue for a 300 ms call each: their waits are at least that
+    // (less the timer's slack). How little the first four waited says only how fast the machine
+    // is, so it is not asserted.
+    QList<qint64> waits;
     for (const CallRecord &record : harness.records)
-        queued += record.queueWaitMs >= 200 ? 1 : 0;
-    QCOMPARE(queued, 4);
+        waits.append(record.queueWaitMs);
+    std::sort(waits.begin(), waits.end(), std::greater<>());
+    for (int i = 0; i < 4; ++i)
+        QVERIFY2(waits[i] >= 200, qPrintable(QString::number(waits[i])));
 }
 
 void TestDemoScenarios::stop_endsAtOnceAndRestoresTheMock()

@@ -468,7 +468,7 @@ void TestFaults::metrics_countInjectedFaultsByKind()
     QVERIFY2(metrics.body.contains("breakwater_faults_injected_total{upstream=\"openai\",kind=\"503\"} 2\n"),
              metrics.body.constData());
     QVERIFY(metrics.body.contains("breakwater_faults_injected_total{upstream=\"anthropic\",kind=\"cut\"} 1\n"));
-    const QJsonObject stats = json(harness.get("/breakwater/stats").body);
+    const QJsonObject stats = json(harness.control("GET", "/breakwater/stats").body);
     QCOMPARE(stats.value(u"faultsInjected"_s).toObject().value(u"openai"_s).toObject().value(u"503"_s).toInt(), 2);
     QCOMPARE(stats.value(u"faults"_s).toArray().size(), 1);   // the 503 rule is spent; the cut one stays
 }

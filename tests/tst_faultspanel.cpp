@@ -175,8 +175,8 @@ void TestFaultsPanel::removeAndClearAll_disarm_bannerAndTrayFollow()
     QVERIFY(!tray.toolTip().contains(u"FAULT"_s));
 
     // Armed through the control API, as `breakwater fault add` does: the panel shows them too.
-    QCOMPARE(harness.post("/breakwater/faults", R"({"rule": "503:for=60s"})").status, 201);
-    QCOMPARE(harness.post("/breakwater/faults", R"({"rule": "hang"})").status, 201);
+    QCOMPARE(harness.control("POST", "/breakwater/faults", R"({"rule": "503:for=60s"})").status, 201);
+    QCOMPARE(harness.control("POST", "/breakwater/faults", R"({"rule": "hang"})").status, 201);
     QTRY_COMPARE_WITH_TIMEOUT(dashboard.drawn()->ruleCount(), 2, kWait);
     tray.refresh();
     QVERIFY(tray.showsFaultsArmed());
@@ -278,6 +278,7 @@ void TestFaultsPanel::injectedHangDemo_shortTimeout_opensTheBreakerWhileTheWindo
     ProxyHarness harness([](ProxyConfig &c) { c.upstreamTimeout = 250ms; });
     Dashboard dashboard(harness);
     DemoScenarios demo(harness.port(), harness.mock());
+    demo.setControlToken(harness.config().controlToken);   // it arms the rule through the control API
     DemoScenarios::Options options;
     options.timeScale = 0.05;
     options.restoreLatency = 0ms;

@@ -3,6 +3,7 @@
 // the answer instead of a reset; and that lingering has its bounds (time, silence, bytes).
 
 #include "http/frontdoor.h"
+#include "http/requestmeter.h"
 #include "proxyharness.h"
 #include "servicethread.h"
 
@@ -143,7 +144,33 @@ private slots:
     void lingering_endsAtItsBounds_data();
     void lingering_endsAtItsBounds();
     void connectionCap_clientsBeyondItWaitUntilOneCloses();
+    void pipelinedRequests_areAnsweredInOrder_andTheConnectionIdlesOut();
+    void pipelinedRequests_pastTheBound_areNotTaken_andTheConnectionCloses();
 };
+
+namespace {
+
+// The open requests each of the proxy's client connections counts (its RequestMeter), read on
+// the proxy thread.
+QList<int> openRequestsPerConnection(const ProxyHarness &harness)
+{
+    return harness.onProxyThread<QList<int>>([](ProxyServer *proxy) {
+        QList<int> open;
+        const FrontDoor *door = proxy->findChild<FrontDoor *>();
+        for (QTcpSocket *socket : door->findChildren<QTcpSocket *>(QString(), Qt::FindDirectChildrenOnly)) {
+            if (socket->state() == QAbstractSocket::ConnectedState && RequestMeter::of(socket))
+                open.append(RequestMeter::of(socket)->openRequests());
+        }
+        return open;
+    });
+}
+
+int openConnections(const ProxyHarness &harness)
+{
+    return harness.onProxyThread<int>([](ProxyServer *proxy) { return proxy->findChild<FrontDoor *>()->openConnections(); });
+}
+
+} // namespace
 
 void TestFrontDoor::oversizedUpload_readsIts413EveryTime()
 {
@@ -249,6 +276,69 @@ void TestFrontDoor::connectionCap_clientsBeyondItWaitUntilOneCloses()
     QTRY_COMPARE(accepted(), 3);
     QTRY_COMPARE(connectedSockets(door), 2);
     QCOMPARE(door.blocking<int>([](FrontDoor *server) { return server->openConnections(); }), 2);
+}
+
+void TestFrontDoor::pipelinedRequests_areAnsweredInOrder_andTheConnectionIdlesOut()
+{
+    // Issue 20: a model call and GET /healthz in one write. Qt's parser hands both over at once;
+    // the health answer, ready first, went out first (the client took it for the chat answer), and
+    // the connection's count of open requests never came back to 0, so it was never closed idle.
+    ProxyHarness harness([](ProxyConfig &c) { c.idleTimeout = std::chrono::milliseconds(500); });
+    harness.mock()->setHoldAnswers(true);   // the model call waits at the provider until released
+    const QByteArray pipelined =
+        LoopbackClient::requestBytes(harness.port(), "POST", "/v1/chat/completions", kOpenAiAuth, chatBody(u"first"_s))
+        + LoopbackClient::requestBytes(harness.port(), "GET", "/healthz");
+    LoopbackClient client(harness.port(), "GET", "/", {});
+    client.setAnswers(2, /*untilClosed=*/true);
+    client.setTimeout(std::chrono::seconds(30));
+    client.startRaw(pipelined);
+    QTRY_COMPARE(harness.mock()->callCount(), 1);
+    QCOMPARE(openRequestsPerConnection(harness), QList<int>{2});   // both received, neither answered
+    QCOMPARE(client.answers().size(), 0);
+    harness.mock()->releaseHeld();
+
+    QTRY_COMPARE_WITH_TIMEOUT(client.answers().size(), 2, 10'000);
+    const LoopbackResponse chat = client.answers().at(0);
+    const LoopbackResponse health = client.answers().at(1);
+    QCOMPARE(chat.status, 200);
+    QCOMPARE(chat.header("x-breakwater-dedup"), "miss"_ba);
+    QVERIFY2(chat.body.contains("chat.completion"), chat.body.constData());
+    QCOMPARE(health.status, 200);
+    QVERIFY2(health.body.contains("faults_armed"), health.body.constData());
+    QTRY_COMPARE(openRequestsPerConnection(harness), QList<int>{0});
+    // Nothing open on it: the idle timeout closes it, as any idle connection.
+    QTRY_VERIFY_WITH_TIMEOUT(client.isFinished(), 10'000);
+    QVERIFY(client.response().connectionClosed);
+    QTRY_COMPARE(openConnections(harness), 0);
+}
+
+void TestFrontDoor::pipelinedRequests_pastTheBound_areNotTaken_andTheConnectionCloses()
+{
+    // Behind a call that takes its time, at most kMaxWaiting requests wait for their turn; the one
+    // after them is not answered (a client sends it again on a new connection, RFC 9112 9.3.2)
+    // and the connection closes once the answers before it are written.
+    ProxyHarness harness;
+    harness.mock()->setHoldAnswers(true);
+    QByteArray pipelined =
+        LoopbackClient::requestBytes(harness.port(), "POST", "/v1/chat/completions", kOpenAiAuth, chatBody(u"slow"_s));
+    const int behind = RequestMeter::kMaxWaiting + 2;
+    for (int i = 0; i < behind; ++i)
+        pipelined += LoopbackClient::requestBytes(harness.port(), "GET", "/healthz");
+    LoopbackClient client(harness.port(), "GET", "/", {});
+    client.setAnswers(behind + 1);
+    client.setTimeout(std::chrono::seconds(30));
+    client.startRaw(pipelined);
+    QTRY_COMPARE(harness.mock()->callCount(), 1);
+    QTRY_COMPARE(openRequestsPerConnection(harness), QList<int>{behind + 1});
+    harness.mock()->releaseHeld();
+
+    QTRY_VERIFY_WITH_TIMEOUT(client.isFinished(), 10'000);
+    QVERIFY(client.response().connectionClosed);
+    QCOMPARE(client.answers().size(), 1 + RequestMeter::kMaxWaiting);
+    QVERIFY(client.answers().at(0).body.contains("chat.completion"));
+    for (int i = 1; i < client.answers().size(); ++i)
+        QVERIFY(client.answers().at(i).body.contains("faults_armed"));
+    QTRY_COMPARE(openConnections(harness), 0);
 }
 
 QTEST_GUILESS_MAIN(TestFrontDoor)

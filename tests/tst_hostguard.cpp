@@ -212,7 +212,7 @@ void TestHostGuard::foreignHost_isRefusedOnEveryRoute()
     QFETCH(bool, anthropic);
     ProxyHarness harness;
     const QByteArray body = method == "GET" ? QByteArray() : anthropic ? messagesBody(u"hi"_s) : chatBody(u"hi"_s);
-    HeaderList headers = anthropic ? kAnthropicAuth : kOpenAiAuth;
+    HeaderList headers = anthropic ? kAnthropicAuth : path.startsWith("/breakwater/") ? harness.controlAuth() : kOpenAiAuth;
     headers.prepend({"Host", "evil.example:" + QByteArray::number(harness.port())});
     const LoopbackResponse response = fetch(harness.port(), method, path, headers, body);
     QCOMPARE(response.status, 421);
@@ -266,7 +266,7 @@ void TestHostGuard::sdkRequests_passAsBefore()
     QCOMPARE(messages.status, 200);
     QCOMPARE(harness.mock()->callCount(), 2);
     QCOMPARE(fetch(harness.port(), "GET", "/metrics", hostHeader).status, 200);
-    QCOMPARE(fetch(harness.port(), "GET", "/breakwater/stats", hostHeader).status, 200);
+    QCOMPARE(fetch(harness.port(), "GET", "/breakwater/stats", hostHeader + harness.controlAuth()).status, 200);
 }
 
 void TestHostGuard::allowedOrigin_getsCorsHeadersAndItsPreflight()

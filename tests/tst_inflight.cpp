@@ -193,7 +193,7 @@ void TestInFlight::stats_listsTheFlightsAsJson()
     calls.append(harness.start(kChat, chatBody(u"stats two"_s), kOpenAiAuth));
     QTRY_COMPARE_WITH_TIMEOUT(harness.ridersWaiting(), 3, kWait);
 
-    const LoopbackResponse stats = harness.get("/breakwater/stats");
+    const LoopbackResponse stats = harness.control("GET", "/breakwater/stats");
     QCOMPARE(stats.status, 200);
     const QJsonObject root = QJsonDocument::fromJson(stats.body).object();
     const QJsonArray list = root.value(u"flights"_s).toArray();
@@ -216,7 +216,7 @@ void TestInFlight::stats_listsTheFlightsAsJson()
 
     harness.mock()->setHoldAnswers(false);
     QTRY_VERIFY_WITH_TIMEOUT(allFinished(calls), kWait);
-    QTRY_VERIFY_WITH_TIMEOUT(QJsonDocument::fromJson(harness.get("/breakwater/stats").body)
+    QTRY_VERIFY_WITH_TIMEOUT(QJsonDocument::fromJson(harness.control("GET", "/breakwater/stats").body)
                                  .object().value(u"flights"_s).toArray().isEmpty(), kWait);
 }
 

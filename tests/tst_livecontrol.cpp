@@ -59,7 +59,7 @@ BreakerState openaiState(const ProxyHarness &harness)
 LoopbackResponse control(const ProxyHarness &harness, const QByteArray &method, const QByteArray &path,
                          const QByteArray &body = {}, const HeaderList &headers = kJson)
 {
-    return fetch(harness.port(), method, path, headers, body);
+    return harness.control(method, path, body, headers);
 }
 } // namespace
 
@@ -82,7 +82,7 @@ private slots:
     void openedByHand_isNotProbedUntilAskedTo();
     void pause_refusesNewCalls503_callsInFlightGoOn_healthzSaysSo();
     void controlApi_getPatchAndBadValues();
-    void controlApi_refusesAnyOrigin_evenAnAllowedOne();
+    void controlApi_refusesChangesFromAnyOrigin_evenAnAllowedOne();
     void controlApi_breakerAndAdmissionRoutes_showInStats();
 };
 
@@ -409,29 +409,33 @@ void TestLiveControl::controlApi_getPatchAndBadValues()
     QCOMPARE(wrongMethod.header("allow"), "GET, PUT, PATCH"_ba);
 }
 
-void TestLiveControl::controlApi_refusesAnyOrigin_evenAnAllowedOne()
+void TestLiveControl::controlApi_refusesChangesFromAnyOrigin_evenAnAllowedOne()
 {
     ProxyHarness harness([](ProxyConfig &c) { c.allowedOrigins = {u"http://localhost:3000"_s}; });
     const HeaderList fromPage{{"Content-Type", "application/json"}, {"Origin", "http://localhost:3000"}};
     const LiveSettings before = live(harness);
+    // With the owner's token too: a page never changes anything.
     for (const auto &[method, path] : QList<std::pair<QByteArray, QByteArray>>{
-             {"PATCH", kSettings}, {"GET", kSettings}, {"POST", "/breakwater/breaker/openai/open"},
+             {"PATCH", kSettings}, {"PUT", kSettings}, {"POST", "/breakwater/breaker/openai/open"},
              {"POST", "/breakwater/admission/pause"}}) {
         const LoopbackResponse refused = control(harness, method, path, R"({"timeout": 1})", fromPage);
         QCOMPARE(refused.status, 403);
         QCOMPARE(refused.header("x-should-retry"), "false"_ba);
+        QCOMPARE(errorCode(refused), u"origin_not_allowed"_s);
     }
     QCOMPARE(live(harness), before);
     QCOMPARE(openaiState(harness), BreakerState::Closed);
     QCOMPARE(harness.onProxyThread<bool>([](ProxyServer *p) { return p->isAdmissionPaused(); }), false);
-    // The same page may still read the stats (GET only reads).
+    // The same page may still read (GET only reads), with the token like anyone.
     QCOMPARE(control(harness, "GET", "/breakwater/stats", {}, fromPage).status, 200);
+    QCOMPARE(control(harness, "GET", kSettings, {}, fromPage).status, 200);
+    QCOMPARE(fetch(harness.port(), "GET", kSettings, fromPage).status, 401);
 }
 
 void TestLiveControl::controlApi_breakerAndAdmissionRoutes_showInStats()
 {
     ProxyHarness harness;
-    const auto stats = [&harness] { return json(harness.get("/breakwater/stats").body); };
+    const auto stats = [&harness] { return json(harness.control("GET", "/breakwater/stats").body); };
     const auto openaiInStats = [&stats] {
         return stats().value(u"upstreams"_s).toArray().at(0).toObject().value(u"breaker"_s).toString();
     };

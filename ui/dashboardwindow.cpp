@@ -32,7 +32,7 @@
 #include <QUrl>
 #include <QVBoxLayout>
 
-#include "accounting/privatefiles.h"
+#include "privatefiles.h"
 #include "breakertimeline.h"
 #include "dashboardmodel.h"
 #include "dashboardstyle.h"

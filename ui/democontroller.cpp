@@ -26,6 +26,7 @@ DemoController::DemoController(DashboardModel *model, quint16 proxyPort, MockPro
     , m_config(config)
 {
     m_scenarios = new DemoScenarios(proxyPort, mock, this);
+    m_scenarios->setControlToken(config.controlToken);
     const auto addScenario = [this](DemoScenarios::Scenario scenario, const QString &text) {
         auto *action = new QAction(text, this);
         action->setToolTip(DemoScenarios::description(scenario));

@@ -1,6 +1,7 @@
 #include "desktopapp.h"
 
 #include <QApplication>
+#include <QGuiApplication>
 #include <QMessageBox>
 #include <QSettings>
 #include <QStatusBar>
@@ -65,6 +66,17 @@ std::unique_ptr<QCoreApplication> createApplication(int &argc, char **argv, bool
     if (desktop)
         return std::make_unique<QApplication>(argc, argv);
     return std::make_unique<QCoreApplication>(argc, argv);
+}
+
+void showStartupFailure(const QString &why)
+{
+    // Nobody could see it there, and a modal dialog would hold the exit forever.
+    const QString platform = QGuiApplication::platformName();
+    if (platform == u"offscreen"_s || platform == u"minimal"_s)
+        return;
+    QMessageBox::critical(nullptr, QCoreApplication::translate("DesktopApp", "Breakwater cannot start"),
+                          //: %1 is why, e.g. "cannot listen on 127.0.0.1:8080: the address is already in use ..."
+                          QCoreApplication::translate("DesktopApp", "Breakwater cannot start: %1").arg(why));
 }
 
 ProxyConfig withSavedDesktopSettings(const ProxyConfig &config, const QStringList &given)

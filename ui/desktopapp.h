@@ -2,6 +2,7 @@
 
 #include <memory>
 
+#include <QString>
 #include <QStringList>
 
 #include "proxyconfig.h"
@@ -21,6 +22,11 @@ bool displayAvailable();
 
 // QApplication for the desktop app, QCoreApplication for --headless.
 std::unique_ptr<QCoreApplication> createApplication(int &argc, char **argv, bool desktop);
+
+// Why Breakwater cannot start (its port is taken, its control token is unusable), in a dialog: the
+// desktop app is started from a menu, where nobody reads stderr. Needs the QApplication; shows
+// nothing on the offscreen and minimal platforms, where nobody could close it.
+void showStartupFailure(const QString &why);
 
 // The settings saved from the dashboard (QSettings), under the options in `given` (set by the
 // command line or the configuration file). Headless runs read them too: one configuration story,

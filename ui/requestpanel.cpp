@@ -19,7 +19,7 @@
 
 #include "accounting/curlcommand.h"
 #include "accounting/harexport.h"
-#include "accounting/privatefiles.h"
+#include "privatefiles.h"
 #include "accounting/retrygroups.h"
 #include "dashboardmodel.h"
 #include "dashboardstyle.h"

@@ -17,7 +17,7 @@
 
 #include "accounting/callcolumns.h"
 #include "accounting/callending.h"
-#include "accounting/privatefiles.h"
+#include "privatefiles.h"
 #include "http/protocol.h"
 
 Q_LOGGING_CATEGORY(lcCallLog, "breakwater.calllog", QtInfoMsg)

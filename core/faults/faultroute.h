@@ -11,9 +11,8 @@ struct IncomingRequest;
 //   GET    /breakwater/faults/{id}   one rule
 //   DELETE /breakwater/faults/{id}   disarms it: {"deleted": rule}
 // Answers are JSON; errors are OpenAI's shape with x-should-retry: false (400 for a bad rule, 404
-// for an unknown id, 405). A request that changes state and carries an Origin header is refused
-// 403 even from an origin --allow-origin allows: a web page must never steer the proxy.
-// Runs on the proxy thread, as every handler does.
+// for an unknown id, 405). Who may call it is the control gate's to decide (controlgate.h), before
+// this is called. Runs on the proxy thread, as every handler does.
 void answerFaults(FaultInjector &faults, const IncomingRequest &request, ResponseWriter &writer);
 
 // GET /healthz: {"status":"ok", "faults_armed": N, "faults": [label, ...]}, always 200, so that

@@ -3,6 +3,9 @@
 #include <QLoggingCategory>
 #include <QTcpSocket>
 
+#include <algorithm>
+#include <utility>
+
 #include <sys/socket.h>
 
 Q_LOGGING_CATEGORY(lcFrontDoor, "breakwater.frontdoor", QtInfoMsg)
@@ -63,6 +66,51 @@ void RequestMeter::responseFinished()
     if (m_openRequests > 0)
         --m_openRequests;
     noteActivity();
+    m_answering = false;
+    startNextAnswer();
+}
+
+void RequestMeter::answerInTurn(qint64 bytes, std::function<void()> answer)
+{
+    // Qt's parser has just taken this request out of the socket's buffer; what it left there, the
+    // meter has framed already (it reads before the parser does).
+    m_framedUnread = m_socket->bytesAvailable();
+    if (m_closeWhenAnswered)
+        return;   // an earlier one was not taken: no later one may be answered before it
+    if (!m_answering && m_waiting.isEmpty()) {
+        m_answering = true;
+        answer();
+        return;
+    }
+    const qint64 mayWait = m_limits.maxBodyBytes + m_limits.maxHeaderBytes;
+    if (m_waiting.size() >= kMaxWaiting || m_waitingBytes + bytes > mayWait) {
+        qCInfo(lcFrontDoor) << "not taking more pipelined requests on one connection:" << m_waiting.size()
+                            << "wait already; closing it after their answers";
+        m_closeWhenAnswered = true;
+        return;
+    }
+    m_waitingBytes += bytes;
+    m_waiting.append({bytes, std::move(answer)});
+}
+
+void RequestMeter::startNextAnswer()
+{
+    if (m_answering || m_framer.isRefused())
+        return;
+    if (m_waiting.isEmpty()) {
+        if (m_closeWhenAnswered)
+            m_socket->disconnectFromHost();
+        return;
+    }
+    Waiting next = m_waiting.takeFirst();
+    m_waitingBytes -= next.bytes;
+    m_answering = true;
+    // Queued: this runs inside the previous answer's last write, deep in the code that wrote it
+    // (a flight landing, say), which must not be re-entered by a new request.
+    QMetaObject::invokeMethod(this, [this, answer = std::move(next.answer)] {
+        if (m_socket->state() == QAbstractSocket::ConnectedState)
+            answer();
+    }, Qt::QueuedConnection);
 }
 
 void RequestMeter::onReadyRead()
@@ -71,11 +119,17 @@ void RequestMeter::onReadyRead()
         discardInput();  // the parser must never see a refused request
         return;
     }
-    // Qt's parser drains the socket after this slot, so what is available now is exactly the
-    // bytes that arrived since the last call.
-    const RequestFramer::Progress progress = m_framer.feed(m_socket->peek(m_socket->bytesAvailable()));
+    // Qt's parser reads after this slot: what is available now is what arrived since the last call,
+    // after what the parser left unread last time (m_framedUnread), which was framed then.
+    const qint64 available = m_socket->bytesAvailable();
+    const qint64 framed = std::min(std::exchange(m_framedUnread, 0), available);
+    const QByteArray arrived = m_socket->peek(available).mid(framed);
+    const bool earlierOpen = m_openRequests > 0;
+    const RequestFramer::Progress progress = m_framer.feed(arrived);
     m_openRequests += progress.completed;
-    for (int i = 0; i < progress.continues; ++i)
+    // Never in the middle of another request's answer: with an earlier request still open (a
+    // pipelined head), no interim answer is sent, and the client sends its body after its own wait.
+    for (int i = 0; i < progress.continues && !earlierOpen; ++i)
         m_socket->write("HTTP/1.1 100 Continue\r\n\r\n");
     if (progress.refusal != 0) {
         refuse(progress.refusal);

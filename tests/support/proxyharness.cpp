@@ -15,6 +15,7 @@ ProxyHarness::ProxyHarness(const std::function<void(ProxyConfig &)> &configure, 
     m_config.listenPort = 0;
     m_config.openaiUpstream = mock()->openaiBaseUrl();
     m_config.anthropicUpstream = mock()->anthropicBaseUrl();
+    m_config.controlToken = kTestControlToken;
     if (configure)
         configure(m_config);
     const Clock &useClock = clock ? *clock : m_systemClock;
@@ -45,6 +46,17 @@ LoopbackResponse ProxyHarness::post(const QByteArray &path, const QByteArray &bo
 LoopbackResponse ProxyHarness::get(const QByteArray &path)
 {
     return fetch(m_port, "GET", path, kOpenAiAuth);
+}
+
+LoopbackResponse ProxyHarness::control(const QByteArray &method, const QByteArray &path, const QByteArray &body,
+                                       const HeaderList &headers) const
+{
+    return fetch(m_port, method, path, controlAuth() + headers, body);
+}
+
+HeaderList ProxyHarness::controlAuth() const
+{
+    return {{"Authorization", "Bearer " + m_config.controlToken}};
 }
 
 LoopbackClient *ProxyHarness::start(const QByteArray &path, const QByteArray &body, const HeaderList &headers)

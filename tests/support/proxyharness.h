@@ -33,6 +33,12 @@ public:
 
     LoopbackResponse post(const QByteArray &path, const QByteArray &body, const HeaderList &headers = {});
     LoopbackResponse get(const QByteArray &path);
+    // A call to Breakwater's own routes (/breakwater/...) as their owner: `headers` (JSON by
+    // default) with the harness's control token (kTestControlToken unless `configure` set another).
+    LoopbackResponse control(const QByteArray &method, const QByteArray &path, const QByteArray &body = {},
+                             const HeaderList &headers = {{"Content-Type", "application/json"}}) const;
+    // `Authorization: Bearer TOKEN` with the proxy's control token.
+    HeaderList controlAuth() const;
     // A call that is started now and completes asynchronously (owned by the harness).
     LoopbackClient *start(const QByteArray &path, const QByteArray &body, const HeaderList &headers = {});
 
@@ -56,6 +62,9 @@ private:
     std::unique_ptr<ServiceThread<ProxyServer>> m_proxy;
     quint16 m_port = 0;
 };
+
+// The control token every harness gives its proxy (ProxyConfig::controlToken), unless told otherwise.
+inline const QByteArray kTestControlToken = "test-control-token-0123456789abcdefghijklmnopqrstuvwxyz";
 
 // A chat request body with one user message.
 QByteArray chatBody(const QString &prompt, bool stream = false, const QString &model = QStringLiteral("gpt-4o-mini"));

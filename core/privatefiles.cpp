@@ -1,10 +1,16 @@
-#include "accounting/privatefiles.h"
+#include "privatefiles.h"
 
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QLoggingCategory>
 #include <QSaveFile>
+#include <QTemporaryFile>
+
+#include <cerrno>
+#include <cstring>
+
+#include <unistd.h>
 
 Q_LOGGING_CATEGORY(lcPrivateFiles, "breakwater.files", QtInfoMsg)
 
@@ -91,4 +97,30 @@ Result writePrivateFile(const QString &path, const QByteArray &bytes)
     if (!file.commit())
         return Failure{u"%1: %2"_s.arg(path, file.errorString())};
     return {};
+}
+
+Result createPrivateFile(const QString &path, const QByteArray &content)
+{
+    const QFileInfo info(path);
+    makePrivateFolder(info.absolutePath(), false);
+    QTemporaryFile temporary(info.absoluteFilePath() + u".XXXXXX"_s);
+    if (!temporary.open())
+        return Failure{temporary.errorString()};
+    temporary.setPermissions(kFileMode);   // QTemporaryFile makes it 0600 already; said, not assumed
+    if (temporary.write(content) != content.size() || !temporary.flush() || ::fsync(temporary.handle()) != 0)
+        return Failure{temporary.errorString()};
+    // link(2) puts the whole file in place at once and refuses a name that exists (rename would
+    // replace it); the temporary name is removed by QTemporaryFile either way.
+    if (::link(QFile::encodeName(temporary.fileName()).constData(), QFile::encodeName(info.absoluteFilePath()).constData()) != 0)
+        return Failure{QString::fromLocal8Bit(std::strerror(errno))};
+    return {};
+}
+
+QString looseMode(const QString &path)
+{
+    const QFileInfo info(path);
+    if (!info.exists())
+        return {};
+    const Permissions mode = info.permissions() & (kOwnerBits | kOthersBits);
+    return mode & kOthersBits ? octal(mode) : QString();
 }
