@@ -5,10 +5,12 @@
 #include "commandline.h"
 #include "controltoken.h"
 #include "desktopapp.h"
+#include "execcommand.h"
 #include "faultclient.h"
 #include "mockprovider.h"
 #include "proxyserver.h"
 #include "quitonsignal.h"
+#include "services.h"
 #include "servicethread.h"
 
 #include <QCoreApplication>
@@ -90,6 +92,8 @@ int main(int argc, char *argv[])
         QCoreApplication app(argc, argv);   // Qt SQL needs an application object for its drivers
         return printReport(options);
     }
+    if (options.exec.requested)
+        return runExec(options, argc, argv);
     if (options.faultCommand.action != FaultCommand::Action::None) {
         QCoreApplication app(argc, argv);   // the network manager needs an event loop
         return runFaultCommand(options);
@@ -110,22 +114,7 @@ int main(int argc, char *argv[])
     // --demo: the built-in mock provider stands in for both upstreams, on a thread of its own.
     std::unique_ptr<ServiceThread<MockProvider>> mock;
     if (options.demo) {
-        mock = std::make_unique<ServiceThread<MockProvider>>(u"mock-provider"_s, [] {
-            auto *provider = new MockProvider;
-            provider->setLatency(std::chrono::milliseconds(400));
-            provider->setChunkInterval(std::chrono::milliseconds(40));
-            // Answer with api.openai.com's own extra headers (two Set-Cookie lines among them),
-            // so the demo shows what Breakwater does with a real provider's wire.
-            provider->setExtraHeaders(MockProvider::realProviderHeaders());
-            return provider;
-        });
-        options.config.openaiUpstream = mock->service()->openaiBaseUrl();
-        options.config.anthropicUpstream = mock->service()->anthropicBaseUrl();
-        // The mock answers within a second, so the demo uses the field test's --timeout 5 unless one
-        // was chosen: its Hang scenario then shows the breaker opening while the provider hangs,
-        // instead of timeouts that end after the provider has recovered.
-        if (options.config.upstreamTimeout == defaults::kUpstreamTimeout)
-            options.config.upstreamTimeout = std::chrono::seconds(5);
+        mock = startDemoProvider(options.config);
         std::printf("breakwater: demo mode, mock provider at %s\n",
                     qPrintable(options.config.openaiUpstream.toString()));
     }
@@ -152,15 +141,8 @@ int main(int argc, char *argv[])
 
     SystemClock clock;
     Result listening;
-    ServiceThread<ProxyServer> proxy(u"proxy"_s, [&] {
-        auto *server = new ProxyServer(options.config, clock);
-        listening = server->listen();
-        if (!listening.ok()) {
-            delete server;
-            return static_cast<ProxyServer *>(nullptr);
-        }
-        return server;
-    });
+    const std::unique_ptr<ServiceThread<ProxyServer>> proxyThread = startProxy(options.config, clock, &listening);
+    ServiceThread<ProxyServer> &proxy = *proxyThread;
     if (!proxy.service()) {
         return refuseToStart(desktop, u"cannot listen on %1:%2: %3"_s.arg(options.config.listenAddress.toString())
                                           .arg(options.config.listenPort).arg(listening.error()));

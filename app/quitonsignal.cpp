@@ -10,16 +10,23 @@
 
 namespace {
 int signalPipe[2] = {-1, -1};
-std::function<void()> onEachSignal = [] { QCoreApplication::quit(); };
+std::function<void(const ReceivedSignal &)> onEachSignal = [](const ReceivedSignal &) { QCoreApplication::quit(); };
 
-void onSignal(int)
+// One byte a signal: its number, and the high bit when the kernel sent it on the terminal's behalf
+// (SI_KERNEL: Ctrl+C) rather than a process (SI_USER: kill).
+void onSignal(int number, siginfo_t *info, void *)
 {
-    const char byte = 1;
+    const auto byte = static_cast<unsigned char>((number & 0x7f) | (info && info->si_code == SI_KERNEL ? 0x80 : 0));
     [[maybe_unused]] const auto written = ::write(signalPipe[0], &byte, 1);
 }
 } // namespace
 
 void onSignals(std::function<void()> handler)
+{
+    onEachSignal = [handler = std::move(handler)](const ReceivedSignal &) { handler(); };
+}
+
+void onSignals(std::function<void(const ReceivedSignal &)> handler)
 {
     onEachSignal = std::move(handler);
 }
@@ -30,14 +37,15 @@ void quitOnSignals()
         return;
     auto *notifier = new QSocketNotifier(signalPipe[1], QSocketNotifier::Read, qApp);
     QObject::connect(notifier, &QSocketNotifier::activated, qApp, [] {
-        char byte = 0;
-        [[maybe_unused]] const auto read = ::read(signalPipe[1], &byte, 1);
-        onEachSignal();
+        unsigned char byte = 0;
+        if (::read(signalPipe[1], &byte, 1) != 1)
+            return;
+        onEachSignal({byte & 0x7f, (byte & 0x80) != 0});
     });
     struct sigaction action = {};
-    action.sa_handler = onSignal;
+    action.sa_sigaction = onSignal;
     sigemptyset(&action.sa_mask);
-    action.sa_flags = SA_RESTART;
+    action.sa_flags = SA_RESTART | SA_SIGINFO;
     ::sigaction(SIGINT, &action, nullptr);
     ::sigaction(SIGTERM, &action, nullptr);
 }

@@ -1,5 +1,8 @@
-// breakwater-bench: the figures of issues 3 and 4, measured on this machine against a real proxy and
-// the mock provider (in-process, loopback). Usage: breakwater-bench SCENARIO [--scale X]
+// breakwater-bench: the figures of the issues, measured on this machine against a real proxy and the
+// mock provider (in-process, loopback). Usage: breakwater-bench SCENARIO [--scale X]
+//   report      the field test's four scenarios (herd, outage, hang, burst) direct, through
+//               Breakwater and through a peer proxy (--peer URL), written up in --out DIR
+//               (benchreport.h): the table, the dashboard's charts, a CSV per scenario and target
 //   herd        200 identical concurrent requests, provider latency 1.5 s
 //   hits        cache-hit throughput and latency over 32 keep-alive connections
 //   overhead    the latency the proxy adds at 1 keep-alive client, provider latency 0: p50/p99 of
@@ -14,20 +17,29 @@
 //   soak        30 min of mixed traffic and provider faults; RSS, descriptors and flights every 10 s
 //   engine      issue 23's upstream-engine targets, side by side with direct and the older engines
 //               (enginebench.h: --engines, --portkey PATH, --storm-seconds S)
-// --scale X multiplies every scenario duration and request count (0.1 for a quick look; figures are for 1).
+// --scale X multiplies the durations (0.1 for a quick look; figures are for 1): the steady traffic,
+// the outage, the timeout and the cool-down of the field test's scenarios, the load scenarios'
+// running time; not the herd's and the burst's request counts nor the provider's 1.5 s.
+// The herd, burst, outage and hang are the same code as the report's (fieldtest.h).
 
 #include "benchloads.h"
+#include "benchreport.h"
+#include "dashboardstyle.h"
 #include "enginebench.h"
+#include "fieldtest.h"
 #include "loopbackclient.h"
 #include "proxyharness.h"
 #include "sdklikeclient.h"
 #include "soak.h"
 #include "sharing/requestkey.h"
 
+#include <QApplication>
 #include <QCoreApplication>
+#include <QDir>
 #include <QDateTime>
 #include <QElapsedTimer>
 #include <QJsonDocument>
+#include <QLoggingCategory>
 #include <QMap>
 #include <QSemaphore>
 #include <QThread>
@@ -36,6 +48,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
+#include <unistd.h>
 
 using namespace Qt::StringLiterals;
 using namespace std::chrono_literals;
@@ -49,61 +62,6 @@ double g_timeoutSeconds = 5.0;
 std::chrono::milliseconds scaled(double seconds)
 {
     return std::chrono::milliseconds(qint64(seconds * 1000 * g_scale));
-}
-
-void waitUntil(const std::function<bool()> &done, std::chrono::milliseconds limit)
-{
-    QElapsedTimer timer;
-    timer.start();
-    while (!done() && timer.elapsed() < limit.count())
-        QCoreApplication::processEvents(QEventLoop::AllEvents, 5);
-}
-
-int herd()
-{
-    ProxyHarness harness;
-    // Steady state, as a proxy that has been running: the pool thread and its network manager exist
-    // and hold a connection to the provider (the first call on a new thread pays tens of ms for them).
-    if (harness.post("/v1/chat/completions", chatBody(u"warm-up"_s)).status != 200)
-        return 1;
-    harness.mock()->resetCounters();
-    harness.mock()->setLatency(1500ms);
-    QElapsedTimer clock;
-    clock.start();
-    const qint64 sentAtMs = QDateTime::currentMSecsSinceEpoch();
-    QList<LoopbackClient *> calls;
-    QList<qint64> doneAt(200, 0);
-    for (int i = 0; i < 200; ++i) {
-        LoopbackClient *call = harness.start("/v1/chat/completions", chatBody(u"the same prompt"_s));
-        QObject::connect(call, &LoopbackClient::finished, call, [&doneAt, &clock, i] { doneAt[i] = clock.elapsed(); });
-        calls.append(call);
-    }
-    waitUntil([&] { return allFinished(calls); }, 30s);
-    int miss = 0, joined = 0, ok = 0;
-    for (LoopbackClient *call : calls) {
-        ok += call->response().status == 200;
-        miss += call->response().header("x-breakwater-dedup") == "miss";
-        joined += call->response().header("x-breakwater-dedup") == "joined";
-    }
-    const qint64 slowest = *std::max_element(doneAt.begin(), doneAt.end());
-    const qint64 fastest = *std::min_element(doneAt.begin(), doneAt.end());
-    std::printf("herd: 200 identical requests, provider latency 1500 ms\n");
-    std::printf("  first / last answer %lld / %lld ms after the herd was sent\n", fastest, slowest);
-    std::printf("  upstream calls     %d\n  answers 200        %d\n  miss / joined      %d / %d\n",
-                harness.mock()->callCount(), ok, miss, joined);
-    std::printf("  slowest response   %lld ms (upstream latency + %lld ms)\n", slowest, slowest - 1500);
-    waitUntil([&] { return harness.records.size() >= 201; }, 5s);
-    for (const CallRecord &r : harness.records) {
-        if (r.outcome == Outcome::Miss && r.receivedAtMs >= sentAtMs) {
-            std::printf("  the shared call    arrived +%lld ms, upstream start +%lld, first byte +%lld, answered +%lld\n",
-                        r.receivedAtMs - sentAtMs, r.upstreamStartAtMs - sentAtMs, r.firstByteAtMs - sentAtMs,
-                        r.endAtMs - sentAtMs);
-        }
-    }
-    const auto last = std::max_element(harness.records.begin(), harness.records.end(),
-        [](const CallRecord &a, const CallRecord &b) { return a.receivedAtMs < b.receivedAtMs; });
-    std::printf("  last request in    +%lld ms\n", last->receivedAtMs - sentAtMs);
-    return 0;
 }
 
 int hits()
@@ -260,121 +218,85 @@ int key()
     return sink.isEmpty();
 }
 
+fieldtest::Settings fieldSettings()
+{
+    fieldtest::Settings settings;
+    settings.scale = g_scale;
+    settings.concurrency = g_concurrency;
+    settings.timeoutSeconds = g_timeoutSeconds;
+    settings.nonce = QDateTime::currentDateTime().toString(u"yyyyMMdd-HHmmss.zzz"_s);
+    return settings;
+}
+
+const fieldtest::Target kBreakwater{fieldtest::Target::Kind::Breakwater, {}};
+const fieldtest::Target kDirect{fieldtest::Target::Kind::Direct, {}};
+
+int herd()
+{
+    const fieldtest::TargetRun run = fieldtest::run(fieldtest::Scenario::Herd, {kBreakwater}, fieldSettings()).first();
+    const fieldtest::Figures f = run.figures();
+    qint64 fastest = -1, slowest = 0;
+    int miss = 0, joined = 0;
+    for (const fieldtest::AppCall &call : run.calls) {
+        const qint64 at = call.finishedAtMs() - run.startedAtMs;
+        fastest = fastest < 0 ? at : std::min(fastest, at);
+        slowest = std::max(slowest, at);
+        miss += call.attempts.last().dedup == "miss";
+        joined += call.attempts.last().dedup == "joined";
+    }
+    std::printf("herd: 200 identical requests, provider latency 1500 ms\n");
+    std::printf("  first / last answer %lld / %lld ms after the herd was sent\n", fastest, slowest);
+    std::printf("  upstream calls     %d\n  answers 200        %d\n  miss / joined      %d / %d\n",
+                f.upstreamCalls, f.answered, miss, joined);
+    std::printf("  slowest response   %lld ms (upstream latency + %lld ms)\n", f.slowestMs, f.slowestMs - 1500);
+    qint64 lastIn = 0;
+    for (const CallRecord &r : run.proxyRecords) {
+        lastIn = std::max(lastIn, r.receivedAtMs - run.startedAtMs);
+        if (r.outcome == Outcome::Miss)
+            std::printf("  the shared call    arrived +%lld ms, upstream start +%lld, first byte +%lld, answered +%lld\n",
+                        r.receivedAtMs - run.startedAtMs, r.upstreamStartAtMs - run.startedAtMs,
+                        r.firstByteAtMs - run.startedAtMs, r.endAtMs - run.startedAtMs);
+    }
+    std::printf("  last request in    +%lld ms\n", lastIn);
+    return 0;
+}
+
 int burst()
 {
-    ProxyHarness harness([](ProxyConfig &c) { c.concurrency = g_concurrency; });
-    harness.mock()->setLatency(1500ms);
-    QElapsedTimer clock;
-    clock.start();
-    QList<LoopbackClient *> calls;
-    QList<qint64> doneAt(20, 0);
-    for (int i = 0; i < 20; ++i) {
-        LoopbackClient *call = harness.start("/v1/chat/completions", chatBody(u"different prompt %1"_s.arg(i)));
-        QObject::connect(call, &LoopbackClient::finished, call, [&doneAt, &clock, i] { doneAt[i] = clock.elapsed(); });
-        calls.append(call);
-    }
-    waitUntil([&] { return allFinished(calls); }, 60s);
+    const fieldtest::TargetRun run = fieldtest::run(fieldtest::Scenario::Burst, {kBreakwater}, fieldSettings()).first();
+    QList<qint64> doneAt;
+    for (const fieldtest::AppCall &call : run.calls)
+        doneAt.append(call.finishedAtMs() - run.startedAtMs);
     std::sort(doneAt.begin(), doneAt.end());
     std::printf("burst: 20 different prompts, provider latency 1500 ms, --concurrency %d\n  finished at (ms):", g_concurrency);
     for (qint64 at : doneAt)
         std::printf(" %lld", at);
-    std::printf("\n  all done in        %lld ms, upstream calls %d, most at once %d\n", doneAt.last(),
-                harness.mock()->callCount(), harness.mock()->maxInFlight());
+    std::printf("\n  all done in        %lld ms, upstream calls %d, most at once %d\n", doneAt.isEmpty() ? 0 : doneAt.last(),
+                run.upstreamCalls, run.mostAtOnce);
     return 0;
-}
-
-struct Replay
-{
-    QList<SdkLikeClient *> clients;
-    QList<qint64> startedAt;
-    QList<qint64> finishedAt;
-};
-
-// One new prompt every 2 s for 150 s, each through an SDK-like retrying client.
-Replay replay(quint16 port, const QByteArray &path, std::chrono::milliseconds attemptTimeout, QObject *owner,
-              const std::function<void(qint64)> &onTick)
-{
-    Replay run;
-    QElapsedTimer clock;
-    clock.start();
-    const qint64 total = scaled(150).count();
-    const qint64 every = scaled(2).count();
-    qint64 next = 0;
-    while (clock.elapsed() < total) {
-        if (clock.elapsed() >= next) {
-            const int i = int(run.clients.size());
-            auto *client = new SdkLikeClient(port, path, kOpenAiAuth, chatBody(u"prompt number %1"_s.arg(i)),
-                                             attemptTimeout, owner);
-            run.startedAt.append(clock.elapsed());
-            run.finishedAt.append(0);
-            QObject::connect(client, &SdkLikeClient::finished, owner, [&run, &clock, i] {
-                run.finishedAt[i] = clock.elapsed();
-            });
-            run.clients.append(client);
-            client->start();
-            next += every;
-        }
-        onTick(clock.elapsed());
-        QCoreApplication::processEvents(QEventLoop::AllEvents, 5);
-    }
-    waitUntil([&] { return std::all_of(run.clients.begin(), run.clients.end(),
-                                       [](SdkLikeClient *c) { return c->isFinished(); }); }, scaled(30));
-    return run;
 }
 
 int outage()
 {
-    const QList<MockProvider::Phase> schedule{{scaled(15), MockProvider::Mode::Ok},
-                                              {scaled(60), MockProvider::Mode::Error503},
-                                              {scaled(1), MockProvider::Mode::Ok}};
-    const double outageStart = scaled(15).count(), outageEnd = scaled(75).count();
-    auto deadCalls = [&](MockProvider *mock, const std::function<Replay(std::function<void(qint64)>)> &run) {
-        int atStart = -1, atEnd = -1;
-        Replay replayed = run([&](qint64 now) {
-            if (atStart < 0 && now >= outageStart)
-                atStart = mock->callCount(u"/v1/chat/completions"_s);
-            if (atEnd < 0 && now >= outageEnd)
-                atEnd = mock->callCount(u"/v1/chat/completions"_s);
-        });
-        return std::make_pair(atEnd - atStart, replayed);
-    };
-
+    const QList<fieldtest::TargetRun> runs = fieldtest::run(fieldtest::Scenario::Outage, {kDirect, kBreakwater}, fieldSettings());
     std::printf("outage: one prompt every %.1f s for %.0f s, provider 503 from %.0f s to %.0f s\n",
                 2 * g_scale, 150 * g_scale, 15 * g_scale, 75 * g_scale);
-    QObject owner;
-    {
-        ProxyHarness direct;   // only its mock is used: the SDK-like client talks to the provider directly
-        direct.mock()->setSchedule(schedule);
-        const auto [calls, run] = deadCalls(direct.mock(), [&](auto tick) {
-            return replay(direct.mock()->port(), "/v1/chat/completions", 600s, &owner, tick);
-        });
-        std::printf("  direct:  %d calls reached the dead provider\n", calls);
-    }
-    ProxyHarness harness([](ProxyConfig &c) {
-        c.breakerCooldown = scaled(60);
-        c.breakerProbeInterval = std::max<std::chrono::milliseconds>(100ms, scaled(1));
-    });
-    harness.mock()->setSchedule(schedule);
-    const auto [calls, run] = deadCalls(harness.mock(), [&](auto tick) {
-        return replay(harness.port(), "/v1/chat/completions", 600s, &owner, tick);
-    });
+    std::printf("  direct:  %d calls reached the dead provider\n", runs[0].figures().upstreamCallsInFault);
+    const fieldtest::TargetRun &proxy = runs[1];
+    // A caller refused by the open breaker: its one answer a 503 that Breakwater made.
     QList<qint64> refusedWaits;
-    qint64 firstBack = -1;
-    for (qsizetype i = 0; i < run.clients.size(); ++i) {
-        const LoopbackResponse &response = run.clients[i]->response();
-        if (response.header("x-breakwater-dedup").isEmpty() && response.status == 503)
-            refusedWaits.append(run.clients[i]->waitedMs());
-        else if (response.header("x-breakwater-breaker") != "closed" && response.status == 503)
-            refusedWaits.append(run.clients[i]->waitedMs());
-        if (response.status == 200 && run.finishedAt[i] > outageEnd && firstBack < 0)
-            firstBack = run.finishedAt[i] - qint64(outageEnd);
+    for (const fieldtest::AppCall &call : proxy.calls) {
+        const SdkLikeClient::Attempt &last = call.attempts.last();
+        if (call.status == 503 && last.breaker != "closed")
+            refusedWaits.append(call.waitedMs);
     }
-    std::printf("  proxy:   %d calls reached the dead provider (+ health probes: GET /v1/models)\n", calls);
+    const fieldtest::Figures f = proxy.figures();
+    std::printf("  proxy:   %d calls reached the dead provider (+ health probes: GET /v1/models)\n", f.upstreamCallsInFault);
     std::printf("           callers refused by the open breaker: %lld, wait p50 %.0f ms, p95 %.0f ms\n",
                 qint64(refusedWaits.size()), percentile(refusedWaits, 0.5), percentile(refusedWaits, 0.95));
-    std::printf("           first answer after the provider recovered: +%lld ms\n", firstBack);
+    std::printf("           first answer after the provider recovered: +%lld ms\n", f.recoverMs);
     std::printf("           breaker transitions:");
-    for (const BreakerTransition &t : harness.transitions)
+    for (const BreakerTransition &t : proxy.transitions)
         std::printf(" [%s->%s: %s]", breakerStateName(t.from).constData(), breakerStateName(t.to).constData(),
                     qPrintable(t.reason));
     std::printf("\n");
@@ -383,56 +305,165 @@ int outage()
 
 int hang()
 {
-    const QList<MockProvider::Phase> schedule{{scaled(15), MockProvider::Mode::Ok},
-                                              {scaled(60), MockProvider::Mode::Hang},
-                                              {scaled(1), MockProvider::Mode::Ok}};
-    const auto timeout = std::chrono::milliseconds(qint64(g_timeoutSeconds * 1000));
-    ProxyHarness harness([timeout](ProxyConfig &c) {
-        c.upstreamTimeout = timeout;
-        c.breakerCooldown = scaled(60);
-        c.breakerProbeInterval = std::max<std::chrono::milliseconds>(100ms, scaled(1));
-    });
-    harness.mock()->setSchedule(schedule);
-    const qint64 hangStart = scaled(15).count(), hangEnd = scaled(75).count();
-    QElapsedTimer clock;
-    clock.start();
-    qint64 openedAt = -1;
-    QObject owner;
-    QObject::connect(harness.proxy(), &ProxyServer::breakerChanged, &owner, [&](const BreakerTransition &t) {
-        if (t.to == BreakerState::Open && openedAt < 0)
-            openedAt = clock.elapsed();
-    }, Qt::QueuedConnection);
-    const Replay run = replay(harness.port(), "/v1/chat/completions", 600s, &owner, [](qint64) {});
-    QList<qint64> waits, waitsWhileOpen;
-    for (qsizetype i = 0; i < run.clients.size(); ++i) {
-        waits.append(run.clients[i]->waitedMs());
-        if (run.clients[i]->response().header("x-breakwater-breaker") == "open")
-            waitsWhileOpen.append(run.clients[i]->waitedMs());
+    const fieldtest::TargetRun run = fieldtest::run(fieldtest::Scenario::Hang, {kBreakwater}, fieldSettings()).first();
+    const fieldtest::Figures f = run.figures();
+    QList<qint64> waitsWhileOpen;
+    for (const fieldtest::AppCall &call : run.calls) {
+        if (call.attempts.last().breaker == "open")
+            waitsWhileOpen.append(call.waitedMs);
     }
-    std::printf("hang: one prompt every %.1f s for %.0f s, provider hangs from %.0f s to %.0f s, --timeout %.1f\n",
-                2 * g_scale, 150 * g_scale, hangStart / 1000.0, hangEnd / 1000.0, g_timeoutSeconds);
-    std::printf("  breaker opened     %.1f s after the hang began\n", (openedAt - hangStart) / 1000.0);
-    std::printf("  slowest wait       %.0f ms\n", percentile(waits, 1.0));
+    std::printf("hang: one prompt every %.1f s for %.0f s, provider hangs from %.0f s to %.0f s, --timeout %.2f\n",
+                2 * g_scale, 150 * g_scale, 15 * g_scale, 75 * g_scale, g_timeoutSeconds * g_scale);
+    std::printf("  breaker opened     %.1f s after the hang began\n", double(f.breakerOpenedMs) / 1000.0);
+    std::printf("  slowest wait       %lld ms\n", f.slowestMs);
     std::printf("  median wait while open %.1f ms (%lld callers)\n", percentile(waitsWhileOpen, 0.5),
                 qint64(waitsWhileOpen.size()));
-    std::printf("  calls that reached the hung provider: %d in all\n", harness.mock()->callCount(u"/v1/chat/completions"_s));
+    std::printf("  calls that reached the hung provider: %d in all\n", f.upstreamCalls);
     return 0;
 }
 
+// The progress line on stderr: the scenario, the share of the whole report done, the time left.
+// Rewritten in place on a terminal; elsewhere (a CI log) a line every tenth of the way.
+class Progress
+{
+public:
+    explicit Progress(double expectedSeconds) : m_expected(expectedSeconds), m_terminal(::isatty(2)) { m_clock.start(); }
+
+    void show(const QString &scenario, int index, int count, double doneSeconds)
+    {
+        const double share = std::clamp(doneSeconds / m_expected, 0.0, 1.0);
+        const double elapsed = double(m_clock.elapsed()) / 1000.0;
+        const double left = share > 0.02 ? elapsed / share - elapsed : m_expected - elapsed;
+        const QString line = u"report: %1 (%2 of %3), %4 % done, about %5 left"_s.arg(scenario).arg(index).arg(count)
+                                 .arg(int(share * 100)).arg(dashboardstyle::formatDuration(qint64(std::max(left, 0.0) * 1000)));
+        if (m_terminal) {
+            std::fprintf(stderr, "\r%-78s", qPrintable(line));
+        } else if (int(share * 10) > m_lastTenth) {
+            m_lastTenth = int(share * 10);
+            std::fprintf(stderr, "%s\n", qPrintable(line));
+        }
+        std::fflush(stderr);
+    }
+    void end()
+    {
+        if (m_terminal)
+            std::fprintf(stderr, "\n");
+    }
+
+private:
+    double m_expected;
+    bool m_terminal;
+    QElapsedTimer m_clock;
+    int m_lastTenth = -1;
+};
+
+struct ReportOptions
+{
+    QString out = u"breakwater-report"_s;
+    QUrl peer;
+    quint16 peerMockPort = 18089;
+};
+
+// The peer must be pointed at the mock provider this run starts for it; one call says whether it is.
+Result checkPeer(const ReportOptions &options, MockProvider *mock)
+{
+    const QByteArray path = options.peer.path().toUtf8() + "/chat/completions";
+    mock->resetCounters();
+    const LoopbackResponse answer = fetch(quint16(options.peer.port()), "POST", path, kOpenAiAuth,
+                                          chatBody(u"is the peer pointed at the mock? %1"_s.arg(QDateTime::currentMSecsSinceEpoch())));
+    if (answer.status != 200 || mock->callCount(u"/v1/chat/completions"_s) != 1)
+        return Failure{u"the peer at %1 answered %2 and did not call the mock provider at %3: start it with its "
+                       "OpenAI upstream there (or give --peer-mock-port the port it calls)"_s
+                           .arg(options.peer.toString()).arg(answer.status).arg(mock->openaiBaseUrl().toString())};
+    return {};
+}
+
+int report(const ReportOptions &options, const QString &command)
+{
+    fieldtest::Settings settings = fieldSettings();
+    QList<fieldtest::Target> targets{kDirect, kBreakwater};
+    std::unique_ptr<ServiceThread<MockProvider>> peerMock;
+    if (!options.peer.isEmpty()) {
+        peerMock = std::make_unique<ServiceThread<MockProvider>>(
+            u"peer-mock"_s, [port = options.peerMockPort] { return new MockProvider(port); });
+        if (!peerMock->service()->isListening()) {
+            std::fprintf(stderr, "breakwater-bench: cannot listen on 127.0.0.1:%u for the peer's provider\n", options.peerMockPort);
+            return 1;
+        }
+        if (const Result checked = checkPeer(options, peerMock->service()); !checked.ok()) {
+            std::fprintf(stderr, "breakwater-bench: %s\n", qPrintable(checked.error()));
+            return 1;
+        }
+        settings.peerMock = peerMock->service();
+        targets.append({fieldtest::Target::Kind::Peer, options.peer});
+    }
+    benchreport::Report report;
+    report.settings = settings;
+    report.targets = targets;
+    report.machine = benchreport::Machine::here();
+    report.startedAt = QDateTime::currentDateTime();
+    report.command = command;
+    QElapsedTimer clock;
+    clock.start();
+    double expected = 0;
+    for (const fieldtest::Scenario scenario : fieldtest::scenarios())
+        expected += fieldtest::expectedSeconds(scenario, int(targets.size()), settings);
+    Progress progress(expected);
+    double before = 0;
+    const QList<fieldtest::Scenario> &all = fieldtest::scenarios();
+    for (qsizetype i = 0; i < all.size(); ++i) {
+        const double span = fieldtest::expectedSeconds(all[i], int(targets.size()), settings);
+        const QString scenarioName = fieldtest::name(all[i]);
+        report.runs.insert(all[i], fieldtest::run(all[i], targets, settings, [&](double share) {
+            progress.show(scenarioName, int(i + 1), int(all.size()), before + share * span);
+        }));
+        before += span;
+    }
+    progress.end();
+    report.seconds = double(clock.elapsed()) / 1000.0;
+    report.machine.loadAfter = benchreport::Machine::here().loadBefore;
+    if (const Result written = benchreport::write(report, options.out); !written.ok()) {
+        std::fprintf(stderr, "breakwater-bench: %s\n", qPrintable(written.error()));
+        return 1;
+    }
+    std::printf("breakwater-bench: report in %s (report.md, report.html, charts and CSV files), %.0f s\n",
+                qPrintable(QDir(options.out).absolutePath()), report.seconds);
+    return 0;
+}
 } // namespace
 
 int main(int argc, char *argv[])
 {
-    QCoreApplication app(argc, argv);
-    QStringList args = QCoreApplication::arguments().mid(1);
+    QStringList args;
+    for (int i = 1; i < argc; ++i)
+        args.append(QString::fromLocal8Bit(argv[i]));
     const QString scenario = args.value(0);
-    for (qsizetype i = 1; i + 1 < args.size(); i += 2) {
-        if (args[i] == u"--scale"_s)
-            g_scale = args[i + 1].toDouble();
-        else if (args[i] == u"--concurrency"_s)
-            g_concurrency = args[i + 1].toInt();
-        else if (args[i] == u"--timeout"_s)
-            g_timeoutSeconds = args[i + 1].toDouble();
+    ReportOptions reportOptions;
+    bool valid = true;
+    for (qsizetype i = 1; i < args.size(); i += 2) {
+        const QString value = args.value(i + 1);
+        bool ok = i + 1 < args.size();
+        if (args[i] == u"--scale"_s) {
+            g_scale = value.toDouble(&ok);
+        } else if (args[i] == u"--concurrency"_s) {
+            g_concurrency = value.toInt(&ok);
+        } else if (args[i] == u"--timeout"_s) {
+            g_timeoutSeconds = value.toDouble(&ok);
+        } else if (args[i] == u"--out"_s) {
+            reportOptions.out = value;
+        } else if (args[i] == u"--peer"_s) {
+            reportOptions.peer = QUrl(value);
+            ok = ok && reportOptions.peer.scheme() == u"http"_s && reportOptions.peer.port() > 0
+                 && (reportOptions.peer.host() == u"127.0.0.1"_s || reportOptions.peer.host() == u"localhost"_s);
+            if (!ok)
+                std::fprintf(stderr, "breakwater-bench: --peer takes the peer's base URL on loopback, e.g. http://127.0.0.1:9000/v1\n");
+        } else if (args[i] == u"--peer-mock-port"_s) {
+            reportOptions.peerMockPort = quint16(value.toUInt(&ok));
+            ok = ok && reportOptions.peerMockPort > 0;
+        } else {
+            ok = false;
+        }
+        valid = valid && ok;
     }
     const QMap<QString, std::function<int()>> scenarios{
         {u"herd"_s, herd}, {u"hits"_s, hits}, {u"overhead"_s, overhead}, {u"throughput"_s, throughput},
@@ -441,10 +472,22 @@ int main(int argc, char *argv[])
         {u"engine"_s, engineBench}, {u"proxy-only"_s, proxyOnly}};
     if (scenario == u"engine"_s || scenario == u"proxy-only"_s)   // they read their own options
         return scenarios[scenario]();
-    if (!scenarios.contains(scenario) || g_scale <= 0) {
-        std::fprintf(stderr, "usage: breakwater-bench herd|hits|overhead|throughput|key|burst|outage|hang|soak|engine [--scale X] "
+    if ((!scenarios.contains(scenario) && scenario != u"report"_s) || !valid || g_scale <= 0 || g_concurrency <= 0
+        || g_timeoutSeconds <= 0) {
+        std::fprintf(stderr, "usage: breakwater-bench report [--out DIR] [--scale X] [--peer URL] [--peer-mock-port N]\n"
+                             "       breakwater-bench herd|hits|overhead|throughput|key|burst|outage|hang|soak|engine [--scale X] "
                              "[--concurrency N] [--timeout S]\n");
         return 2;
     }
+    if (scenario == u"report"_s) {
+        // The charts are the dashboard's widgets, drawn offscreen: the report never shows a window.
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+        QApplication app(argc, argv);
+        // The progress line is the report's only output while it runs: the proxies' own notes
+        // (breaker transitions, ...) are in the report (QT_LOGGING_RULES still shows them).
+        QLoggingCategory::setFilterRules(u"breakwater.*.info=false"_s);
+        return report(reportOptions, u"breakwater-bench "_s + args.join(u' '));
+    }
+    QCoreApplication app(argc, argv);
     return scenarios[scenario]();
 }

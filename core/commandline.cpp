@@ -51,6 +51,9 @@ const QList<Option> &options()
         {u"control-token"_s, u"FILE"_s, u"The control token's file, asked of every /breakwater/ route (default ~/.config/breakwater/control-token; made 0600 at the first start if missing)."_s},
         {u"fault"_s, u"RULE"_s, u"Arm a fault-injection rule at start, e.g. 503:count=2, 529:p=30, hang:for=30s, cut=3 (repeatable; see README, Fault injection; default: none)."_s, true, true},
         {u"json"_s, {}, u"With `breakwater report`: print JSON instead of a table."_s, false},
+        {u"faults"_s, u"FILE"_s, u"With `breakwater exec`: the fault timeline to play, {\"timeline\": [{\"at\": \"5s\", \"rule\": \"529:for=20s\"}]}."_s, false},
+        {u"junit"_s, u"FILE"_s, u"With `breakwater exec`: write JUnit XML, one test case per fault window."_s, false},
+        {u"har"_s, u"FILE"_s, u"With `breakwater exec`: write every call of the drill as HAR 1.2."_s, false},
         {u"demo"_s, {}, u"Use the built-in mock provider as both upstreams."_s},
         {u"minimized"_s, {}, u"Start in the tray without showing the window (used by the login autostart)."_s},
         {u"config"_s, u"FILE"_s, u"JSON configuration file (default ~/.config/breakwater/config.json); the command line wins."_s, false},
@@ -197,6 +200,12 @@ Result apply(CommandLine &result, const QString &name, const QString &value, con
         if (!result.report)
             return Failure{u"--json goes with `breakwater report`"_s};
         result.reportJson = true;
+    } else if (name == u"faults"_s || name == u"junit"_s || name == u"har"_s) {
+        if (!result.exec.requested)
+            return Failure{u"%1 goes with `breakwater exec`"_s.arg(label)};
+        if (value.isEmpty())
+            return invalid(u"a file path"_s);
+        (name == u"faults"_s ? result.exec.faultsFile : name == u"junit"_s ? result.exec.junitFile : result.exec.harFile) = value;
     } else if (name == u"dedup-window"_s) {
         if (!parseSeconds(value, &config.dedupWindow, true))
             return invalid(u"seconds, 0 or more"_s);
@@ -333,11 +342,18 @@ QString defaultConfigFile()
 Expected<CommandLine> parseCommandLine(const QStringList &arguments, const QString &defaultConfigFile)
 {
     CommandLine result;
+    // `breakwater exec ... -- COMMAND [ARGS]`: what follows the first `--` is COMMAND's, never ours.
+    QStringList ours = arguments;
+    const qsizetype separator = arguments.indexOf(u"--"_s);
+    if (separator > 0) {
+        result.exec.command = arguments.mid(separator + 1);
+        ours = arguments.mid(0, separator);
+    }
     QCommandLineParser parser;
     parser.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
     for (const Option &option : options())
         parser.addOption(QCommandLineOption(option.name, option.help, option.valueName));
-    if (!parser.parse(arguments)) {
+    if (!parser.parse(ours)) {
         const QStringList unknown = parser.unknownOptionNames();
         return Failure{unknown.isEmpty()
             ? parser.errorText().replace(0, 1, parser.errorText().left(1).toLower()) + u" (see --help)"_s
@@ -346,7 +362,17 @@ Expected<CommandLine> parseCommandLine(const QStringList &arguments, const QStri
     const QStringList positional = parser.positionalArguments();
     if (positional.value(0) == u"report"_s)
         result.report = true;
-    if (positional.value(0) == u"fault"_s) {
+    if (separator > 0 && positional.value(0) != u"exec"_s)
+        return Failure{u"a COMMAND after `--` goes with `breakwater exec` (see --help)"_s};
+    if (positional.value(0) == u"exec"_s) {
+        result.exec.requested = true;
+        if (positional.size() > 1)
+            return Failure{u"unexpected argument '%1': write COMMAND after `--`, as in "
+                           "`breakwater exec --faults drill.json -- node app.js`"_s.arg(positional[1])};
+        if (result.exec.command.isEmpty())
+            return Failure{u"`breakwater exec` needs a COMMAND after `--`, as in "
+                           "`breakwater exec --faults drill.json -- node app.js`"_s};
+    } else if (positional.value(0) == u"fault"_s) {
         if (const Result fault = parseFaultCommand(result, positional.mid(1)); !fault.ok())
             return Failure{fault.error()};
     } else if (positional.size() > (result.report ? 1 : 0)) {
@@ -390,7 +416,8 @@ QString helpText()
 {
     QString text = u"Usage: breakwater [options]\n"
                    "       breakwater report [--log-db PATH] [--json]\n"
-                   "       breakwater fault add RULE | list | clear [ID]   [--listen HOST:PORT] [--control-token FILE]\n\n"
+                   "       breakwater fault add RULE | list | clear [ID]   [--listen HOST:PORT] [--control-token FILE]\n"
+                   "       breakwater exec [--faults FILE] [--junit FILE] [--har FILE] [options] -- COMMAND [ARGS]\n\n"
                    "A local LLM proxy: point an OpenAI or Anthropic SDK at it by changing only the base URL.\n\n"
                    "Options:\n"_s;
     for (const Option &option : options()) {
@@ -405,6 +432,10 @@ QString helpText()
             "`breakwater fault add|list|clear` arms, lists or disarms fault-injection rules of the\n"
             "Breakwater running at --listen (default 127.0.0.1:8080), through /breakwater/faults, with\n"
             "the control token from --control-token (default ~/.config/breakwater/control-token).\n"
+            "`breakwater exec` runs COMMAND against a private headless Breakwater on a free loopback port\n"
+            "(OPENAI_BASE_URL and ANTHROPIC_BASE_URL point at it; the options before `--` configure it),\n"
+            "plays the --faults timeline into its traffic, prints a summary and exits with COMMAND's status\n"
+            "(127: COMMAND not found, 126: not executable, 2: a timeline that cannot be read).\n"
             "A RULE is KIND[:OPTION=VALUE]...: KIND 429, 500, 502, 503, 529, hang, delay=D, slow-stream=D,\n"
             "cut=N, error-event=N, reset or garbage; options upstream=openai|anthropic, route=PATH,\n"
             "model=NAME, p=PERCENT, count=N, for=D, retry-after=D (D in seconds, or 500ms, 2s, 1m).\n"_s;

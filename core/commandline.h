@@ -21,6 +21,18 @@ struct FaultCommand
     QString argument;   // Add: the rule's canonical text; Clear: the id, empty for all
 };
 
+// `breakwater exec [OPTIONS] -- COMMAND [ARGS]`: COMMAND run against a private Breakwater, with a
+// fault timeline played into its traffic (app/execcommand.h). Every other option given before `--`
+// configures that private Breakwater.
+struct ExecCommand
+{
+    bool requested = false;
+    QString faultsFile;      // --faults FILE: the timeline (drill/faulttimeline.h)
+    QString junitFile;       // --junit FILE
+    QString harFile;         // --har FILE
+    QStringList command;     // COMMAND and its arguments, as given after `--`
+};
+
 struct CommandLine
 {
     ProxyConfig config;
@@ -35,6 +47,7 @@ struct CommandLine
     bool report = false;      // `breakwater report`: print the duplicate report of the call log and exit
     bool reportJson = false;
     FaultCommand faultCommand;   // `breakwater fault ...`: talk to the running instance and exit
+    ExecCommand exec;            // `breakwater exec ... -- COMMAND`
     QString configFile;       // the configuration file that was read, if any
     QStringList given;        // options set by the command line or the configuration file ("--timeout")
 };

@@ -153,13 +153,63 @@ void MockProvider::setMode(Mode mode)
     QMutexLocker lock(&m_mutex);
     m_mode = mode;
     m_schedule.clear();
+    ++m_scheduleGeneration;
 }
 
 void MockProvider::setSchedule(const QList<Phase> &phases)
 {
+    quint64 generation = 0;
+    bool drop = false;
+    {
+        QMutexLocker lock(&m_mutex);
+        m_schedule = phases;
+        m_scheduleClock.start();
+        generation = ++m_scheduleGeneration;
+        drop = m_dropHung;
+    }
+    if (drop)   // the timers belong to the mock's thread
+        QMetaObject::invokeMethod(this, [this, generation] { dropHungAtPhaseEnds(generation); });
+}
+
+void MockProvider::setDropHungWhenPhaseEnds(bool drop)
+{
     QMutexLocker lock(&m_mutex);
-    m_schedule = phases;
-    m_scheduleClock.start();
+    m_dropHung = drop;
+}
+
+void MockProvider::dropHungAtPhaseEnds(quint64 generation)
+{
+    QList<qint64> ends;   // ms after the schedule's start
+    qint64 elapsed = 0;
+    {
+        QMutexLocker lock(&m_mutex);
+        if (generation != m_scheduleGeneration)
+            return;
+        qint64 at = 0;
+        for (const Phase &phase : std::as_const(m_schedule)) {
+            at += phase.duration.count();
+            if (phase.mode == Mode::Hang)
+                ends.append(at);
+        }
+        elapsed = m_scheduleClock.elapsed();
+    }
+    for (const qint64 end : ends) {
+        QTimer::singleShot(std::chrono::milliseconds(std::max<qint64>(end - elapsed, 0)), Qt::PreciseTimer, this,
+                           [this, generation] {
+            {
+                QMutexLocker lock(&m_mutex);
+                if (generation != m_scheduleGeneration)
+                    return;
+            }
+            const QList<Exchange *> open = m_exchanges;
+            for (Exchange *exchange : open) {
+                if (exchange->mode == Mode::Hang && !exchange->done) {
+                    exchange->writer.abort();
+                    finish(exchange);
+                }
+            }
+        });
+    }
 }
 
 MockProvider::Mode MockProvider::currentMode() const

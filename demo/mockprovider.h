@@ -85,6 +85,10 @@ public:
     // after its last phase, the last phase's mode goes on.
     void setMode(Mode mode);
     void setSchedule(const QList<Phase> &phases);
+    // With a schedule: when a Hang phase ends, the requests it left hanging are dropped (the
+    // connection closed, nothing written), as the field test's provider did when it came back; a
+    // client then retries rather than wait out its own timeout. Off by default: they hang on.
+    void setDropHungWhenPhaseEnds(bool drop);
     Mode currentMode() const;
 
     // Headers added to every answer the mock writes, in this order, each pair its own header line
@@ -126,6 +130,7 @@ private:
     void writeNextEvent(Exchange *exchange);
     void finish(Exchange *exchange);
     void releaseHeldNow();
+    void dropHungAtPhaseEnds(quint64 generation);
 
     quint16 m_port = 0;   // set once in the constructor, before any other thread can see the mock
 
@@ -133,6 +138,8 @@ private:
     Mode m_mode = Mode::Ok;
     QList<Phase> m_schedule;
     QElapsedTimer m_scheduleClock;   // monotonic
+    quint64 m_scheduleGeneration = 0;   // a new schedule cancels the old one's drops
+    bool m_dropHung = false;
     std::chrono::milliseconds m_latency{0};
     std::chrono::milliseconds m_chunkInterval{0};
     std::chrono::milliseconds m_slowGap{2000};

@@ -14,6 +14,7 @@ packages=(
     libcurl4-openssl-dev libssl-dev   # the upstream engine (libcurl multi, OpenSSL as Qt's TLS backend)
     nghttp2-server          # nghttpd: the HTTP/2 test upstream (tst_curlengine, breakwater-bench engine)
     prometheus              # promtool, to check the /metrics text in the tests
+    libxml2-utils           # xmllint: tst_exec and tst_drillreport validate `breakwater exec --junit` XML
     dpkg-dev file           # CPack's .deb: dpkg-shlibdeps computes the runtime dependencies
     desktop-file-utils appstream lintian   # the packaging test validates what ships
     clang-14 libclang-rt-14-dev   # fuzz/run.sh; libFuzzer and the sanitizer runtimes are only Recommends

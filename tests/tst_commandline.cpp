@@ -32,6 +32,9 @@ private slots:
     void faultSubcommand_parsesAddListAndClear();
     void faultSubcommand_refusesWhatItCannotDo_data();
     void faultSubcommand_refusesWhatItCannotDo();
+    void exec_takesCommandAfterSeparatorAndProxyOptionsBefore();
+    void exec_refusesWhatItCannotDo_data();
+    void exec_refusesWhatItCannotDo();
 };
 
 static Expected<CommandLine> parse(const QStringList &args)
@@ -373,6 +376,46 @@ void TestCommandLine::faultSubcommand_refusesWhatItCannotDo()
     const Expected<CommandLine> line = parse(args);
     QVERIFY(!line.ok());
     QVERIFY2(line.error().contains(mention), qPrintable(line.error()));
+}
+
+
+void TestCommandLine::exec_takesCommandAfterSeparatorAndProxyOptionsBefore()
+{
+    const Expected<CommandLine> line = parse({u"exec"_s, u"--faults"_s, u"drill.json"_s, u"--timeout"_s, u"5"_s,
+                                              u"--junit"_s, u"out.xml"_s, u"--har"_s, u"out.har"_s, u"--"_s,
+                                              u"node"_s, u"app.js"_s, u"--timeout"_s, u"--"_s, u"-x"_s});
+    QVERIFY2(line.ok(), qPrintable(line.error()));
+    QVERIFY(line->exec.requested);
+    QCOMPARE(line->exec.faultsFile, u"drill.json"_s);
+    QCOMPARE(line->exec.junitFile, u"out.xml"_s);
+    QCOMPARE(line->exec.harFile, u"out.har"_s);
+    // Everything after the first `--` is COMMAND's, its own options and `--` included.
+    QCOMPARE(line->exec.command, (QStringList{u"node"_s, u"app.js"_s, u"--timeout"_s, u"--"_s, u"-x"_s}));
+    QCOMPARE(line->config.upstreamTimeout, 5s);   // before `--`: the private Breakwater's
+    QVERIFY(!parse({}).value().exec.requested);
+}
+
+void TestCommandLine::exec_refusesWhatItCannotDo_data()
+{
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("no command") << QStringList{u"exec"_s} << u"`breakwater exec` needs a COMMAND after `--`"_s;
+    QTest::newRow("empty command") << QStringList{u"exec"_s, u"--"_s} << u"`breakwater exec` needs a COMMAND after `--`"_s;
+    QTest::newRow("command without --") << QStringList{u"exec"_s, u"node"_s} << u"unexpected argument 'node': write COMMAND after `--`"_s;
+    QTest::newRow("-- without exec") << QStringList{u"--headless"_s, u"--"_s, u"node"_s} << u"a COMMAND after `--` goes with `breakwater exec`"_s;
+    QTest::newRow("--faults without exec") << QStringList{u"--faults"_s, u"f.json"_s} << u"--faults goes with `breakwater exec`"_s;
+    QTest::newRow("--junit without exec") << QStringList{u"--junit"_s, u"j.xml"_s} << u"--junit goes with `breakwater exec`"_s;
+    QTest::newRow("bad proxy option") << QStringList{u"exec"_s, u"--timeout"_s, u"soon"_s, u"--"_s, u"node"_s}
+                                      << u"invalid value 'soon' for --timeout"_s;
+}
+
+void TestCommandLine::exec_refusesWhatItCannotDo()
+{
+    QFETCH(QStringList, args);
+    QFETCH(QString, message);
+    const Expected<CommandLine> line = parse(args);
+    QVERIFY(!line.ok());
+    QVERIFY2(line.error().contains(message), qPrintable(line.error()));
 }
 
 QTEST_GUILESS_MAIN(TestCommandLine)

@@ -1,4 +1,5 @@
 #include "faults/faultrule.h"
+#include "faults/faultduration.h"
 
 #include <QJsonValue>
 #include <QLocale>
@@ -170,6 +171,14 @@ Expected<FaultRule> FaultRule::parse(const QString &input)
     if (rule.kind == Kind::Status && rule.status == 429 && rule.retryAfter.count() < 0)
         rule.retryAfter = std::chrono::seconds(1);
     return rule;
+}
+
+std::optional<std::chrono::milliseconds> parseFaultDuration(const QString &text)
+{
+    const std::optional<qint64> ms = parseDurationMs(text);
+    if (!ms)
+        return std::nullopt;
+    return std::chrono::milliseconds(*ms);
 }
 
 Expected<FaultRule> FaultRule::fromJson(const QJsonObject &object)

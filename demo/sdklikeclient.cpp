@@ -1,5 +1,6 @@
 #include "sdklikeclient.h"
 
+#include <QDateTime>
 #include <QRandomGenerator>
 #include <QTimer>
 
@@ -15,6 +16,7 @@ SdkLikeClient::SdkLikeClient(quint16 port, QByteArray path, HeaderList headers, 
 void SdkLikeClient::start()
 {
     m_started.start();
+    m_startedAtMs = QDateTime::currentMSecsSinceEpoch();
     attempt();
 }
 
@@ -22,8 +24,12 @@ void SdkLikeClient::attempt()
 {
     HeaderList headers = m_headers;
     headers.append({"X-Stainless-Retry-Count", QByteArray::number(m_attempts)});
+    m_attemptLog.append({m_attempts, QDateTime::currentMSecsSinceEpoch(), 0, 0, 0, {}, {}, {}});
     ++m_attempts;
     auto *call = new LoopbackClient(m_port, "POST", m_path, headers, m_body, this);
+    const qsizetype index = m_attemptLog.size() - 1;
+    connect(call, &LoopbackClient::headersReceived, this,
+            [this, index] { m_attemptLog[index].firstByteAtMs = QDateTime::currentMSecsSinceEpoch(); });
     connect(call, &LoopbackClient::finished, this, [this, call] { onAttemptFinished(call); });
     // The SDK's own timeout (600 s by default) ends an attempt that never answers.
     call->setTimeout(m_attemptTimeout);
@@ -49,6 +55,12 @@ void SdkLikeClient::onAttemptFinished(LoopbackClient *call)
 {
     const LoopbackResponse response = call->response();
     call->deleteLater();
+    Attempt &logged = m_attemptLog.last();
+    logged.endAtMs = QDateTime::currentMSecsSinceEpoch();
+    logged.status = response.status;
+    logged.dedup = response.header("x-breakwater-dedup");
+    logged.breaker = response.header("x-breakwater-breaker");
+    logged.requestId = response.header("x-request-id");
     const QByteArray shouldRetry = response.header("x-should-retry");
     bool retry = false;
     if (shouldRetry == "true")
