@@ -1,6 +1,7 @@
 #include "enginebench.h"
 
 #include "benchloads.h"
+#include "processstats.h"
 #include "qnamengines.h"
 #include "upstream/curlengine.h"
 
@@ -44,23 +45,6 @@ void raiseOpenFiles()
     setrlimit(RLIMIT_NOFILE, &files);
 }
 
-qint64 residentKiB(qint64 pid)
-{
-    QFile status(u"/proc/%1/status"_s.arg(pid));
-    if (!status.open(QIODevice::ReadOnly))
-        return -1;
-    for (const QByteArray &line : status.readAll().split('\n')) {
-        if (line.startsWith("VmRSS:"))
-            return line.mid(6).trimmed().split(' ').value(0).toLongLong();
-    }
-    return -1;
-}
-
-int threadCount(qint64 pid)
-{
-    return int(QDir(u"/proc/%1/task"_s.arg(pid)).entryList(QDir::Dirs | QDir::NoDotAndDotDot).size());
-}
-
 quint16 freePort()
 {
     QTcpServer probe;
@@ -100,8 +84,8 @@ private:
     void run()
     {
         while (!m_stop) {
-            m_resident = std::max(m_resident.load(), ::residentKiB(m_pid));
-            m_threads = std::max(m_threads.load(), threadCount(m_pid));
+            m_resident = std::max(m_resident.load(), processstats::residentKiB(m_pid));
+            m_threads = std::max(m_threads.load(), processstats::threadCount(m_pid));
             std::this_thread::sleep_for(100ms);
         }
     }
@@ -138,8 +122,8 @@ public:
     }
     quint16 port() const { return m_port; }
     qint64 pid() const { return m_process.processId(); }
-    qint64 residentKiB() const { return ::residentKiB(pid()); }
-    int threads() const { return threadCount(pid()); }
+    qint64 residentKiB() const { return processstats::residentKiB(pid()); }
+    int threads() const { return processstats::threadCount(pid()); }
 
 private:
     QProcess m_process;

@@ -8,12 +8,11 @@
 #include "soak.h"
 
 #include "loopbackclient.h"
+#include "processstats.h"
 #include "proxyharness.h"
 
 #include <QCoreApplication>
-#include <QDir>
 #include <QElapsedTimer>
-#include <QFile>
 #include <QRandomGenerator>
 #include <QTimer>
 
@@ -23,23 +22,6 @@ using namespace Qt::StringLiterals;
 using namespace std::chrono_literals;
 
 namespace {
-
-qint64 residentKiB()
-{
-    QFile status(u"/proc/self/status"_s);
-    if (!status.open(QIODevice::ReadOnly))
-        return -1;
-    for (const QByteArray &line : status.readAll().split('\n')) {
-        if (line.startsWith("VmRSS:"))
-            return line.mid(6).trimmed().split(' ').value(0).toLongLong();
-    }
-    return -1;
-}
-
-qsizetype openDescriptors()
-{
-    return QDir(u"/proc/self/fd"_s).entryList(QDir::NoDotAndDotDot | QDir::AllEntries | QDir::System).size();
-}
 
 // One minute of the provider's life: mostly healthy, then each fault for a few seconds.
 QList<MockProvider::Phase> faultCycle()
@@ -141,7 +123,7 @@ int soak(std::chrono::milliseconds duration)
         for (auto it = statuses.cbegin(); it != statuses.cend(); ++it)
             mix += it.key() + ':' + QByteArray::number(it.value()) + ' ';
         std::printf("%8.0f %10lld %6lld %8lld %7lld %7lld %8lld %9lld %s\n", double(clock.elapsed()) / 1000,
-                    residentKiB(), qint64(openDescriptors()), started, figures[0], figures[1], figures[2],
+                    processstats::residentKiB(), qint64(processstats::openDescriptors()), started, figures[0], figures[1], figures[2],
                     figures[3] / 1024, mix.constData());
         std::fflush(stdout);
         harness.records.clear();   // the harness keeps every record; a soak must not

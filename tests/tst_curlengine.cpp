@@ -22,6 +22,7 @@
 #include <QTest>
 
 #include "mocktest.h"
+#include "processstats.h"
 #include "servicethread.h"
 #include "wireevents.h"
 
@@ -195,23 +196,6 @@ QList<QByteArray> headerNames(const QByteArray &head)
             names.append(lines[i].left(colon).trimmed().toLower());
     }
     return names;
-}
-
-int threadsNow()
-{
-    return int(QDir(u"/proc/self/task"_s).entryList(QDir::Dirs | QDir::NoDotAndDotDot).size());
-}
-
-qint64 residentKb()
-{
-    QFile status(u"/proc/self/status"_s);
-    if (!status.open(QIODevice::ReadOnly))
-        return -1;
-    for (const QByteArray &line : status.readAll().split('\n')) {
-        if (line.startsWith("VmRSS:"))
-            return line.mid(6).trimmed().split(' ').first().toLongLong();
-    }
-    return -1;
 }
 
 QString tlsFile(const char *name)
@@ -464,8 +448,8 @@ void tst_CurlEngine::thousandStreams_fitTheThreadAndMemoryBudget()
     }
     if (files.rlim_cur < 2200)
         QSKIP("needs 2,200 open files (1,000 sockets at each end)");
-    const int threadsBefore = threadsNow();
-    const qint64 residentBefore = residentKb();
+    const int threadsBefore = processstats::threadCount();
+    const qint64 residentBefore = processstats::residentKiB();
     mock()->setChunkInterval(0ms);
     mock()->setHoldAnswers(true);
     auto engine = std::make_shared<CurlEngine>(CurlEngine::Options{});
@@ -476,8 +460,8 @@ void tst_CurlEngine::thousandStreams_fitTheThreadAndMemoryBudget()
     for (int i = 0; i < 1000; ++i)
         outcomes.append(follow(pool.submit(postTo(local(port()), body), &owner), false));
     QTRY_COMPARE_WITH_TIMEOUT(mock()->heldCount(), 1000, 60000);
-    const int threads = threadsNow();
-    const qint64 residentGrowthKb = residentKb() - residentBefore;
+    const int threads = processstats::threadCount();
+    const qint64 residentGrowthKb = processstats::residentKiB() - residentBefore;
     qInfo("1,000 in flight: %d threads in the process (%d before), resident memory +%lld KB", threads,
           threadsBefore, residentGrowthKb);
     QCOMPARE(engine->counts().transfers.load(), 1000);
