@@ -44,6 +44,7 @@ class TestDashboardPanels final : public QObject
 private Q_SLOTS:
     void window_fitsALaptopScreen();
     void window_remembersItsGeometry();
+    void window_savedOnABiggerScreen_isFittedToThisOne();
     void proxyPanel_showsListenUrlAndUpstreamHealth();
     void proxyPanel_showsTheLastProbe();
     void gettingStarted_namesTheActualPort();
@@ -113,6 +114,42 @@ void TestDashboardPanels::window_remembersItsGeometry()
     again.restoreGeometryFrom(settings);
     QCOMPARE(again.size(), QSize(1100, 640));
     QCOMPARE(again.pos(), QPoint(40, 30));
+}
+
+// Saved at 1520x900 on a big monitor, opened on the laptop's 1366x768: the window must fit the
+// screen it opens on (size and position), or its right part and bottom are out of reach.
+void TestDashboardPanels::window_savedOnABiggerScreen_isFittedToThisOne()
+{
+    const QRect available = QGuiApplication::primaryScreen()->availableGeometry();
+    QTemporaryDir dir;
+    QSettings settings(dir.filePath(u"s.ini"_s), QSettings::IniFormat);
+    DashboardModel model;
+    {
+        DashboardWindow window(&model);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        window.setGeometry(300, 200, 1520, 900);
+        window.saveGeometryTo(settings);
+    }
+    DashboardWindow again(&model);
+    again.restoreGeometryFrom(settings);
+    again.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&again));
+    QVERIFY2(available.contains(again.frameGeometry()),
+             qPrintable(u"frame %1,%2 %3x%4 on %5x%6"_s.arg(again.frameGeometry().x()).arg(again.frameGeometry().y())
+                            .arg(again.frameGeometry().width()).arg(again.frameGeometry().height())
+                            .arg(available.width()).arg(available.height())));
+
+    // Maximised stays maximised.
+    {
+        DashboardWindow window(&model);
+        window.showMaximized();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        window.saveGeometryTo(settings);
+    }
+    DashboardWindow maximised(&model);
+    maximised.restoreGeometryFrom(settings);
+    QVERIFY(maximised.isMaximized() || maximised.windowState().testFlag(Qt::WindowMaximized));
 }
 
 void TestDashboardPanels::proxyPanel_showsListenUrlAndUpstreamHealth()

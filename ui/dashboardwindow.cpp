@@ -221,8 +221,33 @@ void DashboardWindow::restoreGeometryFrom(QSettings &settings)
 {
     // restoreGeometry() moves a window saved on a screen that is gone back onto one that exists.
     const QByteArray saved = settings.value(kGeometryKey).toByteArray();
-    if (!saved.isEmpty())
-        restoreGeometry(saved);
+    if (!saved.isEmpty() && restoreGeometry(saved))
+        fitToScreen();
+}
+
+void DashboardWindow::fitToScreen()
+{
+    // restoreGeometry() keeps a size saved on a bigger screen (a laptop taken off its monitor):
+    // fit size and position to the screen the window opens on. Maximised stays maximised.
+    if (isMaximized() || isFullScreen())
+        return;
+    QScreen *screen = QGuiApplication::screenAt(geometry().center());
+    if (!screen)
+        screen = this->screen();
+    const QRect available = screen->availableGeometry();
+    const QRect frame = frameGeometry(), inside = geometry();
+    QMargins margins(inside.left() - frame.left(), inside.top() - frame.top(), frame.right() - inside.right(),
+                     frame.bottom() - inside.bottom());
+    const bool framed = !margins.isNull();
+    if (!framed)
+        margins = QMargins(8, 32, 8, 8);   // not shown yet: leave room for a title bar and borders
+    const QSize size = inside.size().boundedTo(available.size().shrunkBy(margins)).expandedTo(minimumSize());
+    const QPoint lowest = available.topLeft() + (framed ? QPoint(margins.left(), margins.top()) : QPoint());
+    const QPoint highest(available.right() + 1 - margins.right() - size.width(),
+                         available.bottom() + 1 - margins.bottom() - size.height());
+    const QPoint position(std::clamp(inside.x(), lowest.x(), std::max(lowest.x(), highest.x())),
+                          std::clamp(inside.y(), lowest.y(), std::max(lowest.y(), highest.y())));
+    setGeometry(QRect(position, size));
 }
 
 void DashboardWindow::buildToolBar()

@@ -119,6 +119,7 @@ protected:
     void resizeEvent(QResizeEvent *event) override;
 
 private:
+    void fitToScreen();
     static void fitTimeTicks(QChartView *view, qreal plotWidth);
     void onTick();
     void fitFiguresStrip();
