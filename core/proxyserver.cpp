@@ -1,6 +1,7 @@
 #include "proxyserver.h"
 
 #include "accounting/callinspection.h"
+#include "accounting/callcharge.h"
 #include "accounting/spendguard.h"
 #include "accounting/usage.h"
 #include "controlapi.h"
@@ -394,7 +395,8 @@ Sharing::Takeoff ProxyServer::takeOff(const Route &route, const IncomingRequest 
     UpstreamRequest call{request.method, url, forwardHeaders(request), request.body, m_config.upstreamTimeout};
     // Where an armed fault rule may stand in for the provider (faults/faultinjector.h).
     const FaultInjector::Submitted submitted = m_faults->submit(
-        *upstream.pool, call, {upstream.name, route.path, rider.record.model, rider.record.stream, flight.style()}, &flight);
+        *upstream.pool, call, {upstream.name, route.path, rider.record.model, rider.record.stream, flight.style(),
+                                     route.kind == Route::Kind::PassThrough}, &flight);
     UpstreamCall *upstreamCall = submitted.call;
     if (upstreamCall && !submitted.fault.isEmpty())
         flight.setInjected(submitted.fault);
@@ -420,10 +422,11 @@ Sharing::Takeoff ProxyServer::takeOff(const Route &route, const IncomingRequest 
             }
         });
     }
-    return {upstreamCall, [this, &upstream, admitted = *admitted, decidedEarly](Flight &landed) {
+    return {upstreamCall, [this, &upstream, admitted = *admitted, decidedEarly,
+                           reachesProvider = submitted.reachesProvider](Flight &landed) {
         Admitted settled = admitted;
         settled.trial = admitted.trial && !*decidedEarly;
-        land(landed, upstream, settled);
+        land(landed, upstream, settled, reachesProvider && landed.hasStarted());
     }};
 }
 
@@ -438,10 +441,12 @@ std::optional<ProxyServer::Admitted> ProxyServer::admit(Upstream &upstream, cons
     Admitted admitted;
     admitted.modelCall = route.isModelCall();
     // The reservation is the most the call can cost (its input and its max_tokens); `settle` charges
-    // it from `usage` after. Only model calls are priced: count_tokens is free, and a pass-through
-    // call is not counted (README, known limits).
-    if (admitted.modelCall && m_spend->capped() && !body.isEmpty()) {
-        const std::optional<double> maxCost = m_prices.maxCost(record.model, estimateInputTokens(request.body),
+    // it from `usage` after. Spend is counted with or without a cap, so a cap turned on mid-day caps
+    // what is left. Only model calls are priced: count_tokens is free, and a pass-through call is not
+    // counted (README, known limits).
+    if (admitted.modelCall && !body.isEmpty()) {
+        admitted.inputTokensEstimate = estimateInputTokens(request.body);
+        const std::optional<double> maxCost = m_prices.maxCost(record.model, admitted.inputTokensEstimate,
                                                                requestedMaxTokens(body));
         admitted.estimateUsd = maxCost.value_or(0);
         admitted.reservation = m_spend->reserve(maxCost);
@@ -471,17 +476,26 @@ std::optional<ProxyServer::Admitted> ProxyServer::admit(Upstream &upstream, cons
     return admitted;
 }
 
-void ProxyServer::land(Flight &flight, Upstream &upstream, const Admitted &admitted)
+void ProxyServer::land(Flight &flight, Upstream &upstream, const Admitted &admitted, bool reachedProvider)
 {
-    // What the call cost, from the upstream's own `usage` (streams included); unknown stays unknown.
+    // What the call cost, from the upstream's own `usage` (streams included) where it said it, else
+    // by the rule of accounting/callcharge.h. It is logged at what it was charged, so the day's
+    // spend read back from the log after a restart is what was counted.
     const Usage usage = isSuccess(flight.status())
         ? parseUsage(flight.style(), flight.body(), flight.isStreaming()) : Usage{};
-    std::optional<double> cost = usage.known() ? m_prices.cost(flight.model(), usage) : std::nullopt;
-    // Under a cap, an answer that reports no usage (a stream without include_usage) or a call
-    // cancelled midway is charged its reservation (settle); it is logged at that cost too, so the
-    // day's spend read back from the log after a restart is what the cap counted.
-    if (!cost && admitted.reservation && admitted.estimateUsd > 0 && (flight.isCacheable() || flight.isCancelled()))
-        cost = admitted.estimateUsd;
+    CallOutcomeForCharge outcome;
+    outcome.reachedProvider = reachedProvider;
+    outcome.usageUsd = usage.known() ? m_prices.cost(flight.model(), usage) : std::nullopt;
+    outcome.complete = flight.isCacheable();
+    outcome.streamBegan = flight.isStreaming() && isSuccess(flight.status());
+    outcome.cancelled = flight.isCancelled();
+    outcome.eventsSeen = flight.eventsReceived();
+    const ChargeBasis basis{admitted.inputTokensEstimate, admitted.estimateUsd};
+    std::optional<double> cost = admitted.modelCall
+        ? callCharge(outcome, basis, [&](qint64 input, qint64 output) {
+              return m_prices.cost(flight.model(), Usage{input, output, 0});
+          })
+        : outcome.usageUsd;
     flight.setUsage(usage, cost);
     settle(upstream, admitted, &flight);
 }
@@ -493,11 +507,9 @@ void ProxyServer::settle(Upstream &upstream, const Admitted &admitted, const Fli
         if (!landed) {
             m_spend->release(*admitted.reservation);
         } else {
-            // An answer without usage (a stream without include_usage) is charged its reservation,
-            // so the cap cannot be walked around, and so is a call cancelled midway (the provider
-            // bills what it generated); a call that failed cost nothing.
-            const double charged = landed->isCacheable() || landed->isCancelled() ? admitted.estimateUsd : 0;
-            m_spend->settle(*admitted.reservation, landed->costUsd().value_or(charged));
+            // What `land` charged (accounting/callcharge.h); unknown (a model without a price, no
+            // cap) counts nothing.
+            m_spend->settle(*admitted.reservation, landed->costUsd().value_or(0));
         }
     }
     // The breaker hears each upstream call once, however many riders shared it.
@@ -511,7 +523,11 @@ void ProxyServer::settle(Upstream &upstream, const Admitted &admitted, const Fli
             verdict.kind = BreakerVerdict::Kind::None;
     }
     switch (verdict.kind) {
-    case BreakerVerdict::Kind::Success: upstream.breaker->recordSuccess(admitted.trial); break;
+    case BreakerVerdict::Kind::Success:
+        upstream.breaker->recordSuccess(admitted.trial);
+        if (!landed->isStreaming() && landed->upstreamStartAtMs() > 0)
+            upstream.stuck.recordHealthy(m_clock.wallMs() - landed->upstreamStartAtMs());
+        break;
     case BreakerVerdict::Kind::Failure:
         if (!landed->countedAsStuck())
             upstream.breaker->recordFailure(verdict.reason, admitted.trial);
@@ -525,24 +541,25 @@ void ProxyServer::settle(Upstream &upstream, const Admitted &admitted, const Fli
     }
 }
 
-// The stuck-call rule. A timeout proves this upstream can hang; a call to it that has waited half the
-// timeout without a byte is then almost surely stuck as well, so it counts as a failure now rather
-// than when its own timeout expires. In the field test's hang (a prompt every 2 s, --timeout 5) the
-// breaker opens one prompt interval sooner. A healthy slow model is never counted: the rule needs a
-// real timeout first, and a call that has begun answering is never stuck.
+// A timeout proves this upstream can hang; a call to it that is stuck as well (StuckCallRule: a
+// stream with no first byte for half the timeout, a non-streamed call past twice what the model
+// needed lately) counts as a failure now rather than when its own timeout expires. In the field
+// test's hang (a prompt every 2 s, --timeout 5) the breaker opens one prompt interval sooner.
 void ProxyServer::countStuckCalls(Upstream &upstream, const Flight *timedOut)
 {
-    const qint64 stuckAfterMs = m_config.upstreamTimeout.count() / 2;
+    const qint64 timeoutMs = m_config.upstreamTimeout.count();
     const qint64 now = m_clock.wallMs();
     for (Flight *flight : m_flights.inProgressFlights()) {
         if (upstream.breaker->state() != BreakerState::Closed)
             return;
-        if (flight == timedOut || &upstreamFor(flight->style()) != &upstream || flight->hasHeaders()
-            || flight->countedAsStuck() || flight->upstreamStartAtMs() == 0
-            || now - flight->upstreamStartAtMs() < stuckAfterMs)
+        if (flight == timedOut || &upstreamFor(flight->style()) != &upstream || flight->countedAsStuck()
+            || flight->upstreamStartAtMs() == 0 || flight->riderCount() == 0)
+            continue;
+        const qint64 runningMs = now - flight->upstreamStartAtMs();
+        if (!upstream.stuck.isStuck(flight->leaderRecord().stream, flight->hasHeaders(), runningMs, timeoutMs))
             continue;
         flight->setCountedAsStuck();
-        upstream.breaker->recordFailure(u"stuck: no byte for %1 s after a timeout"_s.arg(stuckAfterMs / 1000.0), false);
+        upstream.breaker->recordFailure(u"stuck: no byte for %1 s after a timeout"_s.arg(runningMs / 1000.0), false);
     }
 }
 

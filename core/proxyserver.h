@@ -1,5 +1,6 @@
 #pragma once
 
+#include "upstream/stuckcallrule.h"
 #include "accounting/callrecord.h"
 #include "accounting/metrics.h"
 #include "accounting/pricetable.h"
@@ -55,6 +56,7 @@ public:
         UpstreamPool *pool = nullptr;
         CircuitBreaker *breaker = nullptr;
         BreakerProbe *probe = nullptr;
+        StuckCallRule stuck;      // what counts as stuck once a call to it timed out
     };
 
     const ProxyConfig &config() const { return m_config; }
@@ -125,14 +127,15 @@ private:
     {
         bool modelCall = false;           // may be the trial, and report a success (ProxyRoute::Call)
         bool trial = false;               // the breaker's half-open trial
-        std::optional<quint64> reservation;   // spend reserved for this call
+        std::optional<quint64> reservation;   // spend reserved for this call (with or without a cap)
         double estimateUsd = 0;
+        qint64 inputTokensEstimate = 0;
     };
     Sharing::Takeoff takeOff(const Route &route, const IncomingRequest &request, const QJsonObject &body,
                              Flight &flight, Flight::Rider &rider);
     std::optional<Admitted> admit(Upstream &upstream, const Route &route, const IncomingRequest &request,
                                   const QJsonObject &body, Flight::Rider &rider);
-    void land(Flight &flight, Upstream &upstream, const Admitted &admitted);
+    void land(Flight &flight, Upstream &upstream, const Admitted &admitted, bool reachedProvider);
     void settle(Upstream &upstream, const Admitted &admitted, const Flight *landed);
     void countStuckCalls(Upstream &upstream, const Flight *timedOut);
     void answerStats(const IncomingRequest &request, ResponseWriter writer);

@@ -122,6 +122,12 @@ void MockProvider::setChunkInterval(std::chrono::milliseconds interval)
     m_chunkInterval = interval;
 }
 
+void MockProvider::setStreamEndDelay(std::chrono::milliseconds delay)
+{
+    QMutexLocker lock(&m_mutex);
+    m_streamEndDelay = delay;
+}
+
 void MockProvider::setSlowGap(std::chrono::milliseconds gap)
 {
     QMutexLocker lock(&m_mutex);
@@ -444,14 +450,31 @@ void MockProvider::writeNextEvent(Exchange *exchange)
             if (QTcpSocket *socket = writer.socket())
                 socket->flush();
             writer.abort();
+            finish(exchange);
         } else {
-            writer.endStream();
+            endStream(exchange);
         }
-        finish(exchange);
         return;
     }
     QTimer::singleShot(exchange->gap, Qt::PreciseTimer, exchange,
                        [this, exchange] { writeNextEvent(exchange); });
+}
+
+void MockProvider::endStream(Exchange *exchange)
+{
+    std::chrono::milliseconds delay;
+    {
+        QMutexLocker lock(&m_mutex);
+        delay = m_streamEndDelay;
+    }
+    const auto end = [this, exchange] {
+        exchange->writer.endStream();
+        finish(exchange);
+    };
+    if (delay.count() <= 0)
+        end();
+    else
+        QTimer::singleShot(delay, Qt::PreciseTimer, exchange, end);
 }
 
 void MockProvider::finish(Exchange *exchange)

@@ -80,6 +80,9 @@ public:
     void setLatency(std::chrono::milliseconds latency);
     void setChunkInterval(std::chrono::milliseconds interval);
     void setSlowGap(std::chrono::milliseconds gap);
+    // How long a stream's connection stays open after its last event before the stream ends (0 by
+    // default): a provider that sends `data: {"error":...}` and keeps the connection open a while.
+    void setStreamEndDelay(std::chrono::milliseconds delay);
 
     // A request's mode is fixed when it arrives. setMode() drops any schedule. A schedule starts now;
     // after its last phase, the last phase's mode goes on.
@@ -128,6 +131,7 @@ private:
     void start(Exchange *exchange);
     void answer(Exchange *exchange);
     void writeNextEvent(Exchange *exchange);
+    void endStream(Exchange *exchange);
     void finish(Exchange *exchange);
     void releaseHeldNow();
     void dropHungAtPhaseEnds(quint64 generation);
@@ -143,6 +147,7 @@ private:
     std::chrono::milliseconds m_latency{0};
     std::chrono::milliseconds m_chunkInterval{0};
     std::chrono::milliseconds m_slowGap{2000};
+    std::chrono::milliseconds m_streamEndDelay{0};
     QHash<QString, int> m_callsPerPath;
     HeaderList m_lastHeaders;
     QByteArray m_lastBody;

@@ -67,10 +67,14 @@ FaultAnswer statusAnswer(const FaultRule &rule, ApiStyle style, qint64 wallMs)
     return answer;
 }
 
-FaultAnswer garbageAnswer()
+FaultAnswer garbageAnswer(bool passThrough)
 {
-    return {200, {{"Content-Type", "application/json"}, {"x-request-id", requestId()}},
-            "<html><body>502 Bad Gateway (fault injected by Breakwater)</body></html>"};
+    const QByteArray page = "<html><body>502 Bad Gateway (fault injected by Breakwater)</body></html>";
+    // A pass-through answer is relayed as it comes and judged by its status alone, so a 200 that
+    // claims JSON would reach the client as a success: there it is the gateway's page as it is sent.
+    if (passThrough)
+        return {502, {{"Content-Type", "text/html"}, {"x-request-id", requestId()}}, page};
+    return {200, {{"Content-Type", "application/json"}, {"x-request-id", requestId()}}, page};
 }
 
 QByteArray streamErrorEvent(ApiStyle style, const QByteArray &route, qint64 sequence)

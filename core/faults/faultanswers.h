@@ -21,8 +21,9 @@ struct FaultAnswer
 // The rule's status error (429, 500, 502, 503, 529) as `style`'s provider answers it; `wallMs` is
 // now, for Anthropic's rate-limit reset time.
 FaultAnswer statusAnswer(const FaultRule &rule, ApiStyle style, qint64 wallMs);
-// A 200 that claims JSON and is not.
-FaultAnswer garbageAnswer();
+// A 200 that claims JSON and is not; on a pass-through route (judged by its status alone) the
+// broken gateway's 502 page.
+FaultAnswer garbageAnswer(bool passThrough);
 // The provider's error inside a 200 stream, for the route: Anthropic's `event: error`
 // (overloaded_error), the Responses API's `response.failed`, else OpenAI's `data: {"error":...}`
 // chunk. `sequence` is the Responses event's sequence_number (the events before it).

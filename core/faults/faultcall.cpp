@@ -60,7 +60,7 @@ void FaultCall::startScripted()
     case Kind::Status:
     case Kind::Garbage: {
         const FaultAnswer answer = m_rule.kind == Kind::Status
-            ? statusAnswer(m_rule, m_context.style, m_context.wallMs) : garbageAnswer();
+            ? statusAnswer(m_rule, m_context.style, m_context.wallMs) : garbageAnswer(m_context.passThrough);
         Q_EMIT m_outer->headersReceived(answer.status, answer.headers);
         Q_EMIT m_outer->bodyReceived(answer.body);
         finish({UpstreamFailure::None, {}, answer.status});
@@ -146,14 +146,27 @@ void FaultCall::onBody(const QByteArray &piece)
 }
 
 // Cut and error-event: the event goes out, and after the rule's number of them the stream ends.
+// The stream's final event ([DONE], message_stop, response.completed) never goes out before the
+// fault: a rule whose count reaches it or goes past it fires in its place, so no error follows a
+// complete stream (and none sits in a cached answer).
 void FaultCall::relayEvent(const QByteArray &event)
 {
     if (!event.isEmpty()) {
+        StreamVerdict after = m_relayed;
+        after.feed(event);
+        if (after.state() == StreamVerdict::State::Complete && m_relayed.state() == StreamVerdict::State::Open)
+            return fire();
+        m_relayed = after;
         Q_EMIT m_outer->bodyReceived(event);
         ++m_eventsOut;
     }
     if (m_eventsOut < m_rule.events)
         return;
+    fire();
+}
+
+void FaultCall::fire()
+{
     if (m_rule.kind == Kind::Cut) {
         endEarly({UpstreamFailure::Cut,
                   QStringLiteral("the connection dropped after %1 event(s) (fault injected by Breakwater)").arg(m_eventsOut),

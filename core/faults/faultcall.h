@@ -8,6 +8,7 @@
 
 #include "faults/faultrule.h"
 #include "http/eventstream.h"
+#include "http/streamverdict.h"
 #include "upstream/upstreamcall.h"
 
 class UpstreamPool;
@@ -38,6 +39,7 @@ public:
         ApiStyle style = ApiStyle::OpenAI;   // the route's API: the shape of the provider's errors
         QByteArray route;                    // the route's path (the Responses API's error event)
         qint64 wallMs = 0;                   // now, for a 429's reset time
+        bool passThrough = false;            // a pass-through route, which is judged by its status alone
     };
 
     // The call, parented to `owner`, which starts on the next turn of the event loop. nullptr when
@@ -55,6 +57,7 @@ private:
     void onBody(const QByteArray &piece);
     void onInnerFinished(const UpstreamResult &result);
     void relayEvent(const QByteArray &event);
+    void fire();   // the cut or the error event, now
     void endEarly(UpstreamResult result);
     void openGate();
     void step();
@@ -79,6 +82,7 @@ private:
     bool m_eventStream = false;               // the answer is an event stream
     int m_status = 0;
     qint64 m_eventsOut = 0;
+    StreamVerdict m_relayed;                  // what the events relayed so far say of the stream's end
     bool m_stopped = false;                   // nothing more of the real answer is relayed
     std::optional<UpstreamResult> m_innerResult;
     std::optional<UpstreamResult> m_endWith;  // what the call ends as instead of the real result

@@ -84,7 +84,8 @@ FaultInjector::Submitted FaultInjector::submit(UpstreamPool &pool, const Upstrea
         // p=100 always fires (generateDouble() < 1), p=0 never.
         if (rule.percent < 100 && QRandomGenerator::global()->generateDouble() * 100 >= rule.percent)
             continue;
-        UpstreamCall *call = FaultCall::play(rule, {target.style, target.route, m_clock.wallMs()}, request, pool, owner);
+        UpstreamCall *call = FaultCall::play(rule, {target.style, target.route, m_clock.wallMs(), target.passThrough},
+                                             request, pool, owner);
         if (!call)
             return {};   // the pool's queue is full: refused as any call would be, nothing fired
         ++rule.fired;
@@ -92,7 +93,7 @@ FaultInjector::Submitted FaultInjector::submit(UpstreamPool &pool, const Upstrea
         const QString label = rule.label();
         qCDebug(lcFaults).noquote() << "injecting" << label << "into" << target.route;
         dropFinished();   // a spent count disarms the rule now, so the list shows it gone
-        return {call, label};
+        return {call, label, rule.shapesRealCall()};
     }
     return {pool.submit(request, owner), {}};
 }

@@ -48,11 +48,15 @@ public:
         QString model;         // the request body's model
         bool stream = false;   // the request asks for a stream
         ApiStyle style = ApiStyle::OpenAI;
+        bool passThrough = false;   // a pass-through route: relayed as it comes, judged by status alone
     };
     struct Submitted
     {
         UpstreamCall *call = nullptr;   // nullptr: the pool's queue is full
         QString fault;                  // the label of the rule that fired (FaultRule::label()); empty: none
+        // False when a scripted fault stands in for the provider (hang, reset, status, garbage):
+        // nothing was sent upstream, so nothing can be billed for it.
+        bool reachesProvider = true;
     };
     // The one upstream call of a new flight, parented to `owner`: the real one, or a fault.
     Submitted submit(UpstreamPool &pool, const UpstreamRequest &request, const Target &target, QObject *owner);

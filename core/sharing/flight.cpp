@@ -171,8 +171,15 @@ int Flight::hungUpCount() const
 
 void Flight::onRiderLeft()
 {
-    if (!m_finished && !isCancelled() && isAbandoned())
+    if (!m_finished && !isCancelled() && isAbandoned()) {
+        ++m_abandonments;
         Q_EMIT abandoned(this);
+    }
+}
+
+bool Flight::hasFailedEarly() const
+{
+    return m_streaming && m_verdict.state() == StreamVerdict::State::Failed;
 }
 
 void Flight::cancel()

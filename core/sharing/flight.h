@@ -118,6 +118,12 @@ public:
 
     // Every rider has hung up (before the answer was over).
     bool isAbandoned() const;
+    // How many times every rider had hung up: a grace timer started at one abandonment is not the
+    // judge of the next (Sharing::onAbandoned).
+    int abandonments() const { return m_abandonments; }
+    // The answer is already known to be a failure while the call still runs: its stream carried the
+    // provider's error. Such a flight takes no new riders (Sharing::share).
+    bool hasFailedEarly() const;
     // Ends the upstream call now; it lands as UpstreamFailure::Cancelled (Sharing decides when).
     void cancel();
     bool isCancelled() const { return m_call && m_call->isCancelled(); }
@@ -151,6 +157,7 @@ private:
     UpstreamCall *m_call = nullptr;   // a child: lives as long as the flight
     bool m_headersReceived = false;
     bool m_countedAsStuck = false;
+    int m_abandonments = 0;
     bool m_streaming = false;      // an event stream of the route's API
     bool m_passThrough = false;
     bool m_relayAll = false;       // a pass-through relayed as it arrives, whatever its type

@@ -64,6 +64,10 @@ void Sharing::share(const QByteArray &key, ApiStyle style, CircuitBreaker &break
             answerFromCache(*cached, std::move(rider));
             return;
         }
+        if (Flight *failed = m_flights.value(key); failed && failed->hasFailedEarly()) {
+            // Its riders have the provider's error already; a retry is a new call, not a rider.
+            m_flights.remove(key);
+        }
         if (Flight *flight = m_flights.value(key)) {
             rider.record.outcome = Outcome::Joined;
             rider.record.breakerState = breakerStateName(breaker.state());
@@ -128,8 +132,10 @@ void Sharing::onAbandoned(Flight *flight)
         cancel(flight);
         return;
     }
-    QTimer::singleShot(m_abandonGrace, flight, [this, flight] {
-        if (flight->isAbandoned())
+    // Rejoined and abandoned again, the flight gets a new full grace: this timer judges only the
+    // abandonment it was started for.
+    QTimer::singleShot(m_abandonGrace, flight, [this, flight, abandonment = flight->abandonments()] {
+        if (flight->isAbandoned() && flight->abandonments() == abandonment)
             cancel(flight);
     });
 }
