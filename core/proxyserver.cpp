@@ -7,6 +7,9 @@
 #include "controlgate.h"
 #include "faults/faultinjector.h"
 #include "faults/faultroute.h"
+#include "fleet/redislink.h"
+#include "fleet/sharedanswers.h"
+#include "fleet/sharedstate.h"
 #include "http/frontdoor.h"
 #include "http/hostguard.h"
 #include "http/protocol.h"
@@ -111,6 +114,15 @@ ProxyServer::ProxyServer(const ProxyConfig &config, const Clock &clock, QObject 
         Q_EMIT snapshotReady(snapshot());
     });
     m_snapshotTimer.start();
+    if (config.sharedState) {
+        m_fleet = new SharedState(*config.sharedState, this);
+        m_fleet->shareBreaker(*m_openai.breaker);
+        m_fleet->shareBreaker(*m_anthropic.breaker);
+        m_flights.setAnswerStored([this](const QByteArray &key, const CachedAnswer &answer) {
+            m_fleet->answers().store(key, answer, m_cache.windowMs());
+        });
+        m_fleet->start();
+    }
 }
 
 ProxySnapshot ProxyServer::snapshot()
@@ -138,6 +150,10 @@ ProxySnapshot ProxyServer::snapshot()
     snapshot.spendCapUsd = m_spend->cap();
     snapshot.settings = liveSettings();
     snapshot.admissionPaused = m_admissionPaused;
+    if (m_fleet) {
+        snapshot.sharedState = m_fleet->isShared() ? "shared" : "degraded";
+        snapshot.sharedStateDegradations = m_fleet->link().degradedCount();
+    }
     snapshot.steadyMs = m_clock.steadyMs();
     snapshot.faults = m_faults->rules();
     snapshot.faultsInjected = m_faults->injected();
@@ -260,7 +276,9 @@ void ProxyServer::answer(const IncomingRequest &request, QTcpSocket *socket)
         switch (route.kind) {
         case Route::Kind::Proxied: handleProxied(route, request, std::move(writer)); break;
         case Route::Kind::PassThrough: handlePassThrough(route, request, std::move(writer)); break;
-        case Route::Kind::Health: answerHealth(*m_faults, m_admissionPaused, writer); break;
+        case Route::Kind::Health:
+            answerHealth(*m_faults, m_admissionPaused, writer, m_fleet ? m_fleet->healthJson() : QJsonObject());
+            break;
         case Route::Kind::Stats: answerStats(request, std::move(writer)); break;
         case Route::Kind::Control: answerControl(*this, request, std::move(writer)); break;
         case Route::Kind::Faults: answerFaults(*m_faults, request, writer); break;
@@ -373,8 +391,38 @@ void ProxyServer::share(const Route &route, const QByteArray &key, const Incomin
         return;
     }
     Q_EMIT callStarted(record);
+    if (m_fleet && askFleetFirst(route, key, request, body, record, writer))
+        return;
     m_flights.share(key, route.style, *upstreamFor(route.style).breaker, {std::move(writer), std::move(record), {}},
                     [&](Flight &flight, Flight::Rider &rider) { return takeOff(route, request, body, flight, rider); });
+}
+
+bool ProxyServer::askFleetFirst(const Route &route, const QByteArray &key, const IncomingRequest &request,
+                                const QJsonObject &body, CallRecord &record, ResponseWriter &writer)
+{
+    if (key.isEmpty() || !m_fleet->isShared() || !m_cache.enabled() || m_flights.isFlying(key) || m_cache.find(key))
+        return false;
+    // Held here, not on any stack: the answer comes back from the event loop.
+    struct Waiting
+    {
+        Route route;
+        QByteArray key;
+        IncomingRequest request;
+        QJsonObject body;
+        CallRecord record;
+        ResponseWriter writer;
+    };
+    auto waiting = std::make_shared<Waiting>(Waiting{route, key, request, body, std::move(record), std::move(writer)});
+    m_fleet->answers().find(key, this, [this, waiting](std::optional<SharedAnswers::Found> found) {
+        // Into the first level for what is left of its window: the sharing below then answers it as a hit.
+        if (found && !m_cache.find(waiting->key))
+            m_cache.store(waiting->key, found->answer, m_cache.windowMs() - found->leftMs);
+        Waiting &w = *waiting;
+        m_flights.share(w.key, w.route.style, *upstreamFor(w.route.style).breaker,
+                        {std::move(w.writer), std::move(w.record), {}},
+                        [&](Flight &flight, Flight::Rider &rider) { return takeOff(w.route, w.request, w.body, flight, rider); });
+    });
+    return true;
 }
 
 // Only for a new flight: admits its upstream call and submits it to the upstream's pool.

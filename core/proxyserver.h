@@ -26,6 +26,7 @@ class FaultInjector;
 struct ProxyRoute;
 class FrontDoor;
 class ResponseWriter;
+class SharedState;
 class SpendGuard;
 class UpstreamEngine;
 class UpstreamPool;
@@ -67,6 +68,7 @@ public:
     SpendGuard *spendGuard() const { return m_spend; }
     // The armed fault-injection rules (proxy thread only; the control API and the dashboard use it).
     FaultInjector *faults() const { return m_faults; }
+    SharedState *sharedState() const { return m_fleet; }   // null without --shared-state
     // The live figures, for the dashboard and the tray (snapshotReady) and for /metrics and
     // /breakwater/stats alike. Reads only: taking one moves no breaker.
     ProxySnapshot snapshot();
@@ -117,6 +119,10 @@ private:
     void handlePassThrough(const Route &route, const IncomingRequest &request, ResponseWriter writer);
     void share(const Route &route, const QByteArray &key, const IncomingRequest &request, const QJsonObject &body,
                CallRecord record, ResponseWriter writer);
+    // With --shared-state, a key neither cached nor flying here is first looked up in the fleet's
+    // answers (within the link's deadline), then shared here as usual. False: not asked.
+    bool askFleetFirst(const Route &route, const QByteArray &key, const IncomingRequest &request,
+                       const QJsonObject &body, CallRecord &record, ResponseWriter &writer);
     Upstream &upstreamFor(ApiStyle style);
     void setUpUpstream(Upstream &upstream, const QByteArray &name, const QUrl &baseUrl, ApiStyle style);
     // What admitting one upstream call holds until `settle`: spend reserved for it and, in half-open,
@@ -153,6 +159,7 @@ private:
     PriceTable m_prices;
     SpendGuard *m_spend = nullptr;
     FaultInjector *m_faults = nullptr;
+    SharedState *m_fleet = nullptr;   // --shared-state only
     Metrics m_metrics;
     QTimer m_snapshotTimer;
     bool m_draining = false;
