@@ -1,6 +1,7 @@
 // Several real `breakwater --headless` processes sharing one redis-server (FleetTest): shared
 // answers, one breaker for the fleet, and what happens when Redis dies, stalls or comes back.
 #include <QJsonArray>
+#include <QJsonDocument>
 #include <QJsonObject>
 #include <QTest>
 
@@ -85,6 +86,8 @@ private slots:
     void holdOpen_neverShortensALiveDeadline();
     void redisKilledPausedRestarted_callsAnswered_degradedAppearsAndClears();
     void unreachableAtStart_startsDegraded_thenJoins();
+    void wrongPassword_degraded_withoutThePassword();
+    void refusedWrites_degraded_untilRedisTakesThemAgain();
 };
 
 void TestFleet::malformedUrl_exitsTwo_withoutThePassword()
@@ -264,6 +267,45 @@ void TestFleet::unreachableAtStart_startsDegraded_thenJoins()
     QCOMPARE(chat(fleet.port(instance), u"alone"_s).status, 200);
     QVERIFY(fleet.startRedis());
     QTRY_COMPARE_WITH_TIMEOUT(sharedState(fleet, instance), u"shared"_s, kConverge);
+}
+
+void TestFleet::wrongPassword_degraded_withoutThePassword()
+{
+    FleetTest fleet(QStringLiteral(BREAKWATER_APP));
+    QVERIFY(fleet.startRedis({u"--requirepass"_s, u"right-pass-1"_s}));
+    fleet.setRedisUrl(u"redis://:wrong-pass-2@127.0.0.1:%1"_s.arg(fleet.redisPort()));
+    const int wrong = fleet.startInstance();
+    fleet.setRedisUrl(u"redis://default:right-pass-1@127.0.0.1:%1/1"_s.arg(fleet.redisPort()));
+    const int right = fleet.startInstance();
+    QVERIFY(wrong >= 0 && right >= 0);
+    QTRY_COMPARE_WITH_TIMEOUT(sharedState(fleet, right), u"shared"_s, kConverge);
+    QTRY_VERIFY_WITH_TIMEOUT(fleet.health(wrong).value(u"shared_state_reason"_s).toString().contains(u"credentials"_s), kConverge);
+    const QJsonObject health = fleet.health(wrong);
+    QCOMPARE(health.value(u"shared_state"_s).toString(), u"degraded"_s);
+    QVERIFY(!QJsonDocument(health).toJson().contains("wrong-pass-2"));
+    QCOMPARE(chat(fleet.port(wrong), u"served anyway"_s).status, 200);
+    // The right one wrote its heartbeat in database 1.
+    QCOMPARE(fleet.redisCommand({"EVAL", "redis.call('SELECT', 1) return #redis.call('KEYS', 'bw:v1:instance:*')", "0"},
+                                "right-pass-1"), QByteArray(":1"));
+}
+
+void TestFleet::refusedWrites_degraded_untilRedisTakesThemAgain()
+{
+    FleetTest fleet(QStringLiteral(BREAKWATER_APP));
+    QVERIFY(startSharedFleet(fleet, 1));
+    // maxmemory reached (noeviction): every write is refused with OOM.
+    QCOMPARE(fleet.redisCommand({"CONFIG", "SET", "maxmemory", "1"}), QByteArray("+OK"));
+    QTRY_COMPARE_WITH_TIMEOUT(sharedState(fleet, 0), u"degraded"_s, kConverge);
+    QVERIFY(fleet.health(0).value(u"shared_state_reason"_s).toString().contains(u"OOM"_s));
+    QCOMPARE(chat(fleet.port(0), u"while full"_s).status, 200);
+    QCOMPARE(fleet.redisCommand({"CONFIG", "SET", "maxmemory", "0"}), QByteArray("+OK"));
+    QTRY_COMPARE_WITH_TIMEOUT(sharedState(fleet, 0), u"shared"_s, kConverge);
+    // A read-only replica refuses writes too (READONLY).
+    QCOMPARE(fleet.redisCommand({"REPLICAOF", "127.0.0.1", "1"}), QByteArray("+OK"));
+    QTRY_COMPARE_WITH_TIMEOUT(sharedState(fleet, 0), u"degraded"_s, kConverge);
+    QVERIFY(fleet.health(0).value(u"shared_state_reason"_s).toString().contains(u"READONLY"_s));
+    QCOMPARE(fleet.redisCommand({"REPLICAOF", "NO", "ONE"}), QByteArray("+OK"));
+    QTRY_COMPARE_WITH_TIMEOUT(sharedState(fleet, 0), u"shared"_s, kConverge);
 }
 
 QTEST_GUILESS_MAIN(TestFleet)

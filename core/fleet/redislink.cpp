@@ -143,6 +143,7 @@ void RedisLink::connectNow()
     }
     m_context = context;
     m_connected = false;
+    const quint64 connection = ++m_connections;
     context->data = this;
     RedisSocketNotifiers::attach(context, this);
     redisAsyncSetConnectCallback(context, &RedisLink::connectCallback);
@@ -154,14 +155,14 @@ void RedisLink::connectNow()
         if (!m_target.user.isEmpty())
             auth.append(m_target.user);
         auth.append(m_target.password);
-        send(auth, {deadline, this, [this](const RedisReply &reply) {
-            if (reply.kind == RedisReply::Kind::Error)
+        send(auth, {deadline, this, [this, connection](const RedisReply &reply) {
+            if (reply.kind == RedisReply::Kind::Error && connection == m_connections)
                 dropConnection(u"Redis refused the credentials: %1"_s.arg(QString::fromUtf8(reply.text)));
         }, true});
     }
     if (m_target.db != 0) {
-        send({"SELECT", QByteArray::number(m_target.db)}, {deadline, this, [this](const RedisReply &reply) {
-            if (reply.kind == RedisReply::Kind::Error)
+        send({"SELECT", QByteArray::number(m_target.db)}, {deadline, this, [this, connection](const RedisReply &reply) {
+            if (reply.kind == RedisReply::Kind::Error && connection == m_connections)
                 dropConnection(u"Redis refused SELECT %1: %2"_s.arg(m_target.db).arg(QString::fromUtf8(reply.text)));
         }, true});
     }
@@ -277,7 +278,10 @@ void RedisLink::heartbeat()
     const qint64 deadline = nowMs() + (m_connected ? kCommandDeadline : kConnectDeadline).count();
     send({"SET", "bw:v1:instance:" + m_instanceId, QByteArray::number(QDateTime::currentMSecsSinceEpoch()), "PX",
           QByteArray::number(ttl)},
-         {deadline, this, [this](const RedisReply &reply) {
+         {deadline, this, [this, connection = m_connections](const RedisReply &reply) {
+             // An answer on a connection dropped since (after a refused AUTH, say) tells nothing now.
+             if (connection != m_connections || !m_context)
+                 return;
              if (reply.isOk())
                  becomeShared();
              else if (reply.kind == RedisReply::Kind::Error)

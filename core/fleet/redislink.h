@@ -29,7 +29,7 @@ class RedisLink final : public QObject
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(RedisLink)
 public:
-    static constexpr std::chrono::milliseconds kCommandDeadline{75};
+    static constexpr std::chrono::milliseconds kCommandDeadline{100};
     static constexpr std::chrono::milliseconds kConnectDeadline{500};
     static constexpr std::chrono::milliseconds kHeartbeat{1000};
     static constexpr std::chrono::milliseconds kFirstBackoff{100};
@@ -82,6 +82,7 @@ private:
     QByteArray m_instanceId;
     redisAsyncContext *m_context = nullptr;
     bool m_connected = false;
+    quint64 m_connections = 0;   // connections made so far: an internal answer from an older one is ignored
     bool m_shared = false;
     QString m_reason = QStringLiteral("not connected yet");
     int m_degradedCount = 0;

@@ -49,17 +49,17 @@ void FleetTest::endProcess(QProcess &process)
     }
 }
 
-bool FleetTest::startRedis()
+bool FleetTest::startRedis(const QStringList &extra)
 {
     m_redis = std::make_unique<QProcess>();
     m_redis->setProcessChannelMode(QProcess::MergedChannels);
-    m_redis->start(u"redis-server"_s, {u"--port"_s, QString::number(m_redisPort), u"--bind"_s, u"127.0.0.1"_s,
-                                      u"--save"_s, u""_s, u"--appendonly"_s, u"no"_s});
+    m_redis->start(u"redis-server"_s, QStringList{u"--port"_s, QString::number(m_redisPort), u"--bind"_s, u"127.0.0.1"_s,
+                                      u"--save"_s, u""_s, u"--appendonly"_s, u"no"_s} + extra);
     if (!m_redis->waitForStarted(kStartWaitMs))
         return false;
     const QDeadlineTimer deadline(kStartWaitMs);
     while (!deadline.hasExpired()) {
-        if (redisCommand({"PING"}) == "+PONG")
+        if (const QByteArray pong = redisCommand({"PING"}); pong == "+PONG" || pong.startsWith("-NOAUTH"))
             return true;
         QTest::qWait(20);   // polling for readiness, not a verdict
     }
@@ -88,20 +88,30 @@ void FleetTest::resumeRedis()
 
 QString FleetTest::redisUrl() const
 {
-    return u"redis://127.0.0.1:%1"_s.arg(m_redisPort);
+    return m_redisUrl.isEmpty() ? u"redis://127.0.0.1:%1"_s.arg(m_redisPort) : m_redisUrl;
 }
 
-QByteArray FleetTest::redisCommand(const QList<QByteArray> &args) const
+QByteArray FleetTest::redisCommand(const QList<QByteArray> &args, const QByteArray &password) const
 {
     QTcpSocket socket;
     socket.connectToHost(QHostAddress::LocalHost, m_redisPort);
     if (!socket.waitForConnected(1'000))
         return {};
-    QByteArray request = '*' + QByteArray::number(args.size()) + "\r\n";
-    for (const QByteArray &arg : args)
-        request += '$' + QByteArray::number(arg.size()) + "\r\n" + arg + "\r\n";
-    socket.write(request);
+    const auto encode = [](const QList<QByteArray> &command) {
+        QByteArray bytes = '*' + QByteArray::number(command.size()) + "\r\n";
+        for (const QByteArray &arg : command)
+            bytes += '$' + QByteArray::number(arg.size()) + "\r\n" + arg + "\r\n";
+        return bytes;
+    };
     QByteArray reply;
+    if (!password.isEmpty()) {
+        socket.write(encode({"AUTH", password}));
+        const QDeadlineTimer deadline(2'000);
+        while (!reply.contains("\r\n") && !deadline.hasExpired() && socket.waitForReadyRead(int(deadline.remainingTime())))
+            reply += socket.readAll();
+        reply.clear();
+    }
+    socket.write(encode(args));
     const QDeadlineTimer deadline(2'000);
     while (!reply.contains("\r\n") && !deadline.hasExpired() && socket.waitForReadyRead(int(deadline.remainingTime())))
         reply += socket.readAll();

@@ -26,14 +26,16 @@ public:
     FleetTest &operator=(const FleetTest &) = delete;
 
     // Starts Redis (on the port chosen at construction, also after killRedis) and waits (bounded) until it answers PING; false if it never does.
-    bool startRedis();
+    bool startRedis(const QStringList &extra = {});
     void killRedis();      // SIGKILL, and waits for it to end
     void pauseRedis();     // SIGSTOP
     void resumeRedis();    // SIGCONT
     quint16 redisPort() const { return m_redisPort; }
     QString redisUrl() const;
+    void setRedisUrl(const QString &url) { m_redisUrl = url; }   // what the next instances are given
     // One Redis command's reply line (RESP2, first line only), over a connection of its own.
-    QByteArray redisCommand(const QList<QByteArray> &args) const;
+    // `password`: AUTH first.
+    QByteArray redisCommand(const QList<QByteArray> &args, const QByteArray &password = {}) const;
 
     // Starts one more instance with --shared-state and `extra` options; waits (bounded) for its
     // "listening on" line. Returns its index, or -1 if it never listened.
@@ -63,5 +65,6 @@ private:
     std::unique_ptr<ServiceThread<MockProvider>> m_mock;
     std::unique_ptr<QProcess> m_redis;
     quint16 m_redisPort = 0;
+    QString m_redisUrl;   // empty: redis://127.0.0.1:PORT
     QList<std::shared_ptr<Instance>> m_instances;
 };
