@@ -133,6 +133,7 @@ private:
         bool trial = false;               // the breaker's half-open trial
         std::optional<quint64> reservation;   // spend reserved for this call
         double estimateUsd = 0;
+        QByteArray fleetReservation;      // the fleet's budget's reservation for it (--shared-state)
     };
     Sharing::Takeoff takeOff(const Route &route, const IncomingRequest &request, const QJsonObject &body,
                              Flight &flight, Flight::Rider &rider);
@@ -160,6 +161,7 @@ private:
     SpendGuard *m_spend = nullptr;
     FaultInjector *m_faults = nullptr;
     SharedState *m_fleet = nullptr;   // --shared-state only
+    QByteArray m_fleetReservation;    // during askFleetFirst's share only: the reservation takeOff claims
     Metrics m_metrics;
     QTimer m_snapshotTimer;
     bool m_draining = false;

@@ -86,6 +86,7 @@ private slots:
     void holdOpen_neverShortensALiveDeadline();
     void redisKilledPausedRestarted_callsAnswered_degradedAppearsAndClears();
     void unreachableAtStart_startsDegraded_thenJoins();
+    void spendCap_isOneBudgetForTheFleet();
     void wrongPassword_degraded_withoutThePassword();
     void refusedWrites_degraded_untilRedisTakesThemAgain();
 };
@@ -267,6 +268,44 @@ void TestFleet::unreachableAtStart_startsDegraded_thenJoins()
     QCOMPARE(chat(fleet.port(instance), u"alone"_s).status, 200);
     QVERIFY(fleet.startRedis());
     QTRY_COMPARE_WITH_TIMEOUT(sharedState(fleet, instance), u"shared"_s, kConverge);
+}
+
+void TestFleet::spendCap_isOneBudgetForTheFleet()
+{
+    FleetTest fleet(QStringLiteral(BREAKWATER_APP));
+    // gpt-4o-mini's output is $0.60 per million tokens: each call reserves a little over $0.06 for
+    // its 100,000 max_tokens, so three fit under $0.20, and one instance alone would admit three.
+    QVERIFY(startSharedFleet(fleet, 3, {u"--max-spend"_s, u"0.2"_s}));
+    fleet.onMock<int>([](MockProvider *mock) { mock->setHoldAnswers(true); return 0; });
+    QList<LoopbackClient *> calls;
+    for (int i = 0; i < 9; ++i) {
+        const QByteArray body = R"({"model":"gpt-4o-mini","max_tokens":100000,"messages":[{"role":"user","content":"budget )"
+                              + QByteArray::number(i) + R"("}]})";
+        auto *call = new LoopbackClient(fleet.port(i % 3), "POST", "/v1/chat/completions", openAiAuth("sk-fleet-1"), body, this);
+        call->setTimeout(std::chrono::seconds(20));
+        calls.append(call);
+        call->start();
+    }
+    const auto refused = [&] {
+        return int(std::count_if(calls.cbegin(), calls.cend(), [](const LoopbackClient *call) {
+            return call->isFinished() && call->response().status == 429;
+        }));
+    };
+    // Every call is in flight (held by the mock) or refused: the fleet admitted three in all.
+    QTRY_COMPARE_WITH_TIMEOUT(refused() + fleet.mock()->heldCount(), 9, 20'000);
+    QCOMPARE(fleet.mock()->heldCount(), 3);
+    QCOMPARE(refused(), 6);
+    for (const LoopbackClient *call : std::as_const(calls)) {
+        if (call->isFinished())
+            QCOMPARE(call->response().header("x-should-retry"), QByteArray("false"));
+    }
+    fleet.onMock<int>([](MockProvider *mock) { mock->releaseHeld(); return 0; });
+    QTRY_VERIFY_WITH_TIMEOUT(allFinished(calls), 20'000);
+    const int answered = int(std::count_if(calls.cbegin(), calls.cend(),
+                                           [](const LoopbackClient *call) { return call->response().status == 200; }));
+    qDeleteAll(calls);
+    QCOMPARE(answered, 3);
+    QCOMPARE(fleet.mock()->callCount("/v1/chat/completions"), 3);
 }
 
 void TestFleet::wrongPassword_degraded_withoutThePassword()
