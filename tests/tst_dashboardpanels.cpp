@@ -37,6 +37,18 @@ using namespace Qt::StringLiterals;
 using namespace std::chrono_literals;
 using namespace dashboardtest;
 
+// A window shown at `geometry` saves it, as a session's last window would.
+bool saveWindowAt(DashboardModel &model, const QRect &geometry, QSettings &settings)
+{
+    DashboardWindow window(&model);
+    window.show();
+    if (!QTest::qWaitForWindowExposed(&window))
+        return false;
+    window.setGeometry(geometry);
+    window.saveGeometryTo(settings);
+    return true;
+}
+
 class TestDashboardPanels final : public QObject
 {
     Q_OBJECT
@@ -102,13 +114,7 @@ void TestDashboardPanels::window_remembersItsGeometry()
     QTemporaryDir dir;
     QSettings settings(dir.filePath(u"s.ini"_s), QSettings::IniFormat);
     DashboardModel model;
-    {
-        DashboardWindow window(&model);
-        window.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&window));
-        window.setGeometry(40, 30, 1100, 640);
-        window.saveGeometryTo(settings);
-    }
+    QVERIFY(saveWindowAt(model, QRect(40, 30, 1100, 640), settings));
     DashboardWindow again(&model);
     QVERIFY(again.size() != QSize(1100, 640));
     again.restoreGeometryFrom(settings);
@@ -124,13 +130,7 @@ void TestDashboardPanels::window_savedOnABiggerScreen_isFittedToThisOne()
     QTemporaryDir dir;
     QSettings settings(dir.filePath(u"s.ini"_s), QSettings::IniFormat);
     DashboardModel model;
-    {
-        DashboardWindow window(&model);
-        window.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&window));
-        window.setGeometry(300, 200, 1520, 900);
-        window.saveGeometryTo(settings);
-    }
+    QVERIFY(saveWindowAt(model, QRect(300, 200, 1520, 900), settings));
     DashboardWindow again(&model);
     again.restoreGeometryFrom(settings);
     again.show();
