@@ -60,19 +60,23 @@ std::optional<CachedAnswer> SharedAnswers::decode(const QByteArray &bytes)
 
 void SharedAnswers::find(const QByteArray &key, QObject *context, std::function<void(std::optional<Found>)> done)
 {
-    m_link.command({"EVAL", kFindScript, "1", redisKey(key)}, context, [done = std::move(done)](const RedisReply &reply) {
-        if (reply.kind != RedisReply::Kind::Array || reply.items.size() != 2
-            || reply.items[0].kind != RedisReply::Kind::String) {
-            done(std::nullopt);
-            return;
+    auto &waiting = m_lookups[key];
+    waiting.append({context, std::move(done)});
+    if (waiting.size() > 1)
+        return;   // asked already: this one is answered with the others
+    m_link.command({"EVAL", kFindScript, "1", redisKey(key)}, this, [this, key](const RedisReply &reply) {
+        std::optional<Found> found;
+        if (reply.kind == RedisReply::Kind::Array && reply.items.size() == 2
+            && reply.items[0].kind == RedisReply::Kind::String) {
+            std::optional<CachedAnswer> answer = decode(reply.items[0].text);
+            const qint64 leftMs = reply.items[1].toInteger();
+            if (answer && leftMs > 0)
+                found = Found{std::move(*answer), leftMs};
         }
-        std::optional<CachedAnswer> answer = decode(reply.items[0].text);
-        const qint64 leftMs = reply.items[1].toInteger();
-        if (!answer || leftMs <= 0) {
-            done(std::nullopt);
-            return;
+        for (const auto &[context, done] : m_lookups.take(key)) {
+            if (context)
+                done(found);
         }
-        done(Found{std::move(*answer), leftMs});
     });
 }
 

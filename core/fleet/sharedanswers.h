@@ -1,6 +1,8 @@
 #pragma once
 
+#include <QHash>
 #include <QObject>
+#include <QPointer>
 
 #include <functional>
 #include <optional>
@@ -26,7 +28,8 @@ public:
         qint64 leftMs = 0;   // of its window, as Redis counts it
     };
     // `done` is called once, later, within the link's command deadline: nullopt on a miss or when
-    // Redis is degraded, slow or gone.
+    // Redis is degraded, slow or gone. Identical lookups in progress share one command (a herd on
+    // this instance asks Redis once).
     void find(const QByteArray &key, QObject *context, std::function<void(std::optional<Found>)> done);
     void store(const QByteArray &key, const CachedAnswer &answer, qint64 windowMs);
 
@@ -35,5 +38,7 @@ public:
     static std::optional<CachedAnswer> decode(const QByteArray &bytes);
 
 private:
+    using Done = std::function<void(std::optional<Found>)>;
     RedisLink &m_link;
+    QHash<QByteArray, QList<std::pair<QPointer<QObject>, Done>>> m_lookups;   // key -> who waits for it
 };
