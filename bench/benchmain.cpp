@@ -17,6 +17,8 @@
 //   soak        30 min of mixed traffic and provider faults; RSS, descriptors and flights every 10 s
 //   engine      issue 23's upstream-engine targets, side by side with direct and the older engines
 //               (enginebench.h: --engines, --portkey PATH, --storm-seconds S)
+// --shared-state URL runs herd, hits, overhead and the report's Breakwater with a fleet Redis (a
+// redis-server you start, e.g. redis-server --port 6390 --save '' --appendonly no).
 // --scale X multiplies the durations (0.1 for a quick look; figures are for 1): the steady traffic,
 // the outage, the timeout and the cool-down of the field test's scenarios, the load scenarios'
 // running time; not the herd's and the burst's request counts nor the provider's 1.5 s.
@@ -58,6 +60,29 @@ namespace {
 double g_scale = 1.0;
 int g_concurrency = defaults::kConcurrency;
 double g_timeoutSeconds = 5.0;
+std::optional<RedisTarget> g_sharedState;   // --shared-state: the herd, hits and overhead through a fleet Redis
+
+// The proxy's options the bench passes on (--shared-state).
+void applyBenchOptions(ProxyConfig &config)
+{
+    config.sharedState = g_sharedState;
+}
+
+// Waits (bounded) until the proxy's link to the fleet's Redis is up, so the figures are shared ones.
+bool waitForSharedState(const ProxyHarness &harness)
+{
+    if (!g_sharedState)
+        return true;
+    QElapsedTimer timer;
+    timer.start();
+    while (timer.elapsed() < 5'000) {
+        if (fetch(harness.port(), "GET", "/healthz").body.contains("\"shared_state\":\"shared\""))
+            return true;
+        QThread::msleep(20);
+    }
+    std::fprintf(stderr, "breakwater-bench: --shared-state: the proxy did not reach Redis within 5 s\n");
+    return false;
+}
 
 std::chrono::milliseconds scaled(double seconds)
 {
@@ -66,7 +91,9 @@ std::chrono::milliseconds scaled(double seconds)
 
 int hits()
 {
-    ProxyHarness harness;
+    ProxyHarness harness(applyBenchOptions);
+    if (!waitForSharedState(harness))
+        return 1;
     const QByteArray body = chatBody(u"a cached prompt"_s);
     if (harness.post("/v1/chat/completions", body).status != 200)
         return 1;
@@ -86,7 +113,9 @@ int hits()
 // The latency the proxy adds to one client's request, with a provider that answers at once.
 int overhead()
 {
-    ProxyHarness harness;
+    ProxyHarness harness(applyBenchOptions);
+    if (!waitForSharedState(harness))
+        return 1;
     harness.mock()->setLatency(0ms);
     harness.mock()->setChunkInterval(0ms);
     const int count = qMax(1, int(5000 * g_scale));
@@ -224,6 +253,7 @@ fieldtest::Settings fieldSettings()
     settings.scale = g_scale;
     settings.concurrency = g_concurrency;
     settings.timeoutSeconds = g_timeoutSeconds;
+    settings.sharedState = g_sharedState;
     settings.nonce = QDateTime::currentDateTime().toString(u"yyyyMMdd-HHmmss.zzz"_s);
     return settings;
 }
@@ -449,6 +479,13 @@ int main(int argc, char *argv[])
             g_concurrency = value.toInt(&ok);
         } else if (args[i] == u"--timeout"_s) {
             g_timeoutSeconds = value.toDouble(&ok);
+        } else if (args[i] == u"--shared-state"_s) {
+            Expected<RedisTarget> target = parseRedisTarget(value);
+            ok = ok && target.ok();
+            if (ok)
+                g_sharedState = std::move(target).value();
+            else
+                std::fprintf(stderr, "breakwater-bench: %s\n", qPrintable(target.error()));
         } else if (args[i] == u"--out"_s) {
             reportOptions.out = value;
         } else if (args[i] == u"--peer"_s) {
@@ -476,7 +513,7 @@ int main(int argc, char *argv[])
         || g_timeoutSeconds <= 0) {
         std::fprintf(stderr, "usage: breakwater-bench report [--out DIR] [--scale X] [--peer URL] [--peer-mock-port N]\n"
                              "       breakwater-bench herd|hits|overhead|throughput|key|burst|outage|hang|soak|engine [--scale X] "
-                             "[--concurrency N] [--timeout S]\n");
+                             "[--concurrency N] [--timeout S] [--shared-state redis://HOST:PORT]\n");
         return 2;
     }
     if (scenario == u"report"_s) {

@@ -83,6 +83,7 @@ std::unique_ptr<Stage> makeStage(const Target &target, Scenario scenario, const 
                 c.upstreamTimeout = std::max<std::chrono::milliseconds>(1ms, settings.scaled(settings.timeoutSeconds));
             if (scenario == Scenario::Burst && settings.concurrency > 0)
                 c.concurrency = settings.concurrency;
+            c.sharedState = settings.sharedState;
         });
         stage->mock = stage->harness->mock();
         stage->port = stage->harness->port();

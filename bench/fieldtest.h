@@ -1,5 +1,9 @@
 #pragma once
 
+#include "fleet/redistarget.h"
+
+#include <optional>
+
 #include <QList>
 #include <QString>
 #include <QUrl>
@@ -35,6 +39,7 @@ struct Settings
     double timeoutSeconds = 5;   // the hang's Breakwater --timeout (the field test's)
     QString nonce;               // in every prompt, so a peer's cache never answers one from an earlier run
     MockProvider *peerMock = nullptr;   // the provider behind the peer (a fixed port the peer was pointed at)
+    std::optional<RedisTarget> sharedState;   // --shared-state: Breakwater's fleet Redis (none: off)
 
     std::chrono::milliseconds scaled(double seconds) const
     {

@@ -54,6 +54,7 @@ const QList<Option> &options()
         {u"faults"_s, u"FILE"_s, u"With `breakwater exec`: the fault timeline to play, {\"timeline\": [{\"at\": \"5s\", \"rule\": \"529:for=20s\"}]}."_s, false},
         {u"junit"_s, u"FILE"_s, u"With `breakwater exec`: write JUnit XML, one test case per fault window."_s, false},
         {u"har"_s, u"FILE"_s, u"With `breakwater exec`: write every call of the drill as HAR 1.2."_s, false},
+        {u"shared-state"_s, u"URL"_s, u"Share answers, breakers and the spend cap with other Breakwaters through one Redis: redis://[user:password@]host:port[/db] (default: off, every state is this process's own)."_s},
         {u"demo"_s, {}, u"Use the built-in mock provider as both upstreams."_s},
         {u"minimized"_s, {}, u"Start in the tray without showing the window (used by the login autostart)."_s},
         {u"config"_s, u"FILE"_s, u"JSON configuration file (default ~/.config/breakwater/config.json); the command line wins."_s, false},
@@ -206,6 +207,11 @@ Result apply(CommandLine &result, const QString &name, const QString &value, con
         if (value.isEmpty())
             return invalid(u"a file path"_s);
         (name == u"faults"_s ? result.exec.faultsFile : name == u"junit"_s ? result.exec.junitFile : result.exec.harFile) = value;
+    } else if (name == u"shared-state"_s) {
+        Expected<RedisTarget> target = parseRedisTarget(value);
+        if (!target.ok())
+            return Failure{QString(target.error()).replace(u"--shared-state"_s, label)};
+        config.sharedState = std::move(target).value();
     } else if (name == u"dedup-window"_s) {
         if (!parseSeconds(value, &config.dedupWindow, true))
             return invalid(u"seconds, 0 or more"_s);

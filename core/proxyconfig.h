@@ -10,6 +10,9 @@
 #include <memory>
 
 #include "faults/faultrule.h"
+#include "fleet/redistarget.h"
+
+#include <optional>
 
 // Every tunable of the proxy in one place, with its default. Command-line options (commandline.h)
 // override these; tests set them directly.
@@ -62,6 +65,8 @@ struct ProxyConfig
     bool recordBodies = false;          // --log-bodies: put request and response bodies in the records
     QStringList allowedOrigins;         // --allow-origin: browser origins answered (normalised; http/hostguard.h)
     QList<FaultRule> faults;            // --fault: rules armed at start (faults/faultrule.h); none by default
+    // --shared-state: the fleet's Redis (fleet/sharedstate.h); none: every state is this process's own.
+    std::optional<RedisTarget> sharedState;
     QString caFile;                     // --ca-file: PEM authorities trusted for upstreams besides the system's
     // Tests and the bench only: the engine the upstream calls run on (none: the proxy's CurlEngine).
     std::shared_ptr<class UpstreamEngine> upstreamEngine;

@@ -8,6 +8,10 @@
 #include "controlgate.h"
 #include "faults/faultinjector.h"
 #include "faults/faultroute.h"
+#include "fleet/fleetspend.h"
+#include "fleet/redislink.h"
+#include "fleet/sharedanswers.h"
+#include "fleet/sharedstate.h"
 #include "http/frontdoor.h"
 #include "http/hostguard.h"
 #include "http/protocol.h"
@@ -112,6 +116,15 @@ ProxyServer::ProxyServer(const ProxyConfig &config, const Clock &clock, QObject 
         Q_EMIT snapshotReady(snapshot());
     });
     m_snapshotTimer.start();
+    if (config.sharedState) {
+        m_fleet = new SharedState(*config.sharedState, this);
+        m_fleet->shareBreaker(*m_openai.breaker);
+        m_fleet->shareBreaker(*m_anthropic.breaker);
+        m_flights.setAnswerStored([this](const QByteArray &key, const CachedAnswer &answer) {
+            m_fleet->answers().store(key, answer, m_cache.windowMs());
+        });
+        m_fleet->start();
+    }
 }
 
 ProxySnapshot ProxyServer::snapshot()
@@ -139,6 +152,10 @@ ProxySnapshot ProxyServer::snapshot()
     snapshot.spendCapUsd = m_spend->cap();
     snapshot.settings = liveSettings();
     snapshot.admissionPaused = m_admissionPaused;
+    if (m_fleet) {
+        snapshot.sharedState = m_fleet->isShared() ? "shared" : "degraded";
+        snapshot.sharedStateDegradations = m_fleet->link().degradedCount();
+    }
     snapshot.steadyMs = m_clock.steadyMs();
     snapshot.faults = m_faults->rules();
     snapshot.faultsInjected = m_faults->injected();
@@ -261,7 +278,9 @@ void ProxyServer::answer(const IncomingRequest &request, QTcpSocket *socket)
         switch (route.kind) {
         case Route::Kind::Proxied: handleProxied(route, request, std::move(writer)); break;
         case Route::Kind::PassThrough: handlePassThrough(route, request, std::move(writer)); break;
-        case Route::Kind::Health: answerHealth(*m_faults, m_admissionPaused, writer); break;
+        case Route::Kind::Health:
+            answerHealth(*m_faults, m_admissionPaused, writer, m_fleet ? m_fleet->healthJson() : QJsonObject());
+            break;
         case Route::Kind::Stats: answerStats(request, std::move(writer)); break;
         case Route::Kind::Control: answerControl(*this, request, std::move(writer)); break;
         case Route::Kind::Faults: answerFaults(*m_faults, request, writer); break;
@@ -374,8 +393,77 @@ void ProxyServer::share(const Route &route, const QByteArray &key, const Incomin
         return;
     }
     Q_EMIT callStarted(record);
+    if (m_fleet && askFleetFirst(route, key, request, body, record, writer))
+        return;
     m_flights.share(key, route.style, *upstreamFor(route.style).breaker, {std::move(writer), std::move(record), {}},
                     [&](Flight &flight, Flight::Rider &rider) { return takeOff(route, request, body, flight, rider); });
+}
+
+bool ProxyServer::askFleetFirst(const Route &route, const QByteArray &key, const IncomingRequest &request,
+                                const QJsonObject &body, CallRecord &record, ResponseWriter &writer)
+{
+    // Answered or joined here already: the fleet has nothing to add.
+    if (!m_fleet->isShared() || (!key.isEmpty() && (m_flights.isFlying(key) || m_cache.find(key))))
+        return false;
+    const bool askAnswers = !key.isEmpty() && m_cache.enabled();
+    // The fleet's budget is asked as the local one is (admit): for a model call, its most expensive outcome.
+    std::optional<double> estimate;
+    if (route.isModelCall() && m_spend->capped() && !body.isEmpty())
+        estimate = m_prices.maxCost(record.model, estimateInputTokens(request.body), requestedMaxTokens(body));
+    if (!askAnswers && !estimate)
+        return false;
+    // Held here, not on any stack: the answers come back from the event loop.
+    struct Waiting
+    {
+        Route route;
+        QByteArray key;
+        IncomingRequest request;
+        QJsonObject body;
+        CallRecord record;
+        ResponseWriter writer;
+    };
+    auto waiting = std::make_shared<Waiting>(Waiting{route, key, request, body, std::move(record), std::move(writer)});
+    // Last: shared here as usual, with the fleet's reservation (if any) for takeOff to claim.
+    const auto shareHere = [this, waiting](const QByteArray &fleetReservation) {
+        Waiting &w = *waiting;
+        m_fleetReservation = fleetReservation;
+        m_flights.share(w.key, w.route.style, *upstreamFor(w.route.style).breaker,
+                        {std::move(w.writer), std::move(w.record), {}},
+                        [&](Flight &flight, Flight::Rider &rider) { return takeOff(w.route, w.request, w.body, flight, rider); });
+        // Not claimed (a hit, a join, a refusal before admission): nothing flew on it.
+        if (!std::exchange(m_fleetReservation, {}).isEmpty())
+            m_fleet->spend().settle(m_spend->today(), fleetReservation, 0);
+    };
+    const auto reserveThenShare = [this, waiting, estimate, shareHere] {
+        if (!estimate || !m_fleet->isShared()) {
+            shareHere({});
+            return;
+        }
+        m_fleet->spend().reserve(m_spend->today(), m_spend->cap(), *estimate, this,
+                                 [this, waiting, shareHere](FleetSpend::Verdict verdict, const QByteArray &reservation) {
+            if (verdict == FleetSpend::Verdict::Refused) {
+                waiting->record.outcome = Outcome::SpendRefused;
+                answerError(waiting->route.style, m_spend->refusal(), std::move(waiting->record), std::move(waiting->writer));
+                return;
+            }
+            shareHere(reservation);   // Unavailable: the local guard alone decides
+        });
+    };
+    if (!askAnswers) {
+        reserveThenShare();
+        return true;
+    }
+    m_fleet->answers().find(key, this, [this, waiting, reserveThenShare, shareHere](std::optional<SharedAnswers::Found> found) {
+        if (!found) {
+            reserveThenShare();
+            return;
+        }
+        // Into the first level for what is left of its window: the sharing then answers it as a hit.
+        if (!m_cache.find(waiting->key))
+            m_cache.store(waiting->key, found->answer, m_cache.windowMs() - found->leftMs);
+        shareHere({});
+    });
+    return true;
 }
 
 // Only for a new flight: admits its upstream call and submits it to the upstream's pool.
@@ -457,6 +545,9 @@ std::optional<ProxyServer::Admitted> ProxyServer::admit(Upstream &upstream, cons
             return std::nullopt;
         }
     }
+    // The fleet's reservation for this call (askFleetFirst), once the local guard admitted it too.
+    if (!m_fleetReservation.isEmpty() && (admitted.reservation || !m_spend->capped()))
+        admitted.fleetReservation = std::exchange(m_fleetReservation, {});
     const CircuitBreaker::Admission admission = breakerAdmission(*upstream.breaker, admitted.modelCall);
     record.breakerState = breakerStateName(upstream.breaker->state());
     if (admission.verdict == CircuitBreaker::Admission::Verdict::Refuse) {
@@ -511,6 +602,11 @@ void ProxyServer::settle(Upstream &upstream, const Admitted &admitted, const Fli
             // cap) counts nothing.
             m_spend->settle(*admitted.reservation, landed->costUsd().value_or(0));
         }
+    }
+    if (!admitted.fleetReservation.isEmpty()) {   // the fleet's budget hears the same charge
+        const double charged = landed && (landed->isCacheable() || landed->isCancelled()) ? admitted.estimateUsd : 0;
+        m_fleet->spend().settle(m_spend->today(), admitted.fleetReservation,
+                                landed ? landed->costUsd().value_or(charged) : 0);
     }
     // The breaker hears each upstream call once, however many riders shared it.
     BreakerVerdict verdict = landed ? landed->breakerVerdict() : BreakerVerdict{};

@@ -27,6 +27,7 @@ class FaultInjector;
 struct ProxyRoute;
 class FrontDoor;
 class ResponseWriter;
+class SharedState;
 class SpendGuard;
 class UpstreamEngine;
 class UpstreamPool;
@@ -69,6 +70,7 @@ public:
     SpendGuard *spendGuard() const { return m_spend; }
     // The armed fault-injection rules (proxy thread only; the control API and the dashboard use it).
     FaultInjector *faults() const { return m_faults; }
+    SharedState *sharedState() const { return m_fleet; }   // null without --shared-state
     // The live figures, for the dashboard and the tray (snapshotReady) and for /metrics and
     // /breakwater/stats alike. Reads only: taking one moves no breaker.
     ProxySnapshot snapshot();
@@ -119,6 +121,10 @@ private:
     void handlePassThrough(const Route &route, const IncomingRequest &request, ResponseWriter writer);
     void share(const Route &route, const QByteArray &key, const IncomingRequest &request, const QJsonObject &body,
                CallRecord record, ResponseWriter writer);
+    // With --shared-state, a key neither cached nor flying here is first looked up in the fleet's
+    // answers (within the link's deadline), then shared here as usual. False: not asked.
+    bool askFleetFirst(const Route &route, const QByteArray &key, const IncomingRequest &request,
+                       const QJsonObject &body, CallRecord &record, ResponseWriter &writer);
     Upstream &upstreamFor(ApiStyle style);
     void setUpUpstream(Upstream &upstream, const QByteArray &name, const QUrl &baseUrl, ApiStyle style);
     // What admitting one upstream call holds until `settle`: spend reserved for it and, in half-open,
@@ -130,6 +136,7 @@ private:
         std::optional<quint64> reservation;   // spend reserved for this call (with or without a cap)
         double estimateUsd = 0;
         qint64 inputTokensEstimate = 0;
+        QByteArray fleetReservation;      // the fleet's budget's reservation for it (--shared-state)
     };
     Sharing::Takeoff takeOff(const Route &route, const IncomingRequest &request, const QJsonObject &body,
                              Flight &flight, Flight::Rider &rider);
@@ -156,6 +163,8 @@ private:
     PriceTable m_prices;
     SpendGuard *m_spend = nullptr;
     FaultInjector *m_faults = nullptr;
+    SharedState *m_fleet = nullptr;   // --shared-state only
+    QByteArray m_fleetReservation;    // during askFleetFirst's share only: the reservation takeOff claims
     Metrics m_metrics;
     QTimer m_snapshotTimer;
     bool m_draining = false;

@@ -50,6 +50,9 @@ struct ProxySnapshot
     double spendCapUsd = 0;      // 0 = no cap
     LiveSettings settings;       // the values in use now, changed live or not
     bool admissionPaused = false;
+    // --shared-state: "shared" or "degraded" (empty: off), and how often it went degraded.
+    QByteArray sharedState;
+    int sharedStateDegradations = 0;
     // Fault injection: the armed rules in firing order (FaultRule::toJson wants `steadyMs` for their
     // expiry), and the faults injected since start by upstream and kind.
     qint64 steadyMs = 0;         // Clock::steadyMs() when taken

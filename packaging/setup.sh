@@ -12,6 +12,8 @@ packages=(
     libqt6opengl6-dev       # find_package(Qt6 Charts) needs Qt6OpenGL; only a Recommends of qt6-charts-dev
     fonts-dejavu-core xvfb xauth
     libcurl4-openssl-dev libssl-dev   # the upstream engine (libcurl multi, OpenSSL as Qt's TLS backend)
+    libhiredis-dev pkg-config   # the fleet's Redis client (--shared-state; hiredis 0.14)
+    redis-server            # the fleet tests start their own (tst_fleet)
     nghttp2-server          # nghttpd: the HTTP/2 test upstream (tst_curlengine, breakwater-bench engine)
     prometheus              # promtool, to check the /metrics text in the tests
     libxml2-utils           # xmllint: tst_exec and tst_drillreport validate `breakwater exec --junit` XML

@@ -198,6 +198,13 @@ QByteArray Metrics::prometheusText(const ProxySnapshot &gauges) const
     out.sample("breakwater_cost_saved_usd_total", {}, number(m_costSavedUsd));
     out.family("breakwater_spend_today_usd", "gauge", "Spend on the current local calendar day.");
     out.sample("breakwater_spend_today_usd", {}, number(gauges.spentTodayUsd));
+    if (!gauges.sharedState.isEmpty()) {
+        out.family("breakwater_shared_state_degraded", "gauge",
+                   "1 while the fleet's Redis (--shared-state) is not usable and this instance runs on local state.");
+        out.sample("breakwater_shared_state_degraded", {}, gauges.sharedState == "degraded" ? "1" : "0");
+        out.family("breakwater_shared_state_degradations_total", "counter", "Times the shared state went degraded.");
+        out.sample("breakwater_shared_state_degradations_total", {}, QByteArray::number(gauges.sharedStateDegradations));
+    }
     out.family("breakwater_spend_reserved_usd", "gauge", "Spend reserved by calls in progress.");
     out.sample("breakwater_spend_reserved_usd", {}, number(gauges.reservedUsd));
     out.family("breakwater_spend_cap_usd", "gauge", "The daily spend cap (0 = none).");

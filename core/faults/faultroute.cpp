@@ -100,7 +100,7 @@ void answerFaults(FaultInjector &faults, const IncomingRequest &request, Respons
     }
 }
 
-void answerHealth(FaultInjector &faults, bool admissionPaused, ResponseWriter &writer)
+void answerHealth(FaultInjector &faults, bool admissionPaused, ResponseWriter &writer, const QJsonObject &extra)
 {
     QJsonArray labels;
     const QList<FaultRule> rules = faults.rules();
@@ -109,5 +109,7 @@ void answerHealth(FaultInjector &faults, bool admissionPaused, ResponseWriter &w
     QJsonObject health{{u"status"_s, u"ok"_s}, {u"faults_armed"_s, int(rules.size())}, {u"faults"_s, labels}};
     if (admissionPaused)
         health.insert(u"paused"_s, true);
+    for (auto it = extra.begin(); it != extra.end(); ++it)
+        health.insert(it.key(), it.value());
     answerJson(writer, 200, health);
 }

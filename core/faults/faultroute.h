@@ -1,5 +1,7 @@
 #pragma once
 
+#include <QJsonObject>
+
 class FaultInjector;
 class ResponseWriter;
 struct IncomingRequest;
@@ -17,4 +19,5 @@ void answerFaults(FaultInjector &faults, const IncomingRequest &request, Respons
 
 // GET /healthz: {"status":"ok", "faults_armed": N, "faults": [label, ...]}, always 200, so that
 // an armed rule is never forgotten; "paused": true while admission is paused (live control).
-void answerHealth(FaultInjector &faults, bool admissionPaused, ResponseWriter &writer);
+// `extra` adds keys (the fleet's shared_state).
+void answerHealth(FaultInjector &faults, bool admissionPaused, ResponseWriter &writer, const QJsonObject &extra = {});

@@ -69,7 +69,7 @@ std::optional<CachedAnswer> AnswerCache::find(const QByteArray &key)
     return it->answer;
 }
 
-void AnswerCache::store(const QByteArray &key, const CachedAnswer &given)
+void AnswerCache::store(const QByteArray &key, const CachedAnswer &given, qint64 ageMs)
 {
     if (!enabled())
         return;
@@ -81,10 +81,12 @@ void AnswerCache::store(const QByteArray &key, const CachedAnswer &given)
     if (const auto found = m_index.constFind(key); found != m_index.constEnd())
         erase(*found);
     evictTo(m_maxBytes - size);
-    const qint64 now = m_clock.steadyMs();
-    m_entries.push_front(Entry{key, answer, now, size});
+    // An aged entry may sit behind younger ones in m_stores: dropExpired frees it a little late, and
+    // find() still judges it by its own age.
+    const qint64 storedAt = m_clock.steadyMs() - qBound<qint64>(0, ageMs, m_windowMs);
+    m_entries.push_front(Entry{key, answer, storedAt, size});
     m_index.insert(key, m_entries.begin());
-    m_stores.emplace_back(now, key);
+    m_stores.emplace_back(storedAt, key);
     m_bytes += size;
 }
 

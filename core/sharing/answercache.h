@@ -33,7 +33,9 @@ public:
     AnswerCache(const Clock &clock, qint64 windowMs, qint64 maxBytes);
 
     std::optional<CachedAnswer> find(const QByteArray &key);
-    void store(const QByteArray &key, const CachedAnswer &answer);
+    // `ageMs`: how much of its window the answer has used already (one another instance of the
+    // fleet stored: fleet/sharedanswers.h), so it is reused for the rest of its window only.
+    void store(const QByteArray &key, const CachedAnswer &answer, qint64 ageMs = 0);
     // Frees every answer whose window has passed (they would miss anyway); store() does it too, and
     // the proxy calls it with its snapshots, so memory follows the traffic of the last window only.
     void dropExpired();
@@ -45,6 +47,7 @@ public:
 
     qint64 bytes() const { return m_bytes; }
     qint64 maxBytes() const { return m_maxBytes; }
+    qint64 windowMs() const { return m_windowMs; }
     int count() const { return int(m_index.size()); }
     bool enabled() const { return m_windowMs > 0 && m_maxBytes > 0; }
 

@@ -114,9 +114,12 @@ void Sharing::land(Flight *flight, const std::function<void(Flight &)> &landed)
             m_flights.remove(key);
         if (flight->isCacheable()) {
             const Usage &usage = flight->usage();
-            m_cache.store(key, {flight->status(), flight->headers(), flight->body(), flight->isStreaming(),
-                                flight->costUsd().value_or(-1), usage.inputTokens, usage.outputTokens,
-                                usage.cachedTokens});
+            const CachedAnswer answer{flight->status(), flight->headers(), flight->body(), flight->isStreaming(),
+                                      flight->costUsd().value_or(-1), usage.inputTokens, usage.outputTokens,
+                                      usage.cachedTokens};
+            m_cache.store(key, answer);
+            if (m_answerStored)
+                m_answerStored(key, answer);
         }
     }
     flight->release();

@@ -61,6 +61,13 @@ public:
     // The upstream timeout a flight's timeout error names; for the flights made from now on.
     void setTimeoutSeconds(double seconds) { m_timeoutSeconds = seconds; }
 
+    // Called after each complete answer is put in the cache (the fleet's second level: fleet/).
+    void setAnswerStored(std::function<void(const QByteArray &key, const CachedAnswer &answer)> stored)
+    {
+        m_answerStored = std::move(stored);
+    }
+    bool isFlying(const QByteArray &key) const { return m_flights.contains(key); }
+
     int size() const { return int(m_flights.size()); }   // flights in the table
     int riders() const;   // riders on every flight in progress, shared or not
     int inProgress() const;   // flights not yet over, shared or not
@@ -83,6 +90,7 @@ private:
     double m_timeoutSeconds = 0;
     bool m_recordBodies = false;
     std::chrono::milliseconds m_abandonGrace{0};
+    std::function<void(const QByteArray &, const CachedAnswer &)> m_answerStored;
     QHash<QByteArray, Flight *> m_flights;   // Go's singleflight map: the flights that can be joined
 };
 

@@ -86,6 +86,7 @@ void CircuitBreaker::recordSuccess(bool wasTrial)
         m_cooldownMs = m_baseCooldownMs;
         moveTo(BreakerState::Closed, u"trial request succeeded"_s);
     }
+    Q_EMIT successRecorded();
 }
 
 void CircuitBreaker::recordFailure(const QString &reason, bool wasTrial)
@@ -101,6 +102,7 @@ void CircuitBreaker::recordFailure(const QString &reason, bool wasTrial)
     } else if (m_state == BreakerState::Closed && m_consecutiveFailures >= m_threshold) {
         open(u"%1 consecutive failures (last: %2)"_s.arg(m_consecutiveFailures).arg(reason));
     }
+    Q_EMIT failureRecorded();
 }
 
 void CircuitBreaker::abandonTrial()
@@ -148,6 +150,24 @@ void CircuitBreaker::forceClose(const QString &reason)
     m_cooldownMs = m_baseCooldownMs;
     m_cooldownTimer.stop();
     moveTo(BreakerState::Closed, reason);
+}
+
+void CircuitBreaker::holdOpenFor(std::chrono::milliseconds left, const QString &reason)
+{
+    // The cool-down itself stays (its growth factor and the probe's rule read it); the opening time
+    // moves so that exactly `left` remains.
+    const qint64 openedAt = m_clock.steadyMs() - (m_cooldownMs - left.count());
+    if (m_state == BreakerState::Open) {
+        if (left.count() > cooldownLeftMs()) {
+            m_openedAtMs = openedAt;
+            armCooldownTimer();
+        }
+        return;
+    }
+    m_openedAtMs = openedAt;
+    m_openedByHand = false;
+    moveTo(BreakerState::Open, reason);
+    armCooldownTimer();
 }
 
 void CircuitBreaker::open(const QString &reason, bool byHand)

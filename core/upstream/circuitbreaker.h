@@ -77,6 +77,9 @@ public:
     void forceOpen(const QString &reason);
     void forceClose(const QString &reason);
     bool openedByHand() const { return m_openedByHand; }   // open, by forceOpen
+    // The fleet's breaker is open elsewhere (fleet/fleetbreaker.h): open here until the same
+    // deadline, `left` from now. Already open, it only ever lengthens the cool-down left.
+    void holdOpenFor(std::chrono::milliseconds left, const QString &reason);
 
     BreakerState state() const { return m_state; }   // a pure read: see onTimePassed()
     QString upstream() const { return m_upstream; }
@@ -95,6 +98,9 @@ public:
 
 Q_SIGNALS:
     void stateChanged(const BreakerTransition &transition);
+    // Each report, for whoever counts them beyond this instance (fleet/fleetbreaker.h).
+    void failureRecorded();
+    void successRecorded();
 
 private:
     void moveTo(BreakerState to, const QString &reason);

@@ -1,0 +1,42 @@
+#pragma once
+
+#include <QJsonObject>
+#include <QList>
+#include <QObject>
+
+#include "fleet/redistarget.h"
+
+class CircuitBreaker;
+class FleetBreaker;
+class FleetSpend;
+class RedisLink;
+class SharedAnswers;
+
+// Everything one Breakwater shares with the others of its fleet through one Redis
+// (--shared-state): the answers (sharedanswers.h), the breakers (fleetbreaker.h), the spend cap (fleetspend.h) and the link's
+// health (redislink.h). What the proxy calls; made only when --shared-state is given, so the
+// single-process path has no fleet code on it. Lives on the proxy thread.
+class SharedState final : public QObject
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(SharedState)
+public:
+    explicit SharedState(const RedisTarget &target, QObject *parent = nullptr);
+    ~SharedState() override;
+
+    void start();
+    void shareBreaker(CircuitBreaker &breaker);
+
+    bool isShared() const;
+    SharedAnswers &answers() { return *m_answers; }
+    FleetSpend &spend() { return *m_spend; }
+    RedisLink &link() { return *m_link; }
+    // /healthz: shared_state "shared" or "degraded", and why.
+    QJsonObject healthJson() const;
+
+private:
+    RedisLink *m_link = nullptr;
+    SharedAnswers *m_answers = nullptr;
+    FleetSpend *m_spend = nullptr;
+    QList<FleetBreaker *> m_breakers;
+};

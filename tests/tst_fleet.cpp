@@ -1,0 +1,351 @@
+// Several real `breakwater --headless` processes sharing one redis-server (FleetTest): shared
+// answers, one breaker for the fleet, and what happens when Redis dies, stalls or comes back.
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTest>
+
+#include "fakeclock.h"
+#include "fleettest.h"
+#include "loopbackclient.h"
+#include "proxyharness.h"
+#include "upstream/circuitbreaker.h"
+
+using namespace Qt::StringLiterals;
+
+namespace {
+
+constexpr int kConverge = 5'000;   // ms: a bounded wait for eventual state, never reached when it passes
+
+HeaderList openAiAuth(const QByteArray &key)
+{
+    return {{"Authorization", "Bearer " + key}, {"Content-Type", "application/json"}};
+}
+
+LoopbackResponse chat(quint16 port, const QString &prompt, const QByteArray &key = "sk-fleet-1")
+{
+    return fetch(port, "POST", "/v1/chat/completions", openAiAuth(key), chatBody(prompt), std::chrono::seconds(10));
+}
+
+// What an instance's /metrics says of one breaker: "open", "closed" or "half-open".
+QByteArray breakerState(quint16 port, const QByteArray &upstream = "openai")
+{
+    const LoopbackResponse metrics = fetch(port, "GET", "/metrics");
+    for (const QByteArray &line : metrics.body.split('\n')) {
+        if (line.startsWith("breakwater_breaker_state{") && line.contains(QByteArray("upstream=\"" + upstream + '"'))
+            && line.endsWith(" 1")) {
+            const qsizetype from = line.indexOf("state=\"") + 7;
+            return line.mid(from, line.indexOf('"', from) - from);
+        }
+    }
+    return {};
+}
+
+int answersInRedis(const FleetTest &fleet)
+{
+    const QByteArray reply = fleet.redisCommand({"EVAL", "return #redis.call('KEYS', 'bw:v1:*:ans')", "0"});
+    return reply.startsWith(':') ? reply.mid(1).toInt() : -1;
+}
+
+QString sharedState(const FleetTest &fleet, int instance)
+{
+    return fleet.health(instance).value(u"shared_state"_s).toString();
+}
+
+bool allShared(const FleetTest &fleet)
+{
+    for (int i = 0; i < fleet.instances(); ++i) {
+        if (sharedState(fleet, i) != u"shared"_s)
+            return false;
+    }
+    return true;
+}
+
+// Redis, then `instances` instances with `extra` options, all of them shared (bounded waits).
+bool startSharedFleet(FleetTest &fleet, int instances, const QStringList &extra = {})
+{
+    if (!fleet.startRedis())
+        return false;
+    for (int i = 0; i < instances; ++i) {
+        if (fleet.startInstance(extra) < 0)
+            return false;
+    }
+    return QTest::qWaitFor([&] { return allShared(fleet); }, kConverge);
+}
+
+} // namespace
+
+class TestFleet final : public QObject
+{
+    Q_OBJECT
+private slots:
+    void malformedUrl_exitsTwo_withoutThePassword();
+    void finishedAnswer_isAHitOnEveryOtherInstance();
+    void twoCredentials_twoUpstreamCalls();
+    void failuresOnDifferentInstances_openTheBreakerOnAll();
+    void holdOpen_neverShortensALiveDeadline();
+    void redisKilledPausedRestarted_callsAnswered_degradedAppearsAndClears();
+    void unreachableAtStart_startsDegraded_thenJoins();
+    void spendCap_isOneBudgetForTheFleet();
+    void wrongPassword_degraded_withoutThePassword();
+    void refusedWrites_degraded_untilRedisTakesThemAgain();
+};
+
+void TestFleet::malformedUrl_exitsTwo_withoutThePassword()
+{
+    for (const QString &url : {u"redis://:hunter2secret@127.0.0.1"_s, u"http://:hunter2secret@127.0.0.1:6379"_s,
+                               u"redis://:hunter2secret@127.0.0.1:6379/x"_s}) {
+        QProcess process;
+        process.start(QStringLiteral(BREAKWATER_APP), {u"--headless"_s, u"--shared-state"_s, url});
+        QVERIFY(process.waitForFinished(30'000));
+        QCOMPARE(process.exitCode(), 2);
+        const QByteArray err = process.readAllStandardError();
+        QVERIFY2(err.contains("--shared-state"), err.constData());
+        QVERIFY2(!err.contains("hunter2secret"), err.constData());
+    }
+}
+
+void TestFleet::finishedAnswer_isAHitOnEveryOtherInstance()
+{
+    FleetTest fleet(QStringLiteral(BREAKWATER_APP));
+    QVERIFY(startSharedFleet(fleet, 3));
+
+    const LoopbackResponse first = chat(fleet.port(0), u"shared across the fleet"_s);
+    QCOMPARE(first.status, 200);
+    QCOMPARE(first.header("x-breakwater-dedup"), QByteArray("miss"));
+    QTRY_COMPARE_WITH_TIMEOUT(answersInRedis(fleet), 1, kConverge);
+    QCOMPARE(fleet.mock()->callCount(), 1);
+
+    // 30 identical concurrent requests spread over the three instances: all hits, no upstream call.
+    QList<LoopbackClient *> calls;
+    for (int i = 0; i < 30; ++i) {
+        auto *call = new LoopbackClient(fleet.port(i % 3), "POST", "/v1/chat/completions", openAiAuth("sk-fleet-1"),
+                                        chatBody(u"shared across the fleet"_s), this);
+        call->setTimeout(std::chrono::seconds(10));
+        calls.append(call);
+    }
+    for (LoopbackClient *call : calls)
+        call->start();
+    QTRY_VERIFY_WITH_TIMEOUT(allFinished(calls), 20'000);
+    int hits = 0;
+    for (LoopbackClient *call : calls) {
+        QCOMPARE(call->response().status, 200);
+        QCOMPARE(call->response().body, first.body);
+        hits += call->response().header("x-breakwater-dedup") == "hit";
+    }
+    qDeleteAll(calls);
+    QCOMPARE(hits, 30);
+    QCOMPARE(fleet.mock()->callCount(), 1);
+}
+
+void TestFleet::twoCredentials_twoUpstreamCalls()
+{
+    FleetTest fleet(QStringLiteral(BREAKWATER_APP));
+    QVERIFY(startSharedFleet(fleet, 3));
+
+    QCOMPARE(chat(fleet.port(0), u"same body"_s, "sk-alice").header("x-breakwater-dedup"), QByteArray("miss"));
+    QTRY_COMPARE_WITH_TIMEOUT(answersInRedis(fleet), 1, kConverge);
+    // Another credential on another instance: never the first one's answer.
+    QCOMPARE(chat(fleet.port(1), u"same body"_s, "sk-bob").header("x-breakwater-dedup"), QByteArray("miss"));
+    QCOMPARE(fleet.mock()->callCount(), 2);
+    QTRY_COMPARE_WITH_TIMEOUT(answersInRedis(fleet), 2, kConverge);
+    // Each credential's answer is a hit for the same credential elsewhere.
+    QCOMPARE(chat(fleet.port(2), u"same body"_s, "sk-bob").header("x-breakwater-dedup"), QByteArray("hit"));
+    QCOMPARE(chat(fleet.port(2), u"same body"_s, "sk-alice").header("x-breakwater-dedup"), QByteArray("hit"));
+    QCOMPARE(fleet.mock()->callCount(), 2);
+}
+
+void TestFleet::failuresOnDifferentInstances_openTheBreakerOnAll()
+{
+    FleetTest fleet(QStringLiteral(BREAKWATER_APP));
+    // Three failures open it; each instance alone sees one, so only the fleet's count can open it.
+    QVERIFY(startSharedFleet(fleet, 3, {u"--breaker-failures"_s, u"3"_s, u"--breaker-cooldown"_s, u"60"_s}));
+    fleet.onMock<int>([](MockProvider *mock) { mock->setMode(MockProvider::Mode::Error503); return 0; });
+
+    QCOMPARE(chat(fleet.port(0), u"fails 0"_s).status, 503);
+    QCOMPARE(chat(fleet.port(1), u"fails 1"_s).status, 503);
+    QCOMPARE(breakerState(fleet.port(0)), QByteArray("closed"));
+    QCOMPARE(breakerState(fleet.port(2)), QByteArray("closed"));
+    QCOMPARE(chat(fleet.port(2), u"fails 2"_s).status, 503);
+    const int upstreamCalls = fleet.mock()->callCount("/v1/chat/completions");
+    QCOMPARE(upstreamCalls, 3);
+
+    // Open on all three, from the third failure on, without any further traffic.
+    const auto openOn = [&] {
+        int open = 0;
+        for (int i = 0; i < 3; ++i)
+            open += breakerState(fleet.port(i)) == "open";
+        return open;
+    };
+    QTRY_COMPARE_WITH_TIMEOUT(openOn(), 3, kConverge);
+    // And every instance refuses at once: no upstream call.
+    for (int i = 0; i < 3; ++i) {
+        const LoopbackResponse refused = chat(fleet.port(i), u"after %1"_s.arg(i));
+        QCOMPARE(refused.status, 503);
+        QCOMPARE(refused.header("x-breakwater-breaker"), QByteArray("open"));
+        QCOMPARE(refused.header("x-should-retry"), QByteArray("false"));
+    }
+    QCOMPARE(fleet.mock()->callCount("/v1/chat/completions"), upstreamCalls);
+
+    // Closed by hand on one instance: closed on all (the fleet's state is read back).
+    fleet.onMock<int>([](MockProvider *mock) { mock->setMode(MockProvider::Mode::Ok); return 0; });
+    const LoopbackResponse closed = fetch(fleet.port(1), "POST", "/breakwater/breaker/openai/close",
+                                          {{"Authorization", "Bearer " + fleet.controlToken(1)}});
+    QCOMPARE(closed.status, 200);
+    QTRY_COMPARE_WITH_TIMEOUT(openOn(), 0, kConverge);
+}
+
+void TestFleet::holdOpen_neverShortensALiveDeadline()
+{
+    FakeClock clock;
+    CircuitBreaker breaker(u"openai"_s, clock, 5, std::chrono::seconds(60));
+    breaker.holdOpenFor(std::chrono::seconds(30), u"open on the fleet"_s);
+    QCOMPARE(breaker.state(), BreakerState::Open);
+    QCOMPARE(breaker.cooldownLeftMs(), 30'000);
+    breaker.holdOpenFor(std::chrono::seconds(5), u"open on the fleet"_s);   // an older, shorter opening
+    QCOMPARE(breaker.cooldownLeftMs(), 30'000);
+    breaker.holdOpenFor(std::chrono::seconds(45), u"open on the fleet"_s);   // a later re-open
+    QCOMPARE(breaker.cooldownLeftMs(), 45'000);
+    QCOMPARE(breaker.transitions(), 1);
+    clock.advance(45000);
+    breaker.onTimePassed();
+    QCOMPARE(breaker.state(), BreakerState::HalfOpen);
+}
+
+void TestFleet::redisKilledPausedRestarted_callsAnswered_degradedAppearsAndClears()
+{
+    FleetTest fleet(QStringLiteral(BREAKWATER_APP));
+    QVERIFY(startSharedFleet(fleet, 3));
+    const auto degradedOn = [&] {
+        int degraded = 0;
+        for (int i = 0; i < 3; ++i)
+            degraded += sharedState(fleet, i) == u"degraded"_s;
+        return degraded;
+    };
+    int prompt = 0;
+    const auto answeredEverywhere = [&] {
+        for (int i = 0; i < 3; ++i) {
+            const LoopbackResponse answer = chat(fleet.port(i), u"during %1"_s.arg(prompt++));
+            if (answer.status != 200)
+                return false;
+        }
+        return true;
+    };
+
+    // Paused: the first command past its deadline degrades it; calls go on.
+    fleet.pauseRedis();
+    QVERIFY(answeredEverywhere());
+    QTRY_COMPARE_WITH_TIMEOUT(degradedOn(), 3, kConverge);
+    const QJsonObject health = fleet.health(0);
+    QVERIFY2(!health.value(u"shared_state_reason"_s).toString().isEmpty(), qPrintable(health.value(u"shared_state_reason"_s).toString()));
+    QVERIFY(answeredEverywhere());
+    const LoopbackResponse metrics = fetch(fleet.port(0), "GET", "/metrics");
+    QVERIFY(metrics.body.contains("breakwater_shared_state_degraded 1"));
+    fleet.resumeRedis();
+    QTRY_COMPARE_WITH_TIMEOUT(degradedOn(), 0, kConverge);
+
+    // Killed: degraded, answered locally; started again on the same port: shared again.
+    fleet.killRedis();
+    QVERIFY(answeredEverywhere());
+    QTRY_COMPARE_WITH_TIMEOUT(degradedOn(), 3, kConverge);
+    QVERIFY(answeredEverywhere());
+    QVERIFY(fleet.startRedis());
+    QTRY_COMPARE_WITH_TIMEOUT(degradedOn(), 0, kConverge);
+    QVERIFY(answeredEverywhere());
+    QVERIFY(fetch(fleet.port(0), "GET", "/metrics").body.contains("breakwater_shared_state_degraded 0"));
+    // The restarted Redis (no persistence) is filled again by the new answers.
+    QTRY_VERIFY_WITH_TIMEOUT(answersInRedis(fleet) >= 1, kConverge);
+}
+
+void TestFleet::unreachableAtStart_startsDegraded_thenJoins()
+{
+    FleetTest fleet(QStringLiteral(BREAKWATER_APP));
+    // No Redis yet: the instance serves, degraded, with a reason.
+    const int instance = fleet.startInstance();
+    QVERIFY(instance >= 0);
+    QTRY_COMPARE_WITH_TIMEOUT(sharedState(fleet, instance), u"degraded"_s, kConverge);
+    QVERIFY(fleet.health(instance).value(u"shared_state_reason"_s).toString().contains(u"connect"_s));
+    QCOMPARE(chat(fleet.port(instance), u"alone"_s).status, 200);
+    QVERIFY(fleet.startRedis());
+    QTRY_COMPARE_WITH_TIMEOUT(sharedState(fleet, instance), u"shared"_s, kConverge);
+}
+
+void TestFleet::spendCap_isOneBudgetForTheFleet()
+{
+    FleetTest fleet(QStringLiteral(BREAKWATER_APP));
+    // gpt-4o-mini's output is $0.60 per million tokens: each call reserves a little over $0.06 for
+    // its 100,000 max_tokens, so three fit under $0.20, and one instance alone would admit three.
+    QVERIFY(startSharedFleet(fleet, 3, {u"--max-spend"_s, u"0.2"_s}));
+    fleet.onMock<int>([](MockProvider *mock) { mock->setHoldAnswers(true); return 0; });
+    QList<LoopbackClient *> calls;
+    for (int i = 0; i < 9; ++i) {
+        const QByteArray body = R"({"model":"gpt-4o-mini","max_tokens":100000,"messages":[{"role":"user","content":"budget )"
+                              + QByteArray::number(i) + R"("}]})";
+        auto *call = new LoopbackClient(fleet.port(i % 3), "POST", "/v1/chat/completions", openAiAuth("sk-fleet-1"), body, this);
+        call->setTimeout(std::chrono::seconds(20));
+        calls.append(call);
+        call->start();
+    }
+    const auto refused = [&] {
+        return int(std::count_if(calls.cbegin(), calls.cend(), [](const LoopbackClient *call) {
+            return call->isFinished() && call->response().status == 429;
+        }));
+    };
+    // Every call is in flight (held by the mock) or refused: the fleet admitted three in all.
+    QTRY_COMPARE_WITH_TIMEOUT(refused() + fleet.mock()->heldCount(), 9, 20'000);
+    QCOMPARE(fleet.mock()->heldCount(), 3);
+    QCOMPARE(refused(), 6);
+    for (const LoopbackClient *call : std::as_const(calls)) {
+        if (call->isFinished())
+            QCOMPARE(call->response().header("x-should-retry"), QByteArray("false"));
+    }
+    fleet.onMock<int>([](MockProvider *mock) { mock->releaseHeld(); return 0; });
+    QTRY_VERIFY_WITH_TIMEOUT(allFinished(calls), 20'000);
+    const int answered = int(std::count_if(calls.cbegin(), calls.cend(),
+                                           [](const LoopbackClient *call) { return call->response().status == 200; }));
+    qDeleteAll(calls);
+    QCOMPARE(answered, 3);
+    QCOMPARE(fleet.mock()->callCount("/v1/chat/completions"), 3);
+}
+
+void TestFleet::wrongPassword_degraded_withoutThePassword()
+{
+    FleetTest fleet(QStringLiteral(BREAKWATER_APP));
+    QVERIFY(fleet.startRedis({u"--requirepass"_s, u"right-pass-1"_s}));
+    fleet.setRedisUrl(u"redis://:wrong-pass-2@127.0.0.1:%1"_s.arg(fleet.redisPort()));
+    const int wrong = fleet.startInstance();
+    fleet.setRedisUrl(u"redis://default:right-pass-1@127.0.0.1:%1/1"_s.arg(fleet.redisPort()));
+    const int right = fleet.startInstance();
+    QVERIFY(wrong >= 0 && right >= 0);
+    QTRY_COMPARE_WITH_TIMEOUT(sharedState(fleet, right), u"shared"_s, kConverge);
+    QTRY_VERIFY_WITH_TIMEOUT(fleet.health(wrong).value(u"shared_state_reason"_s).toString().contains(u"credentials"_s), kConverge);
+    const QJsonObject health = fleet.health(wrong);
+    QCOMPARE(health.value(u"shared_state"_s).toString(), u"degraded"_s);
+    QVERIFY(!QJsonDocument(health).toJson().contains("wrong-pass-2"));
+    QCOMPARE(chat(fleet.port(wrong), u"served anyway"_s).status, 200);
+    // The right one wrote its heartbeat in database 1.
+    QCOMPARE(fleet.redisCommand({"EVAL", "redis.call('SELECT', 1) return #redis.call('KEYS', 'bw:v1:instance:*')", "0"},
+                                "right-pass-1"), QByteArray(":1"));
+}
+
+void TestFleet::refusedWrites_degraded_untilRedisTakesThemAgain()
+{
+    FleetTest fleet(QStringLiteral(BREAKWATER_APP));
+    QVERIFY(startSharedFleet(fleet, 1));
+    // maxmemory reached (noeviction): every write is refused with OOM.
+    QCOMPARE(fleet.redisCommand({"CONFIG", "SET", "maxmemory", "1"}), QByteArray("+OK"));
+    QTRY_COMPARE_WITH_TIMEOUT(sharedState(fleet, 0), u"degraded"_s, kConverge);
+    QVERIFY(fleet.health(0).value(u"shared_state_reason"_s).toString().contains(u"OOM"_s));
+    QCOMPARE(chat(fleet.port(0), u"while full"_s).status, 200);
+    QCOMPARE(fleet.redisCommand({"CONFIG", "SET", "maxmemory", "0"}), QByteArray("+OK"));
+    QTRY_COMPARE_WITH_TIMEOUT(sharedState(fleet, 0), u"shared"_s, kConverge);
+    // A read-only replica refuses writes too (READONLY).
+    QCOMPARE(fleet.redisCommand({"REPLICAOF", "127.0.0.1", "1"}), QByteArray("+OK"));
+    QTRY_COMPARE_WITH_TIMEOUT(sharedState(fleet, 0), u"degraded"_s, kConverge);
+    QVERIFY(fleet.health(0).value(u"shared_state_reason"_s).toString().contains(u"READONLY"_s));
+    QCOMPARE(fleet.redisCommand({"REPLICAOF", "NO", "ONE"}), QByteArray("+OK"));
+    QTRY_COMPARE_WITH_TIMEOUT(sharedState(fleet, 0), u"shared"_s, kConverge);
+}
+
+QTEST_GUILESS_MAIN(TestFleet)
+#include "tst_fleet.moc"
