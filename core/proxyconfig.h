@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "faults/faultrule.h"
+#include "routing/upstreamroutes.h"
 
 // Every tunable of the proxy in one place, with its default. Command-line options (commandline.h)
 // override these; tests set them directly.
@@ -42,6 +43,9 @@ struct ProxyConfig
     quint16 listenPort = defaults::kListenPort;
     QUrl openaiUpstream = QUrl(QStringLiteral("https://api.openai.com/v1"));
     QUrl anthropicUpstream = QUrl(QStringLiteral("https://api.anthropic.com"));
+    // --route and the configuration file's "upstreams": upstreams chosen by a call's model, tried in
+    // order before the family's default above (routing/upstreamroutes.h).
+    QList<UpstreamRoute> upstreamRoutes;
     std::chrono::milliseconds upstreamTimeout = defaults::kUpstreamTimeout;
     int concurrency = defaults::kConcurrency;
     int maxQueued = defaults::kMaxQueued;

@@ -96,6 +96,9 @@ ProxyServer::ProxyServer(const ProxyConfig &config, const Clock &clock, QObject 
     // OpenAI's base includes /v1 already; Anthropic's does not.
     setUpUpstream(m_openai, "openai", config.openaiUpstream, ApiStyle::OpenAI);
     setUpUpstream(m_anthropic, "anthropic", config.anthropicUpstream, ApiStyle::Anthropic);
+    m_routes = UpstreamRoutes(config.upstreamRoutes);
+    for (const UpstreamRoute &route : config.upstreamRoutes)
+        setUpUpstream(m_routed.emplace_back(), route.name.toUtf8(), route.url, route.api);
     m_spend = new SpendGuard(clock, config.maxSpendUsd, this);
     m_spend->setSpentToday(config.spentTodayAtStartUsd);
     m_faults = new FaultInjector(clock, this);
@@ -117,7 +120,7 @@ ProxySnapshot ProxyServer::snapshot()
 {
     ProxySnapshot snapshot;
     snapshot.atMs = m_clock.wallMs();
-    for (const Upstream *upstream : {&m_openai, &m_anthropic}) {
+    for (const Upstream *upstream : upstreams()) {
         const CircuitBreaker *breaker = upstream->breaker;
         snapshot.upstreams.append({upstream->name, breaker->state(), upstream->pool->running(),
                                    upstream->pool->queued(), upstream->pool->concurrency(),
@@ -152,6 +155,7 @@ void ProxyServer::setUpUpstream(Upstream &upstream, const QByteArray &name, cons
     const QString label = QString::fromLatin1(name);
     upstream.name = name;
     upstream.baseUrl = baseUrl;
+    upstream.style = style;
     upstream.pool = new UpstreamPool(label, m_config.concurrency, m_config.maxQueued, m_engine, this);
     upstream.breaker = new CircuitBreaker(label, m_clock, m_config.breakerFailures, m_config.breakerCooldown, this);
     // The probe asks the models list, where a client's GET /v1/models would go.
@@ -163,13 +167,40 @@ void ProxyServer::setUpUpstream(Upstream &upstream, const QByteArray &name, cons
 ProxyServer::~ProxyServer()
 {
     // Stop the pools first: their jobs post to calls owned by flights, which die with this object.
-    delete m_openai.pool;
-    delete m_anthropic.pool;
+    for (Upstream *upstream : allUpstreams())
+        delete upstream->pool;
 }
 
-ProxyServer::Upstream &ProxyServer::upstreamFor(ApiStyle style)
+ProxyServer::Upstream &ProxyServer::upstreamFor(ApiStyle style, const QString &model)
 {
+    if (const std::optional<qsizetype> routed = m_routes.routeFor(style, model))
+        return m_routed[std::size_t(*routed)];
     return style == ApiStyle::Anthropic ? m_anthropic : m_openai;
+}
+
+QList<ProxyServer::Upstream *> ProxyServer::allUpstreams()
+{
+    QList<Upstream *> all{&m_openai, &m_anthropic};
+    for (Upstream &upstream : m_routed)
+        all.append(&upstream);
+    return all;
+}
+
+QList<const ProxyServer::Upstream *> ProxyServer::upstreams() const
+{
+    QList<const Upstream *> all;
+    for (const Upstream *upstream : const_cast<ProxyServer *>(this)->allUpstreams())
+        all.append(upstream);
+    return all;
+}
+
+const ProxyServer::Upstream *ProxyServer::upstreamNamed(const QByteArray &name) const
+{
+    for (const Upstream *upstream : upstreams()) {
+        if (upstream->name == name)
+            return upstream;
+    }
+    return nullptr;
 }
 
 Result ProxyServer::listen()
@@ -341,6 +372,8 @@ void ProxyServer::handleProxied(const Route &route, const IncomingRequest &reque
     const QJsonObject body = document.object();
     record.model = body.value(u"model"_s).toString();
     record.stream = body.value(u"stream"_s).toBool();
+    const Upstream &upstream = upstreamFor(route.style, record.model);
+    record.upstream = upstream.name;
 
     QByteArray key;
     if (wantsNoSharing(request) || changesServerState(route, body)) {
@@ -348,7 +381,7 @@ void ProxyServer::handleProxied(const Route &route, const IncomingRequest &reque
         record.keyInputs = wantsNoSharing(request) ? "no key: the request asked for no sharing (Cache-Control)\n"
                                                    : "no key: the call changes state on the server\n";
     } else {
-        const RequestKeyInput input = RequestKeyInput::from(route.path, upstreamFor(route.style).baseUrl, request, body);
+        const RequestKeyInput input = RequestKeyInput::from(route.path, upstream.baseUrl, request, body);
         key = requestKey(input);
         record.keyFingerprint = key.toHex().left(12);
         record.keyInputs = describeKeyInput(input);
@@ -373,7 +406,8 @@ void ProxyServer::share(const Route &route, const QByteArray &key, const Incomin
         return;
     }
     Q_EMIT callStarted(record);
-    m_flights.share(key, route.style, *upstreamFor(route.style).breaker, {std::move(writer), std::move(record), {}},
+    Upstream &upstream = upstreamFor(route.style, record.model);
+    m_flights.share(key, route.style, *upstream.breaker, {std::move(writer), std::move(record), {}},
                     [&](Flight &flight, Flight::Rider &rider) { return takeOff(route, request, body, flight, rider); });
 }
 
@@ -381,7 +415,7 @@ void ProxyServer::share(const Route &route, const QByteArray &key, const Incomin
 Sharing::Takeoff ProxyServer::takeOff(const Route &route, const IncomingRequest &request, const QJsonObject &body,
                                       Flight &flight, Flight::Rider &rider)
 {
-    Upstream &upstream = upstreamFor(flight.style());
+    Upstream &upstream = upstreamFor(flight.style(), rider.record.model);
     const std::optional<Admitted> admitted = admit(upstream, route, request, body, rider);
     if (!admitted)
         return {};
@@ -398,7 +432,9 @@ Sharing::Takeoff ProxyServer::takeOff(const Route &route, const IncomingRequest 
     UpstreamCall *upstreamCall = submitted.call;
     if (upstreamCall && !submitted.fault.isEmpty())
         flight.setInjected(submitted.fault);
+    m_flightUpstream.insert(&flight, &upstream);
     if (!upstreamCall) {
+        m_flightUpstream.remove(&flight);
         settle(upstream, *admitted, nullptr);
         rider.record.outcome = Outcome::Error;
         answerError(flight.style(), ApiError::queueFull(m_config.maxQueued), rider.record, std::move(rider.writer));
@@ -473,6 +509,7 @@ std::optional<ProxyServer::Admitted> ProxyServer::admit(Upstream &upstream, cons
 
 void ProxyServer::land(Flight &flight, Upstream &upstream, const Admitted &admitted)
 {
+    m_flightUpstream.remove(&flight);
     // What the call cost, from the upstream's own `usage` (streams included); unknown stays unknown.
     const Usage usage = isSuccess(flight.status())
         ? parseUsage(flight.style(), flight.body(), flight.isStreaming()) : Usage{};
@@ -537,7 +574,7 @@ void ProxyServer::countStuckCalls(Upstream &upstream, const Flight *timedOut)
     for (Flight *flight : m_flights.inProgressFlights()) {
         if (upstream.breaker->state() != BreakerState::Closed)
             return;
-        if (flight == timedOut || &upstreamFor(flight->style()) != &upstream || flight->hasHeaders()
+        if (flight == timedOut || m_flightUpstream.value(flight) != &upstream || flight->hasHeaders()
             || flight->countedAsStuck() || flight->upstreamStartAtMs() == 0
             || now - flight->upstreamStartAtMs() < stuckAfterMs)
             continue;
@@ -584,7 +621,7 @@ void ProxyServer::applyLiveSettings(const LiveSettings &settings)
     // from m_config by each new UpstreamRequest (takeOff), so calls in flight keep theirs.
     settings.applyTo(m_config);
     m_flights.setTimeoutSeconds(std::chrono::duration<double>(settings.timeout).count());
-    for (Upstream *upstream : {&m_openai, &m_anthropic}) {
+    for (Upstream *upstream : allUpstreams()) {
         upstream->pool->setConcurrency(settings.concurrency);
         upstream->breaker->setFailureThreshold(settings.breakerFailures);
         upstream->breaker->setCooldown(settings.breakerCooldown);
@@ -598,7 +635,7 @@ void ProxyServer::applyLiveSettings(const LiveSettings &settings)
 
 std::optional<bool> ProxyServer::actOnBreaker(const QByteArray &name, BreakerAction action)
 {
-    Upstream *upstream = name == m_openai.name ? &m_openai : name == m_anthropic.name ? &m_anthropic : nullptr;
+    Upstream *upstream = const_cast<Upstream *>(upstreamNamed(name));
     if (!upstream)
         return std::nullopt;
     CircuitBreaker *breaker = upstream->breaker;
@@ -642,8 +679,8 @@ void ProxyServer::drain(std::chrono::milliseconds grace)
             // its riders get the error (a stream an error event) and their records are published.
             m_drainEnding = true;
             qCInfo(lcProxy).nospace() << "drain time is up: ending " << m_flights.inProgress() << " call(s)";
-            m_openai.pool->stop();
-            m_anthropic.pool->stop();
+            for (Upstream *upstream : allUpstreams())
+                upstream->pool->stop();
         }
     });
     m_drainCheck.start();
