@@ -186,6 +186,28 @@ QList<ProxyServer::Upstream *> ProxyServer::allUpstreams()
     return all;
 }
 
+ProxyServer::Upstream &ProxyServer::upstreamOf(const CallRecord &record)
+{
+    for (Upstream *upstream : allUpstreams()) {
+        if (upstream->name == record.upstream)
+            return *upstream;
+    }
+    return record.upstream == m_anthropic.name ? m_anthropic : m_openai;
+}
+
+ProxyServer::Upstream *ProxyServer::fallbackFor(const Upstream &upstream)
+{
+    const std::optional<qsizetype> index = m_routes.indexOf(QString::fromUtf8(upstream.name));
+    if (!index || m_routes.all()[*index].fallback.isEmpty())
+        return nullptr;
+    const CircuitBreaker &breaker = *upstream.breaker;
+    // A breaker whose cool-down is over takes the call as its trial: that is how it learns.
+    if (breaker.state() != BreakerState::Open || (!breaker.openedByHand() && breaker.cooldownLeftMs() <= 0))
+        return nullptr;
+    const std::optional<qsizetype> fallback = m_routes.indexOf(m_routes.all()[*index].fallback);
+    return fallback ? &m_routed[std::size_t(*fallback)] : nullptr;
+}
+
 QList<const ProxyServer::Upstream *> ProxyServer::upstreams() const
 {
     QList<const Upstream *> all;
@@ -372,8 +394,21 @@ void ProxyServer::handleProxied(const Route &route, const IncomingRequest &reque
     const QJsonObject body = document.object();
     record.model = body.value(u"model"_s).toString();
     record.stream = body.value(u"stream"_s).toBool();
-    const Upstream &upstream = upstreamFor(route.style, record.model);
-    record.upstream = upstream.name;
+    const Upstream *upstream = &upstreamFor(route.style, record.model);
+    IncomingRequest sent = request;   // what goes upstream: the fallback's model, if it renames it
+    QJsonObject sentBody = body;
+    if (const Upstream *fallback = fallbackFor(*upstream)) {
+        record.fallbackFrom = upstream->name;
+        const QHash<QString, QString> &renames = m_routes.all()[*m_routes.indexOf(QString::fromUtf8(fallback->name))].modelsMap;
+        if (const QString renamed = renames.value(record.model, record.model); renamed != record.model) {
+            record.model = renamed;
+            sentBody.insert(u"model"_s, renamed);
+            sent.body = QJsonDocument(sentBody).toJson(QJsonDocument::Compact);
+        }
+        qCInfo(lcProxy).noquote() << record.requestId << "fallback:" << upstream->name << "->" << fallback->name;
+        upstream = fallback;
+    }
+    record.upstream = upstream->name;
 
     QByteArray key;
     if (wantsNoSharing(request) || changesServerState(route, body)) {
@@ -381,12 +416,14 @@ void ProxyServer::handleProxied(const Route &route, const IncomingRequest &reque
         record.keyInputs = wantsNoSharing(request) ? "no key: the request asked for no sharing (Cache-Control)\n"
                                                    : "no key: the call changes state on the server\n";
     } else {
-        const RequestKeyInput input = RequestKeyInput::from(route.path, upstream.baseUrl, request, body);
+        const RequestKeyInput input = RequestKeyInput::from(route.path, upstream->baseUrl, sent, sentBody);
         key = requestKey(input);
         record.keyFingerprint = key.toHex().left(12);
         record.keyInputs = describeKeyInput(input);
     }
-    share(route, key, request, body, std::move(record), std::move(writer));
+    if (!record.fallbackFrom.isEmpty())
+        record.keyInputs += "fallback: from " + record.fallbackFrom + " (its breaker is open)\n";
+    share(route, key, sent, sentBody, std::move(record), std::move(writer));
 }
 
 void ProxyServer::handlePassThrough(const Route &route, const IncomingRequest &request, ResponseWriter writer)
@@ -406,7 +443,7 @@ void ProxyServer::share(const Route &route, const QByteArray &key, const Incomin
         return;
     }
     Q_EMIT callStarted(record);
-    Upstream &upstream = upstreamFor(route.style, record.model);
+    Upstream &upstream = upstreamOf(record);
     m_flights.share(key, route.style, *upstream.breaker, {std::move(writer), std::move(record), {}},
                     [&](Flight &flight, Flight::Rider &rider) { return takeOff(route, request, body, flight, rider); });
 }
@@ -415,7 +452,7 @@ void ProxyServer::share(const Route &route, const QByteArray &key, const Incomin
 Sharing::Takeoff ProxyServer::takeOff(const Route &route, const IncomingRequest &request, const QJsonObject &body,
                                       Flight &flight, Flight::Rider &rider)
 {
-    Upstream &upstream = upstreamFor(flight.style(), rider.record.model);
+    Upstream &upstream = upstreamOf(rider.record);
     const std::optional<Admitted> admitted = admit(upstream, route, request, body, rider);
     if (!admitted)
         return {};

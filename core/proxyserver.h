@@ -127,6 +127,9 @@ private:
     // else the family's default.
     Upstream &upstreamFor(ApiStyle style, const QString &model = {});
     QList<Upstream *> allUpstreams();
+    Upstream &upstreamOf(const CallRecord &record);   // the one its record names
+    // The fallback to send a call for `upstream` to instead, if its breaker refuses calls and it names one.
+    Upstream *fallbackFor(const Upstream &upstream);
     void setUpUpstream(Upstream &upstream, const QByteArray &name, const QUrl &baseUrl, ApiStyle style);
     // What admitting one upstream call holds until `settle`: spend reserved for it and, in half-open,
     // the breaker's one trial.

@@ -43,6 +43,7 @@ private Q_SLOTS:
     void globs_matchWholeModelNames();
     void matchingModel_goesToItsUpstream_otherToTheDefault();
     void eachUpstream_hasItsOwnBreaker();
+    void openBreaker_sendsTheCallToItsFallback_withTheModelMapped();
 };
 
 void TestRouting::configFile_readsUpstreamsInOrder()
@@ -192,6 +193,43 @@ void TestRouting::eachUpstream_hasItsOwnBreaker()
     QCOMPARE(snapshot.upstreams[2].name, QByteArray("local"));
     QCOMPARE(snapshot.upstreams[2].breakerState, BreakerState::Open);
     QCOMPARE(snapshot.upstreams[0].breakerState, BreakerState::Closed);
+}
+
+void TestRouting::openBreaker_sendsTheCallToItsFallback_withTheModelMapped()
+{
+    FakeClock clock;
+    ServiceThread<MockProvider> local(u"local"_s, [] { return new MockProvider; });
+    ProxyHarness harness([&local](ProxyConfig &config) {
+        config.upstreamRoutes = {
+            {u"local"_s, ApiStyle::OpenAI, local.service()->openaiBaseUrl(), {u"llama-*"_s}, u"cloud"_s, {}},
+            {u"cloud"_s, ApiStyle::OpenAI, config.openaiUpstream, {u"meta/*"_s}, {}, {{u"llama-3"_s, u"meta/llama-3"_s}}},
+        };
+    }, &clock);
+    // Closed: no fallback.
+    const LoopbackResponse direct = harness.post(kChat, chatBody(u"one"_s, false, u"llama-3"_s));
+    QCOMPARE(direct.status, 200);
+    QCOMPARE(direct.header("x-breakwater-fallback"), QByteArray());
+    QCOMPARE(local.service()->callCount(), 1);
+
+    QCOMPARE(harness.control("POST", "/breakwater/breaker/local/open").status, 200);
+    const LoopbackResponse fell = harness.post(kChat, chatBody(u"two"_s, false, u"llama-3"_s));
+    QCOMPARE(fell.status, 200);
+    QCOMPARE(fell.header("x-breakwater-fallback"), QByteArray("cloud"));
+    QCOMPARE(local.service()->callCount(), 1);           // the open breaker's upstream is not called
+    QCOMPARE(harness.mock()->callCount(u"/v1/chat/completions"_s), 1);   // the fallback is, once
+    QTRY_COMPARE(harness.records.size(), 2);
+    QCOMPARE(harness.records[1].upstream, QByteArray("cloud"));
+    QCOMPARE(harness.records[1].fallbackFrom, QByteArray("local"));
+    QCOMPARE(harness.records[1].model, u"meta/llama-3"_s);   // models_map
+    QVERIFY(harness.records[1].keyInputs.contains("fallback: from local"));
+    const LoopbackResponse metrics = harness.get("/metrics");
+    QVERIFY2(metrics.body.contains(R"(breakwater_fallbacks_total{from="local",to="cloud"} 1)"), metrics.body.constData());
+
+    // The fallback's answer is shared like any other: the same prompt again is a hit, still marked.
+    const LoopbackResponse again = harness.post(kChat, chatBody(u"two"_s, false, u"llama-3"_s));
+    QCOMPARE(again.header("x-breakwater-dedup"), QByteArray("hit"));
+    QCOMPARE(again.header("x-breakwater-fallback"), QByteArray("cloud"));
+    QCOMPARE(harness.mock()->callCount(u"/v1/chat/completions"_s), 1);
 }
 
 QTEST_GUILESS_MAIN(TestRouting)

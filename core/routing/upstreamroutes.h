@@ -28,6 +28,11 @@ struct UpstreamRoute
     bool matches(const QString &model) const;
 };
 
+// The fallback rule (README, "Fallbacks"): a call whose upstream's breaker refuses it (open, its
+// cool-down not over) goes to the upstream that one names as `fallback`, once (a fallback's own
+// fallback is never taken), with its model renamed by the fallback's `models_map`. Fallbacks stay
+// within one API (checkUpstreamRoutes), since no call is translated between APIs.
+
 // The named upstreams in the order they were given: the first whose patterns match a call's model
 // takes it. Pure, no state beyond the list.
 class UpstreamRoutes
