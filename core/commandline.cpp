@@ -33,6 +33,7 @@ const QList<Option> &options()
         {u"listen"_s, u"HOST:PORT"_s, u"Address to listen on (default 127.0.0.1:8080; port 0 picks a free one)."_s},
         {u"upstream"_s, u"URL"_s, u"OpenAI-compatible base URL including /v1 (default https://api.openai.com/v1)."_s},
         {u"anthropic-upstream"_s, u"URL"_s, u"Anthropic base URL (default https://api.anthropic.com)."_s},
+        {u"route"_s, u"PATTERN[,PATTERN...]=URL"_s, u"Send the calls whose model matches a pattern (globs: *, ?) to this OpenAI-compatible upstream, named by its host (repeatable; before --upstream; the configuration file's \"upstreams\" list does more)."_s, false},
         {u"ca-file"_s, u"FILE"_s, u"PEM certificate authorities to trust for upstreams (and their probes) besides the system's, e.g. a corporate TLS proxy's or a local server's own."_s},
         {u"timeout"_s, u"S"_s, u"Seconds to wait for the upstream's first byte and between stream chunks (default 60)."_s},
         {u"drain"_s, u"S"_s, u"On SIGTERM, SIGINT or Quit: seconds calls in flight may finish before they are ended with an error (default 10)."_s},
@@ -247,6 +248,15 @@ Result applyConfigFile(CommandLine &result, const QString &path, const QStringLi
             path, error.error == QJsonParseError::NoError ? u"it holds another JSON value"_s : error.errorString())};
     const QJsonObject object = document.object();
     for (auto it = object.begin(); it != object.end(); ++it) {
+        if (it.key() == u"upstreams"_s) {   // a list of objects, no option's value
+            if (!it.value().isArray())
+                return Failure{u"config file %1: key 'upstreams' takes a list of upstreams"_s.arg(path)};
+            Expected<QList<UpstreamRoute>> routes = parseUpstreamRoutes(it.value().toArray());
+            if (!routes.ok())
+                return Failure{u"config file %1: %2"_s.arg(path, routes.error())};
+            result.config.upstreamRoutes += routes.value();
+            continue;
+        }
         const Option *option = findOption(it.key());
         const QString label = u"key '%1'"_s.arg(it.key());
         if (!option || !option->inConfigFile)
@@ -392,6 +402,15 @@ Expected<CommandLine> parseCommandLine(const QStringList &arguments, const QStri
         result.given.append(dashed);
         if (name == u"config"_s)
             continue;
+        if (name == u"route"_s) {   // repeatable, and its value has commas of its own
+            for (const QString &value : parser.values(name)) {
+                Expected<UpstreamRoute> route = parseRouteOption(value);
+                if (!route.ok())
+                    return Failure{route.error()};
+                result.config.upstreamRoutes.append(route.value());
+            }
+            continue;
+        }
         const Option *option = findOption(name);
         const QString value = option && option->repeatable ? parser.values(name).join(u',') : parser.value(name);
         if (const Result applied = apply(result, name, value, dashed); !applied.ok())
@@ -405,6 +424,8 @@ Expected<CommandLine> parseCommandLine(const QStringList &arguments, const QStri
         if (const Result applied = applyConfigFile(result, result.configFile, result.given); !applied.ok())
             return Failure{applied.error()};
     }
+    if (const Result routes = checkUpstreamRoutes(result.config.upstreamRoutes); !routes.ok())
+        return Failure{routes.error()};
     return result;
 }
 

@@ -72,7 +72,7 @@ void answerControl(ProxyServer &proxy, const IncomingRequest &request, ResponseW
             writer.writeError(ApiStyle::OpenAI, notFound(request));
             return;
         }
-        const ProxyServer::Upstream &guarded = upstream == "anthropic" ? proxy.anthropic() : proxy.openai();
+        const ProxyServer::Upstream &guarded = *proxy.upstreamNamed(upstream);
         QJsonObject answer{{u"upstream"_s, QString::fromLatin1(upstream)},
                            {u"breaker"_s, QString::fromLatin1(breakerStateName(guarded.breaker->state()))}};
         answer.insert(*action == BreakerAction::Probe ? u"probing"_s : u"changed"_s, *acted);

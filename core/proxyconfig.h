@@ -11,6 +11,7 @@
 
 #include "faults/faultrule.h"
 #include "fleet/redistarget.h"
+#include "routing/upstreamroutes.h"
 
 #include <optional>
 
@@ -45,6 +46,9 @@ struct ProxyConfig
     quint16 listenPort = defaults::kListenPort;
     QUrl openaiUpstream = QUrl(QStringLiteral("https://api.openai.com/v1"));
     QUrl anthropicUpstream = QUrl(QStringLiteral("https://api.anthropic.com"));
+    // --route and the configuration file's "upstreams": upstreams chosen by a call's model, tried in
+    // order before the family's default above (routing/upstreamroutes.h).
+    QList<UpstreamRoute> upstreamRoutes;
     std::chrono::milliseconds upstreamTimeout = defaults::kUpstreamTimeout;
     int concurrency = defaults::kConcurrency;
     int maxQueued = defaults::kMaxQueued;

@@ -101,6 +101,9 @@ ProxyServer::ProxyServer(const ProxyConfig &config, const Clock &clock, QObject 
     // OpenAI's base includes /v1 already; Anthropic's does not.
     setUpUpstream(m_openai, "openai", config.openaiUpstream, ApiStyle::OpenAI);
     setUpUpstream(m_anthropic, "anthropic", config.anthropicUpstream, ApiStyle::Anthropic);
+    m_routes = UpstreamRoutes(config.upstreamRoutes);
+    for (const UpstreamRoute &route : config.upstreamRoutes)
+        setUpUpstream(m_routed.emplace_back(), route.name.toUtf8(), route.url, route.api);
     m_spend = new SpendGuard(clock, config.maxSpendUsd, this);
     m_spend->setSpentToday(config.spentTodayAtStartUsd);
     m_faults = new FaultInjector(clock, this);
@@ -118,8 +121,8 @@ ProxyServer::ProxyServer(const ProxyConfig &config, const Clock &clock, QObject 
     m_snapshotTimer.start();
     if (config.sharedState) {
         m_fleet = new SharedState(*config.sharedState, this);
-        m_fleet->shareBreaker(*m_openai.breaker);
-        m_fleet->shareBreaker(*m_anthropic.breaker);
+        for (Upstream *upstream : allUpstreams())
+            m_fleet->shareBreaker(*upstream->breaker);
         m_flights.setAnswerStored([this](const QByteArray &key, const CachedAnswer &answer) {
             m_fleet->answers().store(key, answer, m_cache.windowMs());
         });
@@ -131,7 +134,7 @@ ProxySnapshot ProxyServer::snapshot()
 {
     ProxySnapshot snapshot;
     snapshot.atMs = m_clock.wallMs();
-    for (const Upstream *upstream : {&m_openai, &m_anthropic}) {
+    for (const Upstream *upstream : upstreams()) {
         const CircuitBreaker *breaker = upstream->breaker;
         snapshot.upstreams.append({upstream->name, breaker->state(), upstream->pool->running(),
                                    upstream->pool->queued(), upstream->pool->concurrency(),
@@ -170,6 +173,7 @@ void ProxyServer::setUpUpstream(Upstream &upstream, const QByteArray &name, cons
     const QString label = QString::fromLatin1(name);
     upstream.name = name;
     upstream.baseUrl = baseUrl;
+    upstream.style = style;
     upstream.pool = new UpstreamPool(label, m_config.concurrency, m_config.maxQueued, m_engine, this);
     upstream.breaker = new CircuitBreaker(label, m_clock, m_config.breakerFailures, m_config.breakerCooldown, this);
     // The probe asks the models list, where a client's GET /v1/models would go.
@@ -181,13 +185,62 @@ void ProxyServer::setUpUpstream(Upstream &upstream, const QByteArray &name, cons
 ProxyServer::~ProxyServer()
 {
     // Stop the pools first: their jobs post to calls owned by flights, which die with this object.
-    delete m_openai.pool;
-    delete m_anthropic.pool;
+    for (Upstream *upstream : allUpstreams())
+        delete upstream->pool;
 }
 
-ProxyServer::Upstream &ProxyServer::upstreamFor(ApiStyle style)
+ProxyServer::Upstream &ProxyServer::upstreamFor(ApiStyle style, const QString &model)
 {
+    if (const std::optional<qsizetype> routed = m_routes.routeFor(style, model))
+        return m_routed[std::size_t(*routed)];
     return style == ApiStyle::Anthropic ? m_anthropic : m_openai;
+}
+
+QList<ProxyServer::Upstream *> ProxyServer::allUpstreams()
+{
+    QList<Upstream *> all{&m_openai, &m_anthropic};
+    for (Upstream &upstream : m_routed)
+        all.append(&upstream);
+    return all;
+}
+
+ProxyServer::Upstream &ProxyServer::upstreamOf(const CallRecord &record)
+{
+    for (Upstream *upstream : allUpstreams()) {
+        if (upstream->name == record.upstream)
+            return *upstream;
+    }
+    return record.upstream == m_anthropic.name ? m_anthropic : m_openai;
+}
+
+ProxyServer::Upstream *ProxyServer::fallbackFor(const Upstream &upstream)
+{
+    const std::optional<qsizetype> index = m_routes.indexOf(QString::fromUtf8(upstream.name));
+    if (!index || m_routes.all()[*index].fallback.isEmpty())
+        return nullptr;
+    const CircuitBreaker &breaker = *upstream.breaker;
+    // A breaker whose cool-down is over takes the call as its trial: that is how it learns.
+    if (breaker.state() != BreakerState::Open || (!breaker.openedByHand() && breaker.cooldownLeftMs() <= 0))
+        return nullptr;
+    const std::optional<qsizetype> fallback = m_routes.indexOf(m_routes.all()[*index].fallback);
+    return fallback ? &m_routed[std::size_t(*fallback)] : nullptr;
+}
+
+QList<const ProxyServer::Upstream *> ProxyServer::upstreams() const
+{
+    QList<const Upstream *> all;
+    for (const Upstream *upstream : const_cast<ProxyServer *>(this)->allUpstreams())
+        all.append(upstream);
+    return all;
+}
+
+const ProxyServer::Upstream *ProxyServer::upstreamNamed(const QByteArray &name) const
+{
+    for (const Upstream *upstream : upstreams()) {
+        if (upstream->name == name)
+            return upstream;
+    }
+    return nullptr;
 }
 
 Result ProxyServer::listen()
@@ -361,6 +414,21 @@ void ProxyServer::handleProxied(const Route &route, const IncomingRequest &reque
     const QJsonObject body = document.object();
     record.model = body.value(u"model"_s).toString();
     record.stream = body.value(u"stream"_s).toBool();
+    const Upstream *upstream = &upstreamFor(route.style, record.model);
+    IncomingRequest sent = request;   // what goes upstream: the fallback's model, if it renames it
+    QJsonObject sentBody = body;
+    if (const Upstream *fallback = fallbackFor(*upstream)) {
+        record.fallbackFrom = upstream->name;
+        const QHash<QString, QString> &renames = m_routes.all()[*m_routes.indexOf(QString::fromUtf8(fallback->name))].modelsMap;
+        if (const QString renamed = renames.value(record.model, record.model); renamed != record.model) {
+            record.model = renamed;
+            sentBody.insert(u"model"_s, renamed);
+            sent.body = QJsonDocument(sentBody).toJson(QJsonDocument::Compact);
+        }
+        qCInfo(lcProxy).noquote() << record.requestId << "fallback:" << upstream->name << "->" << fallback->name;
+        upstream = fallback;
+    }
+    record.upstream = upstream->name;
 
     QByteArray key;
     if (wantsNoSharing(request) || changesServerState(route, body)) {
@@ -368,12 +436,14 @@ void ProxyServer::handleProxied(const Route &route, const IncomingRequest &reque
         record.keyInputs = wantsNoSharing(request) ? "no key: the request asked for no sharing (Cache-Control)\n"
                                                    : "no key: the call changes state on the server\n";
     } else {
-        const RequestKeyInput input = RequestKeyInput::from(route.path, upstreamFor(route.style).baseUrl, request, body);
+        const RequestKeyInput input = RequestKeyInput::from(route.path, upstream->baseUrl, sent, sentBody);
         key = requestKey(input);
         record.keyFingerprint = key.toHex().left(12);
         record.keyInputs = describeKeyInput(input);
     }
-    share(route, key, request, body, std::move(record), std::move(writer));
+    if (!record.fallbackFrom.isEmpty())
+        record.keyInputs += "fallback: from " + record.fallbackFrom + " (its breaker is open)\n";
+    share(route, key, sent, sentBody, std::move(record), std::move(writer));
 }
 
 void ProxyServer::handlePassThrough(const Route &route, const IncomingRequest &request, ResponseWriter writer)
@@ -395,7 +465,8 @@ void ProxyServer::share(const Route &route, const QByteArray &key, const Incomin
     Q_EMIT callStarted(record);
     if (m_fleet && askFleetFirst(route, key, request, body, record, writer))
         return;
-    m_flights.share(key, route.style, *upstreamFor(route.style).breaker, {std::move(writer), std::move(record), {}},
+    Upstream &upstream = upstreamOf(record);
+    m_flights.share(key, route.style, *upstream.breaker, {std::move(writer), std::move(record), {}},
                     [&](Flight &flight, Flight::Rider &rider) { return takeOff(route, request, body, flight, rider); });
 }
 
@@ -427,7 +498,7 @@ bool ProxyServer::askFleetFirst(const Route &route, const QByteArray &key, const
     const auto shareHere = [this, waiting](const QByteArray &fleetReservation) {
         Waiting &w = *waiting;
         m_fleetReservation = fleetReservation;
-        m_flights.share(w.key, w.route.style, *upstreamFor(w.route.style).breaker,
+        m_flights.share(w.key, w.route.style, *upstreamOf(w.record).breaker,
                         {std::move(w.writer), std::move(w.record), {}},
                         [&](Flight &flight, Flight::Rider &rider) { return takeOff(w.route, w.request, w.body, flight, rider); });
         // Not claimed (a hit, a join, a refusal before admission): nothing flew on it.
@@ -470,7 +541,7 @@ bool ProxyServer::askFleetFirst(const Route &route, const QByteArray &key, const
 Sharing::Takeoff ProxyServer::takeOff(const Route &route, const IncomingRequest &request, const QJsonObject &body,
                                       Flight &flight, Flight::Rider &rider)
 {
-    Upstream &upstream = upstreamFor(flight.style());
+    Upstream &upstream = upstreamOf(rider.record);
     const std::optional<Admitted> admitted = admit(upstream, route, request, body, rider);
     if (!admitted)
         return {};
@@ -488,7 +559,9 @@ Sharing::Takeoff ProxyServer::takeOff(const Route &route, const IncomingRequest 
     UpstreamCall *upstreamCall = submitted.call;
     if (upstreamCall && !submitted.fault.isEmpty())
         flight.setInjected(submitted.fault);
+    m_flightUpstream.insert(&flight, &upstream);
     if (!upstreamCall) {
+        m_flightUpstream.remove(&flight);
         settle(upstream, *admitted, nullptr);
         rider.record.outcome = Outcome::Error;
         answerError(flight.style(), ApiError::queueFull(m_config.maxQueued), rider.record, std::move(rider.writer));
@@ -569,6 +642,7 @@ std::optional<ProxyServer::Admitted> ProxyServer::admit(Upstream &upstream, cons
 
 void ProxyServer::land(Flight &flight, Upstream &upstream, const Admitted &admitted, bool reachedProvider)
 {
+    m_flightUpstream.remove(&flight);
     // What the call cost, from the upstream's own `usage` (streams included) where it said it, else
     // by the rule of accounting/callcharge.h. It is logged at what it was charged, so the day's
     // spend read back from the log after a restart is what was counted.
@@ -648,7 +722,7 @@ void ProxyServer::countStuckCalls(Upstream &upstream, const Flight *timedOut)
     for (Flight *flight : m_flights.inProgressFlights()) {
         if (upstream.breaker->state() != BreakerState::Closed)
             return;
-        if (flight == timedOut || &upstreamFor(flight->style()) != &upstream || flight->countedAsStuck()
+        if (flight == timedOut || m_flightUpstream.value(flight) != &upstream || flight->countedAsStuck()
             || flight->upstreamStartAtMs() == 0 || flight->riderCount() == 0)
             continue;
         const qint64 runningMs = now - flight->upstreamStartAtMs();
@@ -697,7 +771,7 @@ void ProxyServer::applyLiveSettings(const LiveSettings &settings)
     // from m_config by each new UpstreamRequest (takeOff), so calls in flight keep theirs.
     settings.applyTo(m_config);
     m_flights.setTimeoutSeconds(std::chrono::duration<double>(settings.timeout).count());
-    for (Upstream *upstream : {&m_openai, &m_anthropic}) {
+    for (Upstream *upstream : allUpstreams()) {
         upstream->pool->setConcurrency(settings.concurrency);
         upstream->breaker->setFailureThreshold(settings.breakerFailures);
         upstream->breaker->setCooldown(settings.breakerCooldown);
@@ -711,7 +785,7 @@ void ProxyServer::applyLiveSettings(const LiveSettings &settings)
 
 std::optional<bool> ProxyServer::actOnBreaker(const QByteArray &name, BreakerAction action)
 {
-    Upstream *upstream = name == m_openai.name ? &m_openai : name == m_anthropic.name ? &m_anthropic : nullptr;
+    Upstream *upstream = const_cast<Upstream *>(upstreamNamed(name));
     if (!upstream)
         return std::nullopt;
     CircuitBreaker *breaker = upstream->breaker;
@@ -755,8 +829,8 @@ void ProxyServer::drain(std::chrono::milliseconds grace)
             // its riders get the error (a stream an error event) and their records are published.
             m_drainEnding = true;
             qCInfo(lcProxy).nospace() << "drain time is up: ending " << m_flights.inProgress() << " call(s)";
-            m_openai.pool->stop();
-            m_anthropic.pool->stop();
+            for (Upstream *upstream : allUpstreams())
+                upstream->pool->stop();
         }
     });
     m_drainCheck.start();

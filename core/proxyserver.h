@@ -15,6 +15,8 @@
 #include "sharing/sharing.h"
 #include "upstream/circuitbreaker.h"
 
+#include <deque>
+
 #include <QAbstractHttpServer>
 #include <QDeadlineTimer>
 #include <QHostAddress>
@@ -52,8 +54,9 @@ public:
     // One upstream provider and what guards it.
     struct Upstream
     {
-        QByteArray name;          // "openai" or "anthropic"
+        QByteArray name;          // "openai", "anthropic" or a routed upstream's name
         QUrl baseUrl;
+        ApiStyle style = ApiStyle::OpenAI;
         UpstreamPool *pool = nullptr;
         CircuitBreaker *breaker = nullptr;
         BreakerProbe *probe = nullptr;
@@ -63,6 +66,9 @@ public:
     const ProxyConfig &config() const { return m_config; }
     const Upstream &openai() const { return m_openai; }
     const Upstream &anthropic() const { return m_anthropic; }
+    // Every upstream: the two defaults, then the routed ones in their order (routing/upstreamroutes.h).
+    QList<const Upstream *> upstreams() const;
+    const Upstream *upstreamNamed(const QByteArray &name) const;
     const AnswerCache &cache() const { return m_cache; }
     int flightsInProgress() const { return m_flights.size(); }
     int ridersInFlight() const { return m_flights.riders(); }   // callers waiting on an upstream call
@@ -125,7 +131,13 @@ private:
     // answers (within the link's deadline), then shared here as usual. False: not asked.
     bool askFleetFirst(const Route &route, const QByteArray &key, const IncomingRequest &request,
                        const QJsonObject &body, CallRecord &record, ResponseWriter &writer);
-    Upstream &upstreamFor(ApiStyle style);
+    // The upstream a call of `style` for `model` goes to: the first routed one whose patterns match,
+    // else the family's default.
+    Upstream &upstreamFor(ApiStyle style, const QString &model = {});
+    QList<Upstream *> allUpstreams();
+    Upstream &upstreamOf(const CallRecord &record);   // the one its record names
+    // The fallback to send a call for `upstream` to instead, if its breaker refuses calls and it names one.
+    Upstream *fallbackFor(const Upstream &upstream);
     void setUpUpstream(Upstream &upstream, const QByteArray &name, const QUrl &baseUrl, ApiStyle style);
     // What admitting one upstream call holds until `settle`: spend reserved for it and, in half-open,
     // the breaker's one trial.
@@ -158,6 +170,10 @@ private:
     std::shared_ptr<UpstreamEngine> m_engine;   // every upstream call of both pools runs on it
     Upstream m_openai;
     Upstream m_anthropic;
+    std::deque<Upstream> m_routed;   // a deque: calls hold references to their upstream
+    UpstreamRoutes m_routes;
+    // Which upstream each flight in progress was sent to (countStuckCalls); set at take-off, gone at landing.
+    QHash<const Flight *, Upstream *> m_flightUpstream;
     AnswerCache m_cache;
     Sharing m_flights;   // the flights in progress, and how requests share them and the cache
     PriceTable m_prices;

@@ -176,7 +176,7 @@ void TestCommandLine::help_listsEveryOption()
     const QString help = helpText();
     for (const char *option : {"--headless", "--listen", "--upstream", "--anthropic-upstream", "--timeout",
                                "--concurrency", "--dedup-window", "--cache-size", "--breaker-failures",
-                               "--breaker-cooldown", "--demo", "--config", "--minimized", "--allow-origin"})
+                               "--breaker-cooldown", "--demo", "--config", "--minimized", "--allow-origin", "--route"})
         QVERIFY2(help.contains(QLatin1StringView(option)), option);
 }
 

@@ -23,7 +23,10 @@ struct CallRecord
 {
     QByteArray requestId;
     QByteArray route;            // "/v1/chat/completions"
-    QByteArray upstream;         // "openai" or "anthropic"
+    QByteArray upstream;         // "openai", "anthropic" or a routed upstream's name (the one called)
+    // Set when the call went to `upstream` as the fallback of this one (its breaker was open);
+    // answered as x-breakwater-fallback: <upstream> (routing/upstreamroutes.h).
+    QByteArray fallbackFrom;
     QString model;
     bool stream = false;
     QByteArray keyFingerprint;   // first 12 hex digits of the request key

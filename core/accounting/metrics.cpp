@@ -98,6 +98,8 @@ void Metrics::Histogram::observe(double seconds)
 void Metrics::record(const CallRecord &record)
 {
     ++m_requests[{record.route, outcomeName(record.outcome)}];
+    if (!record.fallbackFrom.isEmpty())
+        ++m_fallbacks[{record.fallbackFrom, record.upstream}];
     ++m_endings[{record.route, endingName(endingOf(record))}];
     m_costSavedUsd += qMax(record.costSavedUsd, 0.0);
     if (record.endAtMs > 0)
@@ -157,6 +159,9 @@ QByteArray Metrics::prometheusText(const ProxySnapshot &gauges) const
     out.family("breakwater_upstream_errors_total", "counter",
                "Upstream calls that failed, by kind (timeout, unreachable, stream_cut, ...).");
     counterPairs("breakwater_upstream_errors_total", "upstream", "kind", m_upstreamErrors);
+    out.family("breakwater_fallbacks_total", "counter",
+               "Requests sent to an upstream's fallback because its breaker was open, by upstream and fallback.");
+    counterPairs("breakwater_fallbacks_total", "from", "to", m_fallbacks);
     out.family("breakwater_breaker_transitions_total", "counter", "Circuit breaker state changes, by new state.");
     counterPairs("breakwater_breaker_transitions_total", "upstream", "to", m_transitions);
     out.family("breakwater_faults_injected_total", "counter",

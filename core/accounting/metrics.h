@@ -46,6 +46,7 @@ private:
     QMap<LabelPair, quint64> m_endings;         // route, ending (accounting/callending.h)
     QMap<LabelPair, quint64> m_upstreamCalls;   // upstream, status
     QMap<LabelPair, quint64> m_upstreamErrors;  // upstream, error kind
+    QMap<LabelPair, quint64> m_fallbacks;       // from, to
     QMap<LabelPair, quint64> m_transitions;     // upstream, to
     Histogram m_queueWait;
     Histogram m_firstByte;

@@ -50,9 +50,12 @@ HeaderList ownHeaders(const CallRecord &record)
 {
     // The header says how the answer was served (miss | joined | hit | bypass | refused): a refusal
     // made no upstream call, so it is never a miss; the record keeps the finer outcome.
-    return {{"x-breakwater-dedup", servedName(servedOf(record.outcome))},
-            {"x-breakwater-breaker", record.breakerState},
-            {"x-request-id", record.requestId}};
+    HeaderList headers{{"x-breakwater-dedup", servedName(servedOf(record.outcome))},
+                       {"x-breakwater-breaker", record.breakerState},
+                       {"x-request-id", record.requestId}};
+    if (!record.fallbackFrom.isEmpty())
+        headers.append({"x-breakwater-fallback", record.upstream});
+    return headers;
 }
 
 void Sharing::share(const QByteArray &key, ApiStyle style, CircuitBreaker &breaker, Rider rider, Start start)

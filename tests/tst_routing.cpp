@@ -1,0 +1,236 @@
+// Several upstreams routed by model (issue 24): the configuration's "upstreams" list and --route
+// are checked at start (a wrong key is named), and through a real proxy with two mock providers a
+// call goes to the first upstream whose patterns match its model, else to its family's default,
+// and each upstream has a breaker of its own. Real sockets on loopback; upstream calls are counted.
+
+#include "commandline.h"
+#include "fakeclock.h"
+#include "proxyharness.h"
+#include "routing/upstreamroutes.h"
+
+#include <QFile>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace Qt::StringLiterals;
+using namespace std::chrono_literals;
+
+namespace {
+const QByteArray kChat = "/v1/chat/completions";
+
+Expected<CommandLine> parseWithConfig(const QByteArray &json, const QStringList &extra = {})
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(u"config.json"_s);
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly))
+        qFatal("cannot write the test's config file");
+    file.write(json);
+    file.close();
+    return parseCommandLine(QStringList{u"breakwater"_s, u"--config"_s, path} + extra);
+}
+} // namespace
+
+class TestRouting : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void configFile_readsUpstreamsInOrder();
+    void badConfig_isRefusedNamingTheKey_data();
+    void badConfig_isRefusedNamingTheKey();
+    void routeOption_namesTheUpstreamByItsHost();
+    void routeOption_refusesAWrongValue();
+    void globs_matchWholeModelNames();
+    void matchingModel_goesToItsUpstream_otherToTheDefault();
+    void eachUpstream_hasItsOwnBreaker();
+    void openBreaker_sendsTheCallToItsFallback_withTheModelMapped();
+};
+
+void TestRouting::configFile_readsUpstreamsInOrder()
+{
+    const Expected<CommandLine> line = parseWithConfig(R"({"upstreams": [
+        {"name": "local", "api": "openai", "url": "http://127.0.0.1:8000/v1", "models": ["llama-*", "qwen*"], "fallback": "cloud"},
+        {"name": "cloud", "api": "openai", "url": "https://openrouter.ai/api/v1", "models": ["*/*"],
+         "models_map": {"llama-3": "meta-llama/llama-3"}}]})");
+    QVERIFY2(line.ok(), qPrintable(line.error()));
+    const QList<UpstreamRoute> &routes = line->config.upstreamRoutes;
+    QCOMPARE(routes.size(), 2);
+    QCOMPARE(routes[0].name, u"local"_s);
+    QCOMPARE(routes[0].models, (QStringList{u"llama-*"_s, u"qwen*"_s}));
+    QCOMPARE(routes[0].fallback, u"cloud"_s);
+    QCOMPARE(routes[1].url, QUrl(u"https://openrouter.ai/api/v1"_s));
+    QCOMPARE(routes[1].modelsMap.value(u"llama-3"_s), u"meta-llama/llama-3"_s);
+}
+
+void TestRouting::badConfig_isRefusedNamingTheKey_data()
+{
+    QTest::addColumn<QByteArray>("upstreams");
+    QTest::addColumn<QString>("key");
+    const QByteArray local = R"({"name": "local", "url": "http://127.0.0.1:8000/v1", "models": ["llama-*"])";
+    QTest::newRow("unknown api") << QByteArray(R"([{"name": "a", "api": "cohere", "url": "http://h/v1", "models": ["x"]}])")
+                                 << u"upstreams[0].api"_s;
+    QTest::newRow("bad url") << QByteArray(R"([{"name": "a", "url": "ftp://h/v1", "models": ["x"]}])") << u"upstreams[0].url"_s;
+    QTest::newRow("bad pattern") << QByteArray(R"([{"name": "a", "url": "http://h/v1", "models": ["llama-[3"]}])")
+                                 << u"upstreams[0].models"_s;
+    QTest::newRow("no models") << QByteArray(R"([{"name": "a", "url": "http://h/v1"}])") << u"upstreams[0].models"_s;
+    QTest::newRow("unknown key") << QByteArray(R"([{"name": "a", "url": "http://h/v1", "models": ["x"], "weight": 2}])")
+                                 << u"upstreams[0].weight"_s;
+    QTest::newRow("duplicate name") << QByteArray("[" + local + "}, " + local + "}]") << u"upstreams[1].name"_s;
+    QTest::newRow("default's name") << QByteArray(R"([{"name": "openai", "url": "http://h/v1", "models": ["x"]}])")
+                                    << u"upstreams[0].name"_s;
+    QTest::newRow("fallback to nobody") << QByteArray("[" + local + R"(, "fallback": "cloud"}])") << u"upstreams[0].fallback"_s;
+    QTest::newRow("fallback cycle")
+        << QByteArray(R"([{"name": "a", "url": "http://h/v1", "models": ["x"], "fallback": "b"},
+                          {"name": "b", "url": "http://g/v1", "models": ["y"], "fallback": "a"}])")
+        << u"upstreams[1].fallback"_s;   // the link that closes the cycle
+    QTest::newRow("fallback of another api")
+        << QByteArray(R"([{"name": "a", "url": "http://h/v1", "models": ["x"], "fallback": "b"},
+                          {"name": "b", "api": "anthropic", "url": "http://g", "models": ["y"]}])")
+        << u"upstreams[0].fallback"_s;
+}
+
+void TestRouting::badConfig_isRefusedNamingTheKey()
+{
+    QFETCH(QByteArray, upstreams);
+    QFETCH(QString, key);
+    const Expected<CommandLine> line = parseWithConfig(R"({"upstreams": )" + upstreams + "}");
+    QVERIFY(!line.ok());
+    QVERIFY2(line.error().contains(key), qPrintable(line.error()));
+}
+
+void TestRouting::routeOption_namesTheUpstreamByItsHost()
+{
+    const Expected<CommandLine> line = parseCommandLine({u"breakwater"_s, u"--route"_s, u"llama-*,qwen*=http://127.0.0.1:8000/v1"_s,
+                                                         u"--route"_s, u"deepseek-*=https://api.deepseek.com/v1"_s});
+    QVERIFY2(line.ok(), qPrintable(line.error()));
+    const QList<UpstreamRoute> &routes = line->config.upstreamRoutes;
+    QCOMPARE(routes.size(), 2);
+    QCOMPARE(routes[0].name, u"127.0.0.1:8000"_s);
+    QCOMPARE(routes[0].models, (QStringList{u"llama-*"_s, u"qwen*"_s}));
+    QCOMPARE(routes[0].api, ApiStyle::OpenAI);
+    QCOMPARE(routes[1].name, u"api.deepseek.com"_s);
+}
+
+void TestRouting::routeOption_refusesAWrongValue()
+{
+    for (const QString &value : {u"llama-*"_s, u"=http://h/v1"_s, u"llama-*=not a url"_s, u"llama-[=http://h/v1"_s}) {
+        const Expected<CommandLine> line = parseCommandLine({u"breakwater"_s, u"--route"_s, value});
+        QVERIFY2(!line.ok(), qPrintable(value));
+        QVERIFY2(line.error().startsWith(u"--route"_s), qPrintable(line.error()));
+    }
+    // Two --route options for one host are two upstreams with one name.
+    const Expected<CommandLine> twice = parseCommandLine({u"breakwater"_s, u"--route"_s, u"a*=http://h:1/v1"_s,
+                                                          u"--route"_s, u"b*=http://h:1/v1"_s});
+    QVERIFY(!twice.ok());
+    QVERIFY2(twice.error().contains(u"'h:1'"_s), qPrintable(twice.error()));
+}
+
+void TestRouting::globs_matchWholeModelNames()
+{
+    const UpstreamRoutes routes({{u"local"_s, ApiStyle::OpenAI, QUrl(u"http://h/v1"_s), {u"llama-*"_s, u"qwen?"_s}, {}, {}},
+                                 {u"claude"_s, ApiStyle::Anthropic, QUrl(u"http://g"_s), {u"*"_s}, {}, {}}});
+    QCOMPARE(routes.routeFor(ApiStyle::OpenAI, u"llama-3.1-8b"_s), std::optional<qsizetype>(0));
+    QCOMPARE(routes.routeFor(ApiStyle::OpenAI, u"qwen3"_s), std::optional<qsizetype>(0));
+    QCOMPARE(routes.routeFor(ApiStyle::OpenAI, u"qwen3-coder"_s), std::nullopt);   // ? is one character
+    QCOMPARE(routes.routeFor(ApiStyle::OpenAI, u"my-llama-3"_s), std::nullopt);    // the whole name
+    QCOMPARE(routes.routeFor(ApiStyle::OpenAI, u"gpt-4o"_s), std::nullopt);
+    QCOMPARE(routes.routeFor(ApiStyle::Anthropic, u"llama-3"_s), std::optional<qsizetype>(1));   // per API
+}
+
+void TestRouting::matchingModel_goesToItsUpstream_otherToTheDefault()
+{
+    ServiceThread<MockProvider> local(u"local"_s, [] { return new MockProvider; });
+    ProxyHarness harness([&local](ProxyConfig &config) {
+        config.upstreamRoutes = {{u"local"_s, ApiStyle::OpenAI, local.service()->openaiBaseUrl(), {u"llama-*"_s}, {}, {}}};
+    });
+    const LoopbackResponse routed = harness.post(kChat, chatBody(u"hi"_s, false, u"llama-3"_s));
+    QCOMPARE(routed.status, 200);
+    QCOMPARE(local.service()->callCount(), 1);
+    QCOMPARE(harness.mock()->callCount(), 0);
+
+    const LoopbackResponse defaulted = harness.post(kChat, chatBody(u"hi"_s, false, u"gpt-4o-mini"_s));
+    QCOMPARE(defaulted.status, 200);
+    QCOMPARE(local.service()->callCount(), 1);
+    QCOMPARE(harness.mock()->callCount(), 1);
+
+    // The same prompt for a model of each upstream: two answers, never one shared between them.
+    QCOMPARE(harness.post(kChat, chatBody(u"hi"_s, false, u"llama-3"_s)).header("x-breakwater-dedup"), QByteArray("hit"));
+    QTRY_COMPARE(harness.records.size(), 3);
+    QCOMPARE(harness.records[0].upstream, QByteArray("local"));
+    QCOMPARE(harness.records[1].upstream, QByteArray("openai"));
+
+    const LoopbackResponse metrics = harness.get("/metrics");
+    QVERIFY2(metrics.body.contains(R"(breakwater_upstream_calls_total{upstream="local",status="200"} 1)"), metrics.body.constData());
+    QVERIFY(metrics.body.contains(R"(upstream="local")"));
+}
+
+void TestRouting::eachUpstream_hasItsOwnBreaker()
+{
+    FakeClock clock;
+    ServiceThread<MockProvider> local(u"local"_s, [] { return new MockProvider; });
+    ProxyHarness harness([&local](ProxyConfig &config) {
+        config.breakerFailures = 2;
+        config.breakerCooldown = 60s;
+        config.upstreamRoutes = {{u"local"_s, ApiStyle::OpenAI, local.service()->openaiBaseUrl(), {u"llama-*"_s}, {}, {}}};
+    }, &clock);
+    local.service()->setMode(MockProvider::Mode::Error503);
+    for (int i = 0; i < 2; ++i)
+        QCOMPARE(harness.post(kChat, chatBody(u"p%1"_s.arg(i), false, u"llama-3"_s)).status, 503);
+    QCOMPARE(local.service()->callCount(u"/v1/chat/completions"_s), 2);
+
+    const LoopbackResponse refused = harness.post(kChat, chatBody(u"p9"_s, false, u"llama-3"_s));
+    QCOMPARE(refused.status, 503);
+    QCOMPARE(refused.header("x-breakwater-breaker"), QByteArray("open"));
+    QCOMPARE(refused.header("x-should-retry"), QByteArray("false"));
+    QCOMPARE(local.service()->callCount(u"/v1/chat/completions"_s), 2);   // refused without calling it
+
+    // The default OpenAI upstream is another upstream: its breaker stays closed and it answers.
+    const LoopbackResponse other = harness.post(kChat, chatBody(u"p9"_s, false, u"gpt-4o-mini"_s));
+    QCOMPARE(other.status, 200);
+    QCOMPARE(other.header("x-breakwater-breaker"), QByteArray("closed"));
+    const ProxySnapshot snapshot = harness.onProxyThread<ProxySnapshot>([](ProxyServer *proxy) { return proxy->snapshot(); });
+    QCOMPARE(snapshot.upstreams.size(), 3);
+    QCOMPARE(snapshot.upstreams[2].name, QByteArray("local"));
+    QCOMPARE(snapshot.upstreams[2].breakerState, BreakerState::Open);
+    QCOMPARE(snapshot.upstreams[0].breakerState, BreakerState::Closed);
+}
+
+void TestRouting::openBreaker_sendsTheCallToItsFallback_withTheModelMapped()
+{
+    FakeClock clock;
+    ServiceThread<MockProvider> local(u"local"_s, [] { return new MockProvider; });
+    ProxyHarness harness([&local](ProxyConfig &config) {
+        config.upstreamRoutes = {
+            {u"local"_s, ApiStyle::OpenAI, local.service()->openaiBaseUrl(), {u"llama-*"_s}, u"cloud"_s, {}},
+            {u"cloud"_s, ApiStyle::OpenAI, config.openaiUpstream, {u"meta/*"_s}, {}, {{u"llama-3"_s, u"meta/llama-3"_s}}},
+        };
+    }, &clock);
+    // Closed: no fallback.
+    const LoopbackResponse direct = harness.post(kChat, chatBody(u"one"_s, false, u"llama-3"_s));
+    QCOMPARE(direct.status, 200);
+    QCOMPARE(direct.header("x-breakwater-fallback"), QByteArray());
+    QCOMPARE(local.service()->callCount(), 1);
+
+    QCOMPARE(harness.control("POST", "/breakwater/breaker/local/open").status, 200);
+    const LoopbackResponse fell = harness.post(kChat, chatBody(u"two"_s, false, u"llama-3"_s));
+    QCOMPARE(fell.status, 200);
+    QCOMPARE(fell.header("x-breakwater-fallback"), QByteArray("cloud"));
+    QCOMPARE(local.service()->callCount(), 1);           // the open breaker's upstream is not called
+    QCOMPARE(harness.mock()->callCount(u"/v1/chat/completions"_s), 1);   // the fallback is, once
+    QTRY_COMPARE(harness.records.size(), 2);
+    QCOMPARE(harness.records[1].upstream, QByteArray("cloud"));
+    QCOMPARE(harness.records[1].fallbackFrom, QByteArray("local"));
+    QCOMPARE(harness.records[1].model, u"meta/llama-3"_s);   // models_map
+    QVERIFY(harness.records[1].keyInputs.contains("fallback: from local"));
+    const LoopbackResponse metrics = harness.get("/metrics");
+    QVERIFY2(metrics.body.contains(R"(breakwater_fallbacks_total{from="local",to="cloud"} 1)"), metrics.body.constData());
+
+    // The fallback's answer is shared like any other: the same prompt again is a hit, still marked.
+    const LoopbackResponse again = harness.post(kChat, chatBody(u"two"_s, false, u"llama-3"_s));
+    QCOMPARE(again.header("x-breakwater-dedup"), QByteArray("hit"));
+    QCOMPARE(again.header("x-breakwater-fallback"), QByteArray("cloud"));
+    QCOMPARE(harness.mock()->callCount(u"/v1/chat/completions"_s), 1);
+}
+
+QTEST_GUILESS_MAIN(TestRouting)
+#include "tst_routing.moc"
