@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "faults/faultrule.h"
+#include "team/teamfiles.h"
 
 // Every tunable of the proxy in one place, with its default. Command-line options (commandline.h)
 // override these; tests set them directly.
@@ -68,4 +69,11 @@ struct ProxyConfig
     // The owner's control token (controltoken.h), asked of every route under /breakwater/
     // (controlgate.h); empty: those routes answer nobody.
     QByteArray controlToken;
+    // A team's Breakwater (--access-tokens, --provider-keys; team/membergate.h): every API call
+    // needs a member's token. No members: a one-user Breakwater, as before.
+    Team team;
+    ProviderKeys providerKeys;
+    QStringList publicNames;            // --public-name: host names the Host check accepts besides loopback
+    QString tlsCertFile;                // --tls-cert and --tls-key: serve HTTPS
+    QString tlsKeyFile;
 };
