@@ -154,6 +154,13 @@ void TestTeam::wrongToken_isRefused401()
     // The owner's control token is no member's token either.
     QCOMPARE(harness.post("/v1/chat/completions", chatBody(u"hi"_s), withToken(kTestControlToken)).status, 401);
     QCOMPARE(harness.mock()->callCount(), 0);
+    // The refusals are recorded, without what was sent as a token.
+    QVERIFY(waitForRecords(harness, 2));
+    for (const CallRecord &record : std::as_const(harness.records)) {
+        QCOMPARE(record.status, 401);
+        QVERIFY2(!record.requestHeaders.contains("not-a-member-token") && !record.requestHeaders.contains(kTestControlToken),
+                 record.requestHeaders.constData());
+    }
 }
 
 void TestTeam::memberToken_isAnswered_andNeverGoesUpstream()
@@ -201,6 +208,10 @@ void TestTeam::memberOverTheirCap_isRefused429_namingThem()
     QCOMPARE(error[u"code"_s].toString(), u"member_spend_limit_exceeded"_s);
     QVERIFY2(error[u"message"_s].toString().contains(u"'alice'"_s), qPrintable(error[u"message"_s].toString()));
     QCOMPARE(harness.mock()->callCount(), 1);
+    QVERIFY(waitForRecords(harness, 2));
+    QCOMPARE(harness.records.last().member, u"alice"_s);
+    QCOMPARE(harness.records.last().outcome, Outcome::SpendRefused);
+    QVERIFY2(!harness.records.last().requestHeaders.contains(kAliceToken), "a refused call's record keeps no token");
     // Anthropic's shape for an Anthropic call.
     const LoopbackResponse anthropic = harness.post("/v1/messages", messagesBody(u"third"_s), withToken(kAliceToken, kAnthropicAuth));
     QCOMPARE(anthropic.status, 429);

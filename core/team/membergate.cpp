@@ -84,27 +84,24 @@ MemberGate::Admission MemberGate::admit(IncomingRequest &request, ApiStyle style
     QList<QByteArray> carriers;   // the headers that held the member's token
     for (const Candidate &candidate : std::as_const(candidates)) {
         if (const Member *found = memberWithToken(candidate.token)) {
-            if (member && member != found)
+            if (member && member != found) {
+                request.headers.removeIf([](const auto &header) { return header.first.toLower() == kTokenHeader; });
                 return {{}, unauthorized("member_token_invalid", u"The request carries the tokens of two members."_s, m_keys.any())};
+            }
             member = found;
             carriers.append(candidate.lowerName);
         }
     }
     if (!member) {
+        // Refused calls are recorded too: what was sent in x-breakwater-token (a mistyped token is
+        // nearly a real one) is not kept. Credential headers are redacted in the record anyway.
+        request.headers.removeIf([](const auto &header) { return header.first.toLower() == kTokenHeader; });
         const bool sentOne = std::any_of(candidates.cbegin(), candidates.cend(),
                                          [](const Candidate &c) { return c.lowerName == kTokenHeader; });
         return {{}, sentOne || (m_keys.any() && !candidates.isEmpty())
                         ? unauthorized("member_token_invalid", u"The token sent is not a member's of this Breakwater."_s, m_keys.any())
                         : unauthorized("member_token_required", u"This API call needs a member token."_s, m_keys.any())};
     }
-    rollOver();
-    if (member->maxSpendUsd > 0 && m_spentUsd.value(member->name) >= member->maxSpendUsd) {
-        return {member->name, ApiError{429, "rate_limit_error", "member_spend_limit_exceeded",
-                u"Member '%1' has reached their own spend limit: %2 of %3 USD spent today (local time; "
-                "max_spend in the access-tokens file)."_s.arg(member->name)
-                    .arg(m_spentUsd.value(member->name), 0, 'f', 4).arg(member->maxSpendUsd, 0, 'f', 2)}};
-    }
-
     // The token never goes on: not upstream, not into the record, the key or the log.
     const QByteArray key = providerKey(m_keys, familyOf(style));
     HeaderList kept;
@@ -120,6 +117,14 @@ MemberGate::Admission MemberGate::admit(IncomingRequest &request, ApiStyle style
     }
     request.headers = kept;
     request.member = member->name;
+
+    rollOver();
+    if (member->maxSpendUsd > 0 && m_spentUsd.value(member->name) >= member->maxSpendUsd) {
+        return {member->name, ApiError{429, "rate_limit_error", "member_spend_limit_exceeded",
+                u"Member '%1' has reached their own spend limit: %2 of %3 USD spent today (local time; "
+                "max_spend in the access-tokens file)."_s.arg(member->name)
+                    .arg(m_spentUsd.value(member->name), 0, 'f', 4).arg(member->maxSpendUsd, 0, 'f', 2)}};
+    }
     return {member->name, std::nullopt};
 }
 
