@@ -4,6 +4,7 @@
 #include "accounting/duplicatereport.h"
 #include "commandline.h"
 #include "controltoken.h"
+#include "controlgate.h"
 #include "desktopapp.h"
 #include "execcommand.h"
 #include "faultclient.h"
@@ -138,6 +139,17 @@ int main(int argc, char *argv[])
     if (!token.ok())
         return refuseToStart(desktop, token.error());
     options.config.controlToken = token.value();
+    // A member's token must never open the control API: refused rather than left to chance.
+    for (const Member &member : std::as_const(options.config.team.members)) {
+        if (sameControlToken(member.token, options.config.controlToken)) {
+            std::fprintf(stderr, "breakwater: --access-tokens: member '%s' has the owner's control token; "
+                                 "give them a token of their own\n", qPrintable(member.name));
+            return 2;
+        }
+    }
+    if (!options.config.listenAddress.isLoopback() && options.config.tlsCertFile.isEmpty())
+        std::fprintf(stderr, "breakwater: warning: listening beyond loopback without TLS: members' tokens and "
+                             "prompts cross the network in clear text (give --tls-cert and --tls-key)\n");
 
     SystemClock clock;
     Result listening;

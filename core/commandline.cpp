@@ -11,6 +11,7 @@
 #include <cmath>
 
 #include "http/hostguard.h"
+#include "http/tlsidentity.h"
 #include "upstream/curlsettings.h"
 
 using namespace Qt::StringLiterals;
@@ -50,6 +51,11 @@ const QList<Option> &options()
         {u"log-bodies"_s, {}, u"Also store request and response bodies in the call log (credentials redacted)."_s},
         {u"allow-origin"_s, u"ORIGIN"_s, u"Answer requests from this browser origin, e.g. http://localhost:3000 (repeatable or comma-separated; default: web pages are refused)."_s, true, true},
         {u"control-token"_s, u"FILE"_s, u"The control token's file, asked of every /breakwater/ route (default ~/.config/breakwater/control-token; made 0600 at the first start if missing)."_s},
+        {u"access-tokens"_s, u"FILE"_s, u"A team's Breakwater: the members' tokens, {\"members\":[{\"name\":\"alice\",\"token\":\"...\",\"max_spend\":5}]} (0600; tokens of 32 characters or more); every API call then needs one (README, Team gateway)."_s},
+        {u"provider-keys"_s, u"FILE"_s, u"With --access-tokens: the provider keys Breakwater calls upstreams with, {\"openai\":\"sk-...\",\"anthropic\":\"sk-ant-...\"} (0600); members then send their token as their API key."_s},
+        {u"tls-cert"_s, u"FILE"_s, u"Serve HTTPS (HTTP/1.1) with this PEM certificate (chain after it); with --tls-key."_s},
+        {u"tls-key"_s, u"FILE"_s, u"The PEM private key of --tls-cert."_s},
+        {u"public-name"_s, u"NAME"_s, u"A host name members reach this Breakwater by, accepted in the Host header besides loopback ones (repeatable or comma-separated)."_s, true, true},
         {u"fault"_s, u"RULE"_s, u"Arm a fault-injection rule at start, e.g. 503:count=2, 529:p=30, hang:for=30s, cut=3 (repeatable; see README, Fault injection; default: none)."_s, true, true},
         {u"json"_s, {}, u"With `breakwater report`: print JSON instead of a table."_s, false},
         {u"faults"_s, u"FILE"_s, u"With `breakwater exec`: the fault timeline to play, {\"timeline\": [{\"at\": \"5s\", \"rule\": \"529:for=20s\"}]}."_s, false},
@@ -127,11 +133,7 @@ Result apply(CommandLine &result, const QString &name, const QString &value, con
     } else if (name == u"listen"_s) {
         if (!parseListenAddress(value, &config.listenAddress, &config.listenPort))
             return invalid(u"HOST:PORT with an IP address, e.g. 127.0.0.1:8080"_s);
-        // Anyone who can reach the port spends the keys passed through it: loopback only, until
-        // binding elsewhere comes with a local access token.
-        if (!config.listenAddress.isLoopback())
-            return Failure{u"refusing to listen on %1: Breakwater listens on loopback addresses only "
-                           "(127.0.0.0/8 or ::1)"_s.arg(value)};
+        // Beyond loopback only for a team (--access-tokens): checked once every option is read.
     } else if (name == u"upstream"_s) {
         if (!parseUrl(value, &config.openaiUpstream))
             return invalid(u"an http(s) URL such as https://api.openai.com/v1"_s);
@@ -178,6 +180,28 @@ Result apply(CommandLine &result, const QString &name, const QString &value, con
         if (value.isEmpty())
             return invalid(u"a file path"_s);
         result.controlTokenFile = value;
+    } else if (name == u"access-tokens"_s) {
+        const Expected<Team> team = loadTeam(value);
+        if (!team.ok())
+            return Failure{u"%1: %2"_s.arg(label, team.error())};
+        config.team = team.value();
+    } else if (name == u"provider-keys"_s) {
+        const Expected<ProviderKeys> keys = loadProviderKeys(value);
+        if (!keys.ok())
+            return Failure{u"%1: %2"_s.arg(label, keys.error())};
+        config.providerKeys = keys.value();
+    } else if (name == u"tls-cert"_s || name == u"tls-key"_s) {
+        if (value.isEmpty())
+            return invalid(u"a file path"_s);
+        (name == u"tls-cert"_s ? config.tlsCertFile : config.tlsKeyFile) = QFileInfo(value).absoluteFilePath();
+    } else if (name == u"public-name"_s) {
+        for (const QString &item : value.split(u',', Qt::SkipEmptyParts)) {
+            const QString host = item.trimmed().toLower();
+            if (host.isEmpty() || host.contains(u':') || host.contains(u'/') || QUrl::fromAce(QUrl::toAce(host)) != host)
+                return invalid(u"a host name such as breakwater.example.com (no scheme, no port)"_s);
+            if (!config.publicNames.contains(host))
+                config.publicNames.append(host);
+        }
     } else if (name == u"log-bodies"_s) {
         result.logBodies = true;
     } else if (name == u"allow-origin"_s) {
@@ -287,6 +311,25 @@ Result applyConfigFile(CommandLine &result, const QString &path, const QStringLi
         if (const Result applied = apply(result, option->name, value, label); !applied.ok())
             return Failure{u"config file %1: %2"_s.arg(path, applied.error())};
         result.given.append(name);
+    }
+    return {};
+}
+
+// What only the options together decide: a team's Breakwater (README, Team gateway).
+Result checkTeamOptions(const ProxyConfig &config)
+{
+    // Anyone who can reach the port spends the keys passed through it: beyond loopback, only
+    // members with a token may.
+    if (!config.listenAddress.isLoopback() && !config.team.enabled())
+        return Failure{u"refusing to listen on %1: beyond loopback (127.0.0.0/8, ::1) Breakwater needs "
+                       "--access-tokens FILE, so that only the team's members can call it (README, Team gateway)"_s
+                           .arg(config.listenAddress.toString())};
+    if (config.providerKeys.any() && !config.team.enabled())
+        return Failure{u"--provider-keys goes with --access-tokens: without members' tokens, every caller "
+                       "would spend the provider keys"_s};
+    if (!config.tlsCertFile.isEmpty() || !config.tlsKeyFile.isEmpty()) {
+        if (const Expected<QSslConfiguration> tls = loadTlsIdentity(config.tlsCertFile, config.tlsKeyFile); !tls.ok())
+            return Failure{tls.error()};
     }
     return {};
 }
@@ -426,6 +469,8 @@ Expected<CommandLine> parseCommandLine(const QStringList &arguments, const QStri
     }
     if (const Result routes = checkUpstreamRoutes(result.config.upstreamRoutes); !routes.ok())
         return Failure{routes.error()};
+    if (const Result team = checkTeamOptions(result.config); !team.ok())
+        return Failure{team.error()};
     return result;
 }
 
@@ -459,6 +504,9 @@ QString helpText()
             "`breakwater fault add|list|clear` arms, lists or disarms fault-injection rules of the\n"
             "Breakwater running at --listen (default 127.0.0.1:8080), through /breakwater/faults, with\n"
             "the control token from --control-token (default ~/.config/breakwater/control-token).\n"
+            "With --access-tokens Breakwater serves a team: every API call needs a member's token (with\n"
+            "--provider-keys as the SDK's API key, else in x-breakwater-token), it may listen beyond loopback,\n"
+            "and --tls-cert/--tls-key serve HTTPS (README, Team gateway).\n"
             "`breakwater exec` runs COMMAND against a private headless Breakwater on a free loopback port\n"
             "(OPENAI_BASE_URL and ANTHROPIC_BASE_URL point at it; the options before `--` configure it),\n"
             "plays the --faults timeline into its traffic, prints a summary and exits with COMMAND's status\n"

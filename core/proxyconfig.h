@@ -12,6 +12,7 @@
 #include "faults/faultrule.h"
 #include "fleet/redistarget.h"
 #include "routing/upstreamroutes.h"
+#include "team/teamfiles.h"
 
 #include <optional>
 
@@ -77,4 +78,11 @@ struct ProxyConfig
     // The owner's control token (controltoken.h), asked of every route under /breakwater/
     // (controlgate.h); empty: those routes answer nobody.
     QByteArray controlToken;
+    // A team's Breakwater (--access-tokens, --provider-keys; team/membergate.h): every API call
+    // needs a member's token. No members: a one-user Breakwater, as before.
+    Team team;
+    ProviderKeys providerKeys;
+    QStringList publicNames;            // --public-name: host names the Host check accepts besides loopback
+    QString tlsCertFile;                // --tls-cert and --tls-key: serve HTTPS
+    QString tlsKeyFile;
 };

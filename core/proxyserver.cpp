@@ -17,8 +17,10 @@
 #include "http/protocol.h"
 #include "http/requestmeter.h"
 #include "http/responsewriter.h"
+#include "http/tlsidentity.h"
 #include "proxyroutes.h"
 #include "sharing/requestkey.h"
+#include "team/membergate.h"
 #include "upstream/breakerprobe.h"
 #include "upstream/curlengine.h"
 #include "upstream/upstreampool.h"
@@ -106,6 +108,8 @@ ProxyServer::ProxyServer(const ProxyConfig &config, const Clock &clock, QObject 
         setUpUpstream(m_routed.emplace_back(), route.name.toUtf8(), route.url, route.api);
     m_spend = new SpendGuard(clock, config.maxSpendUsd, this);
     m_spend->setSpentToday(config.spentTodayAtStartUsd);
+    if (config.team.enabled())
+        m_members = std::make_unique<MemberGate>(config.team, config.providerKeys, clock);
     m_faults = new FaultInjector(clock, this);
     for (const FaultRule &rule : config.faults)   // --fault
         m_faults->arm(rule);
@@ -251,6 +255,12 @@ Result ProxyServer::listen()
     }
     m_frontDoor = new FrontDoor({m_config.maxBodyBytes, m_config.maxHeaderBytes,
                                  m_config.requestReadTimeout, m_config.idleTimeout}, this);
+    if (!m_config.tlsCertFile.isEmpty() || !m_config.tlsKeyFile.isEmpty()) {
+        const Expected<QSslConfiguration> tls = loadTlsIdentity(m_config.tlsCertFile, m_config.tlsKeyFile);
+        if (!tls.ok())
+            return Failure{tls.error()};
+        m_frontDoor->setTls(tls.value());
+    }
     if (!m_frontDoor->listen(m_config.listenAddress, m_config.listenPort)) {
         // Never another port instead: the user's apps are pointed at this one, and whatever listens
         // there now (another Breakwater, another user's program) would get their calls and keys.
@@ -274,7 +284,8 @@ QString ProxyServer::baseUrl() const
     const QHostAddress address = m_config.listenAddress;
     const QString host = address.protocol() == QAbstractSocket::IPv6Protocol
                              ? u'[' + address.toString() + u']' : address.toString();
-    return u"http://%1:%2/v1"_s.arg(host).arg(port());
+    const bool tls = !m_config.tlsCertFile.isEmpty();
+    return u"%1://%2:%3/v1"_s.arg(tls ? u"https"_s : u"http"_s, host).arg(port());
 }
 
 bool ProxyServer::handleRequest(const QHttpServerRequest &qtRequest, QTcpSocket *socket)
@@ -301,14 +312,15 @@ bool ProxyServer::handleRequest(const QHttpServerRequest &qtRequest, QTcpSocket 
     return true;
 }
 
-void ProxyServer::answer(const IncomingRequest &request, QTcpSocket *socket)
+void ProxyServer::answer(const IncomingRequest &incoming, QTcpSocket *socket)
 {
+    IncomingRequest request = incoming;   // implicitly shared: a member's admission rewrites its headers
     // Qt disconnects an upgrade's socket after the answer anyway (see missingHandler).
     const bool upgrade = isWebSocketUpgrade(request);
     const bool close = upgrade || request.header("connection").toLower().contains("close");
     ResponseWriter writer(socket, close);
     // A foreign Host or Origin (DNS rebinding, a web page) is answered by the guard, before any route.
-    if (!admitRequest({port(), m_config.allowedOrigins}, request, writer))
+    if (!admitRequest({port(), m_config.allowedOrigins, m_config.publicNames, m_config.listenAddress}, request, writer))
         return;
     // Routing first (a pure function), so that every error below is in the shape of the API the
     // call is for: Anthropic's when it carries Anthropic's headers or is on Anthropic's own paths.
@@ -328,6 +340,9 @@ void ProxyServer::answer(const IncomingRequest &request, QTcpSocket *socket)
 
     if (match.found) {
         const Route &route = match.route;
+        const bool apiCall = route.kind == Route::Kind::Proxied || route.kind == Route::Kind::PassThrough;
+        if (apiCall && m_members && !admitMember(route, request, writer))
+            return;
         switch (route.kind) {
         case Route::Kind::Proxied: handleProxied(route, request, std::move(writer)); break;
         case Route::Kind::PassThrough: handlePassThrough(route, request, std::move(writer)); break;
@@ -376,6 +391,7 @@ CallRecord ProxyServer::newRecord(const Route &route, const IncomingRequest &req
     record.route = route.path;
     record.upstream = route.style == ApiStyle::Anthropic ? "anthropic" : "openai";
     record.clientAddress = request.peer.toString();
+    record.member = request.member;
     record.receivedAtMs = m_clock.wallMs();
     const QByteArray credential = credentialOf(request);
     if (!credential.isEmpty())
@@ -436,7 +452,11 @@ void ProxyServer::handleProxied(const Route &route, const IncomingRequest &reque
         record.keyInputs = wantsNoSharing(request) ? "no key: the request asked for no sharing (Cache-Control)\n"
                                                    : "no key: the call changes state on the server\n";
     } else {
-        const RequestKeyInput input = RequestKeyInput::from(route.path, upstream->baseUrl, sent, sentBody);
+        RequestKeyInput input = RequestKeyInput::from(route.path, upstream->baseUrl, sent, sentBody);
+        // Members share answers among their own calls only, unless the team shares ("share": "team"):
+        // with provider keys held by Breakwater, every member's calls carry the same credential.
+        if (!request.member.isEmpty() && !m_members->sharesAcrossMembers())
+            input.credentials.append({QByteArray("breakwater member"), request.member.toUtf8()});
         key = requestKey(input);
         record.keyFingerprint = key.toHex().left(12);
         record.keyInputs = describeKeyInput(input);
@@ -444,6 +464,21 @@ void ProxyServer::handleProxied(const Route &route, const IncomingRequest &reque
     if (!record.fallbackFrom.isEmpty())
         record.keyInputs += "fallback: from " + record.fallbackFrom + " (its breaker is open)\n";
     share(route, key, sent, sentBody, std::move(record), std::move(writer));
+}
+
+bool ProxyServer::admitMember(const Route &route, IncomingRequest &request, ResponseWriter &writer)
+{
+    const MemberGate::Admission admission = m_members->admit(request, route.style);
+    if (!admission.refusal)
+        return true;
+    CallRecord record = newRecord(route, request);
+    record.member = admission.member;
+    record.outcome = admission.refusal->status == 429 ? Outcome::SpendRefused : Outcome::Error;
+    HeaderList extra;
+    if (admission.refusal->status == 401)
+        extra.append({QByteArray("WWW-Authenticate"), QByteArray(R"(Bearer realm="breakwater")")});
+    answerError(route.style, *admission.refusal, std::move(record), std::move(writer), extra);
+    return false;
 }
 
 void ProxyServer::handlePassThrough(const Route &route, const IncomingRequest &request, ResponseWriter writer)
@@ -749,6 +784,8 @@ void ProxyServer::publish(CallRecord record)
     if (record.endAtMs == 0)
         record.endAtMs = m_clock.wallMs();
     m_metrics.record(record);
+    if (m_members)
+        m_members->charge(record);
     qCDebug(lcProxy) << record.requestId << record.route << outcomeName(record.outcome) << record.status
                      << record.totalMs() << "ms";
     Q_EMIT callCompleted(record);

@@ -38,6 +38,8 @@ class UpstreamPool;
 // Sharing, which answers it from the cache, from a flight in progress, or asks the proxy to admit
 // (spend, breaker) and start a new upstream call. Lives on the proxy thread, which owns every piece
 // of per-request state (flights, cache, pools' bookkeeping), so none of it needs locks.
+class MemberGate;
+
 class ProxyServer final : public QAbstractHttpServer
 {
     Q_OBJECT
@@ -162,6 +164,8 @@ private:
                      const HeaderList &extra = {});
     void publish(CallRecord record);
     CallRecord newRecord(const Route &route, const IncomingRequest &request) const;
+    // A team's Breakwater: the member the API call is for (its headers rewritten), or answered.
+    bool admitMember(const Route &route, IncomingRequest &request, ResponseWriter &writer);
 
     ProxyConfig m_config;
     const Clock &m_clock;
@@ -188,4 +192,5 @@ private:
     QDeadlineTimer m_drainDeadline;   // then the calls left are ended
     bool m_drainEnding = false;       // the pools were told to end their calls
     bool m_admissionPaused = false;
+    std::unique_ptr<MemberGate> m_members;   // --access-tokens; none: every caller is the owner
 };

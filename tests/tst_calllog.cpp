@@ -76,6 +76,7 @@ const QString kSchema3Added = u", injected TEXT"_s;
 const QString kSchema4Added = u", method TEXT, target TEXT, request_headers TEXT, response_headers TEXT,"
                               " key_inputs TEXT, retry_attempt INTEGER, error_body BLOB, first_token_at_ms INTEGER,"
                               " max_event_gap_ms INTEGER, event_count INTEGER, stream_verdict TEXT"_s;
+const QString kSchema5Added = u", member TEXT"_s;
 
 CallRecord call(Outcome outcome, qint64 atMs, const QByteArray &key = "0123456789ab")
 {
@@ -161,11 +162,11 @@ void TestCallLog::open_createsTheReleasedSchemaByteForByte()
     QStringList schema;
     for (const QVariant &sql : column(m_path, u"SELECT sql FROM sqlite_master ORDER BY rowid"_s))
         schema.append(sql.toString());
-    // Schema 1 as released, then schema 2's, 3's and 4's columns as SQLite's ALTER TABLE leaves the
+    // Schema 1 as released, then schema 2's, 3's, 4's and 5's columns as SQLite's ALTER TABLE leaves the
     // statement.
     QStringList expected = kReleasedSchema1;
     expected[0].replace(u"response_body BLOB)"_s,
-                        u"response_body BLOB"_s + kSchema2Added + kSchema3Added + kSchema4Added + u')');
+                        u"response_body BLOB"_s + kSchema2Added + kSchema3Added + kSchema4Added + kSchema5Added + u')');
     QCOMPARE(schema, expected);
 }
 
@@ -232,7 +233,7 @@ void TestCallLog::releasedDatabase_readsBackAndIsWrittenAsBefore()
     QCOMPARE(back.size(), 2);
     QCOMPARE(fields(back.last()), fields(released));
     const QVariantList names = column(m_path, u"SELECT name FROM pragma_table_info('calls') WHERE name != 'id'"_s);
-    QCOMPARE(names.size(), 40);   // schema 2 added `ended`, filled for the released row; 3 `injected`; 4 eleven more
+    QCOMPARE(names.size(), 41);   // schema 2 added `ended`, filled for the released row; 3 `injected`; 4 eleven more; 5 `member`
     for (const QVariant &name : names) {
         const QVariantList stored = column(m_path, u"SELECT typeof(%1) || ' ' || quote(%1) FROM calls ORDER BY id"_s
                                                        .arg(name.toString()));

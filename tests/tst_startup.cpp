@@ -108,6 +108,10 @@ private slots:
     void faultCommand_withoutTheRightToken_isRefused();
     void looseTokenFile_stopsTheStart();
     void takenPort_stopsTheStart();
+    // A team's Breakwater (README, Team gateway): each refusal is exit status 2 with a message.
+    void teamFiles_refusals_stopTheStart_data();
+    void teamFiles_refusals_stopTheStart();
+    void teamGateway_startsWithTls_andWarnsNothingOnLoopback();
 };
 
 void TestStartup::firstStart_makesTheToken_theFaultCommandUsesIt()
@@ -224,6 +228,100 @@ void TestStartup::takenPort_stopsTheStart()
     QVERIFY(!second.out.contains(u"listening on"_s));
     // The first one goes on answering, untouched.
     QCOMPARE(first.post("/v1/chat/completions", chatBody(u"still mine"_s)).status, 200);
+}
+
+namespace {
+
+QByteArray membersJson(const QList<QPair<QByteArray, QByteArray>> &members)
+{
+    QByteArray text = R"({"members":[)";
+    for (qsizetype i = 0; i < members.size(); ++i)
+        text += QByteArray(i ? "," : "") + R"({"name":")" + members[i].first + R"(","token":")" + members[i].second + R"("})";
+    return text + "]}";
+}
+
+const QByteArray kGoodToken = "member-token-0123456789abcdefghijklmnop";
+
+QString tlsData(const char *name)
+{
+    return QStringLiteral(BREAKWATER_TEST_DATA "/tls/") + QString::fromLatin1(name);
+}
+
+} // namespace
+
+void TestStartup::teamFiles_refusals_stopTheStart_data()
+{
+    QTest::addColumn<QByteArray>("members");
+    QTest::addColumn<int>("membersMode");
+    QTest::addColumn<QByteArray>("keys");   // empty: no --provider-keys
+    QTest::addColumn<int>("keysMode");
+    QTest::addColumn<QStringList>("extra");
+    QTest::addColumn<QString>("message");
+    const QByteArray good = membersJson({{"alice", kGoodToken}});
+    const QByteArray keys = R"({"openai":"sk-x"})";
+    QTest::newRow("tokens file readable by others") << good << 0644 << QByteArray() << 0 << QStringList()
+                                                    << u"mode 0644"_s;
+    QTest::newRow("tokens file readable by group") << good << 0640 << QByteArray() << 0 << QStringList()
+                                                   << u"mode 0640"_s;
+    QTest::newRow("short token") << membersJson({{"alice", "short-token"}}) << 0600 << QByteArray() << 0
+                                 << QStringList() << u"fewer than 32"_s;
+    QTest::newRow("shared token") << membersJson({{"alice", kGoodToken}, {"bob", kGoodToken}}) << 0600 << QByteArray()
+                                  << 0 << QStringList() << u"member 'bob' has the same token"_s;
+    QTest::newRow("keys file readable by others") << good << 0600 << keys << 0644 << QStringList() << u"mode 0644"_s;
+    QTest::newRow("keys without members") << QByteArray() << 0 << keys << 0600 << QStringList()
+                                          << u"--provider-keys goes with --access-tokens"_s;
+    QTest::newRow("beyond loopback without members") << QByteArray() << 0 << QByteArray() << 0
+        << QStringList{u"--listen"_s, u"0.0.0.0:0"_s} << u"beyond loopback"_s;
+    QTest::newRow("unreadable certificate") << good << 0600 << QByteArray() << 0
+        << QStringList{u"--tls-cert"_s, u"no-such-cert.pem"_s, u"--tls-key"_s, tlsData("server.key")} << u"cannot read --tls-cert"_s;
+    QTest::newRow("key of another certificate") << good << 0600 << QByteArray() << 0
+        << QStringList{u"--tls-cert"_s, tlsData("server.pem"), u"--tls-key"_s, tlsData("other.key")} << u"does not belong"_s;
+    QTest::newRow("certificate without key") << good << 0600 << QByteArray() << 0
+        << QStringList{u"--tls-cert"_s, tlsData("server.pem")} << u"go together"_s;
+}
+
+void TestStartup::teamFiles_refusals_stopTheStart()
+{
+    QFETCH(QByteArray, members);
+    QFETCH(int, membersMode);
+    QFETCH(QByteArray, keys);
+    QFETCH(int, keysMode);
+    QFETCH(QStringList, extra);
+    QFETCH(QString, message);
+    const Home home;
+    QStringList arguments{u"--headless"_s, u"--listen"_s, u"127.0.0.1:0"_s, u"--log-db"_s, home.path(u"calls.sqlite"_s)};
+    if (!members.isEmpty()) {
+        writeFile(home.path(u"members.json"_s), members, membersMode);
+        arguments << u"--access-tokens"_s << home.path(u"members.json"_s);
+    }
+    if (!keys.isEmpty()) {
+        writeFile(home.path(u"keys.json"_s), keys, keysMode);
+        arguments << u"--provider-keys"_s << home.path(u"keys.json"_s);
+    }
+    const Home::Run run = home.run(arguments + extra);
+    QCOMPARE(run.exitCode, 2);
+    QVERIFY2(run.err.contains(message), qPrintable(run.err));
+    QVERIFY2(!run.err.contains(QString::fromLatin1(kGoodToken)), "a refusal never shows a token");
+    QVERIFY(!run.out.contains(u"listening on"_s));
+}
+
+void TestStartup::teamGateway_startsWithTls_andWarnsNothingOnLoopback()
+{
+    const Home home;
+    writeFile(home.path(u"members.json"_s), membersJson({{"alice", kGoodToken}}), 0600);
+    writeFile(home.path(u"keys.json"_s), R"({"openai":"sk-x","anthropic":"sk-ant-x"})", 0600);
+    const std::unique_ptr<QProcess> server = home.start(
+        {u"--headless"_s, u"--listen"_s, u"127.0.0.1:0"_s, u"--log-db"_s, home.path(u"calls.sqlite"_s),
+         u"--access-tokens"_s, home.path(u"members.json"_s), u"--provider-keys"_s, home.path(u"keys.json"_s),
+         u"--tls-cert"_s, tlsData("server.pem"), u"--tls-key"_s, tlsData("server.key")});
+    QString out;
+    const QRegularExpression listening(u"listening on https://127\\.0\\.0\\.1:(\\d+)/v1"_s);
+    QTRY_VERIFY_WITH_TIMEOUT((out += QString::fromLocal8Bit(server->readAllStandardOutput()), listening.match(out).hasMatch()),
+                             kWait);
+    server->terminate();
+    QVERIFY(server->waitForFinished(kWait));
+    QCOMPARE(server->exitCode(), 0);
+    QVERIFY(!QString::fromLocal8Bit(server->readAllStandardError()).contains(u"without TLS"_s));
 }
 
 QTEST_GUILESS_MAIN(TestStartup)

@@ -189,9 +189,13 @@ constexpr Column kColumns[] = {
     orUnknown<&CallRecord::maxEventGapMs>(u"max_event_gap_ms", u"INTEGER"),
     orUnknown<&CallRecord::eventCount>(u"event_count", u"INTEGER"),
     text<&CallRecord::streamVerdict>(u"stream_verdict", u"TEXT"),
+    // Schema 5. The team member (--access-tokens), NULL without a team.
+    {u"member", u"TEXT",
+     [](const CallRecord &r, bool) { return r.member.isEmpty() ? QVariant(QMetaType::fromType<QString>()) : QVariant(r.member); },
+     [](CallRecord &r, const QVariant &v) { r.member = v.toString(); }},
 };
 constexpr int kColumnCount = int(std::size(kColumns));
-static_assert(kColumnCount == CallColumns::kSchema4Columns);
+static_assert(kColumnCount == CallColumns::kSchema5Columns);
 
 QString names()
 {

@@ -21,6 +21,8 @@ constexpr qsizetype kSchema3Columns = 29;
 // Schema 4 adds what was inside the call: method, target, both header blocks, the key's inputs,
 // the retry attempt, the upstream's error body and the stream's timing and verdict (all there are so far).
 constexpr qsizetype kSchema4Columns = kSchema3Columns + 11;
+// Schema 5 adds the team member who made the call (team/membergate.h).
+constexpr qsizetype kSchema5Columns = kSchema4Columns + 1;
 
 // CREATE TABLE calls with the id and the first `columns` columns, byte for byte as it was shipped.
 QString createTable(qsizetype columns);

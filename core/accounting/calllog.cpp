@@ -39,6 +39,8 @@ const QList<QStringList> &migrations()
         {u"ALTER TABLE calls ADD COLUMN injected TEXT"_s},   // NULL for the rows already there: no fault made them
         // Schema 4: inside the call. Rows from before stay NULL (nothing was recorded then).
         CallColumns::addColumns(CallColumns::kSchema3Columns, CallColumns::kSchema4Columns),
+        // Schema 5: the team member. Rows from before stay NULL (no team then).
+        CallColumns::addColumns(CallColumns::kSchema4Columns, CallColumns::kSchema5Columns),
     };
     return list;
 }

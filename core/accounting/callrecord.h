@@ -36,6 +36,7 @@ struct CallRecord
     int status = 0;
     QByteArray errorKind;        // "", "timeout", "unreachable", "stream_cut", "invalid_json", ...
     QByteArray breakerState;     // at admission: closed, open, half-open
+    QString member;              // the team member who made the call (--access-tokens); empty: no team
     QString injected;            // the fault rule that made this answer ("#1 503:count=2"); empty: none
 
     // Wall-clock milliseconds since the epoch; 0 = did not happen.

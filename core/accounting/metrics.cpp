@@ -102,6 +102,11 @@ void Metrics::record(const CallRecord &record)
         ++m_fallbacks[{record.fallbackFrom, record.upstream}];
     ++m_endings[{record.route, endingName(endingOf(record))}];
     m_costSavedUsd += qMax(record.costSavedUsd, 0.0);
+    if (!record.member.isEmpty()) {
+        ++m_memberRequests[{record.member.toUtf8(), outcomeName(record.outcome)}];
+        if (record.costUsd > 0)
+            m_memberCostUsd[record.member.toUtf8()] += record.costUsd;
+    }
     if (record.endAtMs > 0)
         m_duration.observe(record.totalMs() / 1000.0);
     if (record.firstByteAtMs > 0 && record.receivedAtMs > 0)
@@ -167,6 +172,14 @@ QByteArray Metrics::prometheusText(const ProxySnapshot &gauges) const
     out.family("breakwater_faults_injected_total", "counter",
                "Upstream calls answered by an injected fault instead of the provider, by kind.");
     counterPairs("breakwater_faults_injected_total", "upstream", "kind", gauges.faultsInjected);
+
+    if (!m_memberRequests.isEmpty()) {   // a team's Breakwater (--access-tokens)
+        out.family("breakwater_member_requests_total", "counter", "Client requests by team member and outcome.");
+        counterPairs("breakwater_member_requests_total", "member", "outcome", m_memberRequests);
+        out.family("breakwater_member_cost_usd_total", "counter", "What each team member's upstream calls cost, where known.");
+        for (auto it = m_memberCostUsd.cbegin(); it != m_memberCostUsd.cend(); ++it)
+            out.sample("breakwater_member_cost_usd_total", {{"member", it.key()}}, number(it.value()));
+    }
 
     out.family("breakwater_inflight_calls", "gauge", "Upstream calls in progress.");
     for (const UpstreamSnapshot &u : gauges.upstreams)

@@ -48,6 +48,8 @@ private:
     QMap<LabelPair, quint64> m_upstreamErrors;  // upstream, error kind
     QMap<LabelPair, quint64> m_fallbacks;       // from, to
     QMap<LabelPair, quint64> m_transitions;     // upstream, to
+    QMap<LabelPair, quint64> m_memberRequests;  // member, outcome (--access-tokens only)
+    QMap<QByteArray, double> m_memberCostUsd;   // member
     Histogram m_queueWait;
     Histogram m_firstByte;
     Histogram m_duration;

@@ -1,12 +1,18 @@
 #include "http/frontdoor.h"
 
+#include <QSslSocket>
 #include <QTcpSocket>
 
 #include "http/responsewriter.h"
 
 FrontDoor::FrontDoor(const RequestMeter::Limits &limits, QObject *parent)
-    : QTcpServer(parent), m_limits(limits)
+    : QSslServer(parent), m_limits(limits)
 {
+    connect(this, &QSslServer::startedEncryptionHandshake, this, [this](QSslSocket *socket) {
+        wire(socket);
+        // One that fails its handshake never reaches the HTTP server, which deletes the others.
+        connect(socket, &QAbstractSocket::disconnected, socket, &QObject::deleteLater);
+    });
     // A herd of 200 identical requests connects at once; Qt's default backlog of 50 (listenBacklog in
     // https://code.qt.io/cgit/qt/qtbase.git/tree/src/network/socket/qtcpserver_p.h?h=v6.4.2) drops
     // the rest's SYNs and each of those clients waits a 1 s retransmit (tst_singleflight, herdArriving...).
@@ -21,13 +27,30 @@ FrontDoor::~FrontDoor()
         socket->disconnect(this);
 }
 
+void FrontDoor::setTls(const QSslConfiguration &configuration)
+{
+    setSslConfiguration(configuration);
+    setHandshakeTimeout(int(m_limits.requestReadTimeout.count()));
+    m_tls = true;
+}
+
 void FrontDoor::incomingConnection(qintptr socketDescriptor)
 {
+    if (m_tls) {
+        QSslServer::incomingConnection(socketDescriptor);   // wire() when the handshake starts
+        return;
+    }
     auto *socket = new QTcpSocket(this);
     if (!socket->setSocketDescriptor(socketDescriptor)) {
         delete socket;
         return;
     }
+    wire(socket);
+    addPendingConnection(socket);
+}
+
+void FrontDoor::wire(QTcpSocket *socket)
+{
     socket->setSocketOption(QAbstractSocket::LowDelayOption, 1);
     if (++m_open >= m_limits.maxConnections)
         pauseAccepting();
@@ -42,5 +65,4 @@ void FrontDoor::incomingConnection(qintptr socketDescriptor)
         // lingering close), so a client still sending its body sees this answer, not a reset.
         ResponseWriter(socket).writeError(style, error, {{"Connection", "close"}});
     });
-    addPendingConnection(socket);
 }

@@ -13,9 +13,11 @@ using namespace Qt::StringLiterals;
 
 namespace {
 
-// Host: localhost or a loopback IP literal, then nothing or this proxy's port.
-bool namesThisProxy(const QByteArray &hostHeader, quint16 port)
+// Host: localhost, a loopback IP literal, the listen address or a public name, then nothing or this
+// proxy's port.
+bool namesThisProxy(const QByteArray &hostHeader, const HostGuard &guard)
 {
+    const quint16 port = guard.port;
     const QByteArray value = hostHeader.trimmed().toLower();
     QByteArray host = value;
     QByteArray portText;
@@ -40,10 +42,14 @@ bool namesThisProxy(const QByteArray &hostHeader, quint16 port)
         if (portText.toUInt(&ok) != port || !ok)
             return false;
     }
-    if (host == "localhost")
+    if (host == "localhost" || guard.publicNames.contains(QString::fromLatin1(host)))
         return true;
     QHostAddress address;
-    return address.setAddress(QString::fromLatin1(host)) && address.isLoopback();
+    if (!address.setAddress(QString::fromLatin1(host)))
+        return false;
+    const bool wildcard = guard.listenAddress == QHostAddress::AnyIPv4 || guard.listenAddress == QHostAddress::AnyIPv6
+                          || guard.listenAddress == QHostAddress::Any;
+    return address.isLoopback() || (!guard.listenAddress.isNull() && !wildcard && address.isEqual(guard.listenAddress));
 }
 
 // Logged once per value (and thread), so a page that retries in a loop cannot flood the log.
@@ -85,7 +91,7 @@ HostVerdict checkHostAndOrigin(const HostGuard &guard, const IncomingRequest &re
 {
     HostVerdict verdict;
     const QByteArray host = request.header("host");
-    if (!host.isEmpty() && !namesThisProxy(host, guard.port)) {
+    if (!host.isEmpty() && !namesThisProxy(host, guard)) {
         verdict.refusal = ApiError{421, "invalid_request_error", "misdirected_request",
             u"Breakwater answers only requests addressed to itself (Host localhost or a loopback address, "
             "port %1), not to '%2': a web page that points its own name at 127.0.0.1 (DNS rebinding) "

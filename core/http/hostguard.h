@@ -2,6 +2,7 @@
 
 #include <optional>
 
+#include <QHostAddress>
 #include <QString>
 #include <QStringList>
 
@@ -14,8 +15,8 @@ class ResponseWriter;
 // loopback only, but a web page in the user's browser can still reach loopback: by DNS rebinding
 // (its own host name re-resolved to 127.0.0.1, so its requests are "same-origin" and carry no
 // Origin) or by plain cross-origin requests. So:
-// - the Host header must name this proxy: `localhost` or a loopback IP literal (the listen address
-//   is one, since only loopback may be bound; a literal cannot be rebound), with this proxy's port
+// - the Host header must name this proxy: `localhost` or a loopback IP literal (a literal cannot be
+//   rebound), the listen address's literal, or a name given with --public-name, with this proxy's port
 //   if it names one. A rebinding page's Host is its own name: 421.
 // - a request with an Origin header comes from a browser page: 403, unless the origin was allowed
 //   with --allow-origin; then it gets the CORS headers (and its preflight an answer) so the page can
@@ -25,6 +26,10 @@ struct HostGuard
 {
     quint16 port = 0;                 // the bound port (not 0 once listening)
     QStringList allowedOrigins;       // normalised by normalizeOrigin()
+    // A team's Breakwater beyond loopback: the names members reach it by (--public-name, lower
+    // case), and the address it is bound to (an IP literal cannot be rebound; a wildcard names nothing).
+    QStringList publicNames;
+    QHostAddress listenAddress;
 };
 
 struct HostVerdict

@@ -20,6 +20,8 @@ struct IncomingRequest
     HeaderList headers;
     QByteArray body;
     QHostAddress peer;
+    // The team member the call was admitted for (team/membergate.h); empty without --access-tokens.
+    QString member;
     // The first value of a header (case-insensitive name); empty if missing.
     QByteArray header(const QByteArray &name) const;
     // Every value of a header, in the order the client sent them (a name may be repeated).
