@@ -273,7 +273,9 @@ int DashboardModel::flightsListed() const
 
 qint64 DashboardModel::oldestFlightStartMs() const
 {
-    qint64 oldest = 0;
+    // A request received whose flight the snapshot has not listed yet counts too (records and
+    // snapshots arrive apart): the oldest unanswered request, never younger than the list's.
+    qint64 oldest = oldestInFlightMs();
     for (const InFlight &flight : m_snapshot.flights) {
         if (oldest == 0 || flight.startedAtMs < oldest)
             oldest = flight.startedAtMs;

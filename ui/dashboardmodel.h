@@ -115,7 +115,7 @@ public:
     int inFlight() const;
     int queued() const;
     int flightsListed() const;
-    qint64 oldestFlightStartMs() const;   // the oldest flight's leader's arrival (0: none)
+    qint64 oldestFlightStartMs() const;   // the oldest flight's or unanswered call's arrival (0: none)
     int sideInFlight() const;   // the side proxies' share of inFlight() ...
     int sideQueued() const;     // ... and of queued()
     // Calls received and not finished, by arrival, and the oldest one's arrival (0: none).
