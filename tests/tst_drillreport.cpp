@@ -153,6 +153,11 @@ void TestDrillReport::verdict_aLaterSuccessOfTheSameCallRecovers()
     QCOMPARE(parts.join(u", "_s), unrecovered);
     QCOMPARE(verdict.state, unrecovered.isEmpty() ? WindowVerdict::State::Passed : WindowVerdict::State::Failed);
     QCOMPARE(verdict.unrecoveredCalls.size(), verdict.unrecoveredCount());
+    // Counted in words that agree with the number: "1 call", "2 calls".
+    QVERIFY2(verdict.outcomeText().startsWith(u"%1 call%2 "_s.arg(verdict.calls).arg(verdict.calls == 1 ? u""_s : u"s"_s)),
+             qPrintable(verdict.outcomeText()));
+    QVERIFY2(verdict.outcomeText().contains(u", %1 error%2,"_s.arg(errors).arg(errors == 1 ? u""_s : u"s"_s)),
+             qPrintable(verdict.outcomeText()));
 }
 
 void TestDrillReport::summary_countsWhatReachedTheProviderAndWhatTheAppSaw()

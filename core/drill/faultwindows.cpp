@@ -134,7 +134,9 @@ QString WindowVerdict::outcomeText() const
     case State::Failed:
         break;
     }
-    QString text = u"%1 calls (%2 injected), %3 errors, %4 recovered"_s.arg(calls).arg(injected).arg(errors).arg(recovered);
+    const auto counted = [](int n, const char *one) { return u"%1 %2%3"_s.arg(n).arg(QLatin1StringView(one), n == 1 ? u""_s : u"s"_s); };
+    QString text = u"%1 (%2 injected), %3, %4 recovered"_s.arg(counted(calls, "call")).arg(injected)
+                       .arg(counted(errors, "error")).arg(recovered);
     if (state == State::Failed) {
         QStringList parts;
         for (auto it = unrecovered.begin(); it != unrecovered.end(); ++it)
