@@ -9,7 +9,8 @@
 // The outage is time-scaled (default 0.2: one prompt every 0.4 s for 30 s, 503s from 3 s to
 // 15 s) so a run takes about a minute; the herd and the bursts run at the field test's speed.
 // Last, fault injection: the demo's injected hang with two more rules armed from the Faults tab,
-// seen on the Live tab (injected-hang-*.png) and on the Faults tab (faults-*.png).
+// seen on the Live tab (injected-hang-*.png) and on the Faults tab (faults-*.png); then a burst
+// while admission is paused (paused-admission-*.png).
 
 #include <cstdio>
 
@@ -29,6 +30,7 @@
 #include "inflightpanel.h"
 #include "faultcontrol.h"
 #include "faultspanel.h"
+#include "livecontrol.h"
 #include "proxyharness.h"
 #include "requestpanel.h"
 
@@ -180,5 +182,17 @@ int main(int argc, char *argv[])
         faultcontrol::clear(harness.proxy());
         finished.wait(10 * 60 * 1000);
     }
+    options.timeScale = 1.0;
+    demo.scenarios()->setOptions(options);
+
+    // 7. Admission paused (the proxy panel's toggle, as a user would): a burst is refused with 503
+    //    while the strip, the timeline's band and the tray say admission is paused.
+    window.tabs()->setCurrentIndex(0);
+    clear();
+    livecontrol::setAdmissionPaused(harness.proxy(), true);
+    runScenario(demo, [&] { return demo.startBurst(harness.config().concurrency); });
+    window.setStaircaseBars(40);
+    save(window, out, u"paused-admission"_s, screens);
+    livecontrol::setAdmissionPaused(harness.proxy(), false);
     return 0;
 }

@@ -52,6 +52,16 @@ ProxySnapshot snapshot(qint64 at, BreakerState openaiState, int running, int que
     ProxySnapshot s;
     s.atMs = at;
     s.upstreams = {{"openai", openaiState, running, queued, 64}, {"anthropic", BreakerState::Closed, 0, 0, 64}};
+    // The proxy lists every flight too, oldest first: the running ones, then the queue.
+    for (int i = 0; i < running + queued; ++i) {
+        InFlight flight;
+        flight.requestId = "flight-" + QByteArray::number(i);
+        flight.upstream = "openai";
+        flight.startedAtMs = at - 1000 + i;
+        flight.state = i < running ? InFlight::State::Waiting : InFlight::State::Queued;
+        flight.queuePosition = i < running ? 0 : i - running + 1;
+        s.flights.append(flight);
+    }
     return s;
 }
 

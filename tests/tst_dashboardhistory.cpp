@@ -96,9 +96,9 @@ void TestDashboardHistory::failures_countedByKindAndFiltered()
     window.setClock([] { return T + 11000; });
     window.redraw();
     QCOMPARE(window.figures()->figure(u"failed"_s), u"4"_s);
-    // The caption names the most frequent kind and how many more (it must fit a laptop's width);
+    // The caption names the most frequent kind and how many other failures (it must fit a laptop's width);
     // the tooltip has every kind.
-    QCOMPARE(window.figures()->caption(u"failed"_s), u"failed: 503 ×2 +2 more"_s);
+    QCOMPARE(window.figures()->caption(u"failed"_s), u"failed: 503 ×2 +2 other"_s);
     const QString kinds = window.figures()->toolTip(u"failed"_s);
     QVERIFY2(kinds.contains(u"503 ×2"_s) && kinds.contains(u"timeout ×1"_s) && kinds.contains(u"unreachable ×1"_s),
              qPrintable(kinds));

@@ -47,6 +47,7 @@ void BreakerTimeline::refresh(const DashboardModel &model, qint64 fromMs, qint64
     m_rows.clear();
     for (const QString &upstream : model.upstreams())
         m_rows.append({upstream, model.bands(upstream, fromMs, toMs), model.transitions(upstream, fromMs, toMs)});
+    m_pausedSpans = model.pausedSpans(fromMs, toMs);
     if (m_rows.size() != before)
         updateGeometry();
     update();
@@ -223,6 +224,14 @@ void BreakerTimeline::paintEvent(QPaintEvent *)
         painter.setRenderHint(QPainter::Antialiasing, false);
     }
     const QRect plot = plotRect();
+    // Admission paused: a hatched slate over every row, as nothing was admitted to any upstream.
+    for (const auto &[start, end] : m_pausedSpans) {
+        const QRect span(QPoint(xFor(start), plot.top()), QPoint(std::max(xFor(end), xFor(start) + 2), plot.bottom()));
+        QColor slate = dashboardstyle::pausedColor();
+        slate.setAlpha(150);
+        painter.fillRect(span, QBrush(slate, Qt::BDiagPattern));
+        painter.fillRect(QRect(span.left(), plot.top(), 2, plot.height()), dashboardstyle::pausedColor());
+    }
     const QRect axisPlot(plot.left(), plot.top(), plot.width(), plot.height() + 4);
     timeaxis::drawBottom(painter, axisPlot, m_fromMs, m_toMs, std::max(2, plot.width() / 90), true);
 
@@ -240,4 +249,9 @@ void BreakerTimeline::paintEvent(QPaintEvent *)
     painter.drawLine(x + 4, y - metrics.ascent(), x + 4, y + 1);
     painter.setPen(palette().color(QPalette::Text));
     painter.drawText(x + 12, y, u"transition (hover for the reason)"_s);
+    if (!m_pausedSpans.isEmpty()) {
+        x += 12 + metrics.horizontalAdvance(u"transition (hover for the reason)"_s) + 14;
+        painter.fillRect(QRect(x, y - metrics.ascent() + 1, 12, 12), QBrush(dashboardstyle::pausedColor(), Qt::BDiagPattern));
+        painter.drawText(x + 16, y, u"admission paused"_s);
+    }
 }

@@ -9,6 +9,7 @@
 // "Breaker timeline": one row per upstream, its breaker's states over the window as coloured bands
 // (closed green, half-open amber, open red), each transition marked by a tick. Hovering a tick
 // shows the transition and its reason; hovering a band shows the state and how long it lasted.
+// While admission was paused the rows are hatched in slate (nothing was admitted to any upstream).
 // Clicking a band says which interval it is (bandClicked): the dashboard filters the Requests table
 // to the calls received in it; a right click also offers to replot every chart for that interval
 // (replotRequested).
@@ -24,6 +25,7 @@ public:
 
     int bandCount() const;         // over all rows, as last refreshed
     int transitionCount() const;
+    int pausedSpanCount() const { return int(m_pausedSpans.size()); }   // admission paused, drawn over the rows
     QString toolTipAt(const QPoint &position) const;
     // Where band `index` of row `row` is drawn (empty when out of range), for clicks and tests.
     QRect bandRect(int row, int index) const;
@@ -56,6 +58,7 @@ private:
     std::pair<int, int> bandAt(const QPoint &at) const;
 
     QList<Row> m_rows;
+    QList<std::pair<qint64, qint64>> m_pausedSpans;   // admission paused, clipped to the window
     qint64 m_fromMs = 0;
     qint64 m_toMs = 1;
 };

@@ -185,6 +185,15 @@ void DashboardModel::appendTransition(const BreakerTransition &transition)
 
 void DashboardModel::setSnapshot(const ProxySnapshot &snapshot)
 {
+    // Admission paused refuses every call as an open breaker does: its spans go on the timeline.
+    if (snapshot.admissionPaused != m_snapshot.admissionPaused && snapshot.atMs > 0) {
+        if (snapshot.admissionPaused)
+            m_pausedSpans.append({snapshot.atMs, 0});
+        else if (!m_pausedSpans.isEmpty() && m_pausedSpans.last().second == 0)
+            m_pausedSpans.last().second = snapshot.atMs;
+        while (m_pausedSpans.size() > kMaxPausedSpans)
+            m_pausedSpans.removeFirst();
+    }
     m_snapshot = snapshot;
     for (const UpstreamSnapshot &upstream : snapshot.upstreams) {
         const QString name = QString::fromLatin1(upstream.name);
@@ -236,20 +245,42 @@ void DashboardModel::clearBreakerHistory(qint64 nowMs)
     ++m_revision;
 }
 
+// Both from the snapshot's list of flights, the one source the In flight tab and its title read
+// too: the pools' own counts miss a call Breakwater itself holds (an injected hang never takes a
+// pool slot), and the tile said "0 in flight" beside a tab titled "In flight (1)" (issue 27).
+// The list's newer omitted flights count as running: the list is oldest first, and a pool's queue
+// is its newest calls, so this can only err with more than InFlight::kMaxListed flights.
 int DashboardModel::inFlight() const
 {
-    int running = sideInFlight();
-    for (const UpstreamSnapshot &upstream : m_snapshot.upstreams)
-        running += upstream.running;
+    int running = sideInFlight() + m_snapshot.flightsOmitted;
+    for (const InFlight &flight : m_snapshot.flights)
+        running += flight.state == InFlight::State::Queued ? 0 : 1;
     return running;
 }
 
 int DashboardModel::queued() const
 {
     int waiting = sideQueued();
-    for (const UpstreamSnapshot &upstream : m_snapshot.upstreams)
-        waiting += upstream.queued;
+    for (const InFlight &flight : m_snapshot.flights)
+        waiting += flight.state == InFlight::State::Queued ? 1 : 0;
     return waiting;
+}
+
+int DashboardModel::flightsListed() const
+{
+    return int(m_snapshot.flights.size()) + m_snapshot.flightsOmitted;
+}
+
+qint64 DashboardModel::oldestFlightStartMs() const
+{
+    // A request received whose flight the snapshot has not listed yet counts too (records and
+    // snapshots arrive apart): the oldest unanswered request, never younger than the list's.
+    qint64 oldest = oldestInFlightMs();
+    for (const InFlight &flight : m_snapshot.flights) {
+        if (oldest == 0 || flight.startedAtMs < oldest)
+            oldest = flight.startedAtMs;
+    }
+    return oldest;
 }
 
 int DashboardModel::sideInFlight() const
@@ -285,6 +316,17 @@ qint64 DashboardModel::oldestInFlightMs() const
             oldest = call.receivedAtMs;
     }
     return oldest;
+}
+
+QList<std::pair<qint64, qint64>> DashboardModel::pausedSpans(qint64 fromMs, qint64 toMs) const
+{
+    QList<std::pair<qint64, qint64>> spans;
+    for (const auto &[start, end] : m_pausedSpans) {
+        const qint64 until = end == 0 ? toMs : end;
+        if (until >= fromMs && start <= toMs)
+            spans.append({std::max(start, fromMs), std::min(until, toMs)});
+    }
+    return spans;
 }
 
 BreakerState DashboardModel::breakerState(const QString &upstream) const

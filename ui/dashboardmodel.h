@@ -110,14 +110,20 @@ public:
 
     const Totals &totals() const { return m_totals; }
     const ProxySnapshot &snapshot() const { return m_snapshot; }
-    int inFlight() const;   // upstream calls running now, over all upstreams and side proxies
-    int queued() const;     // calls waiting for a pool slot, likewise
+    // Upstream calls running now and calls waiting for a pool slot, from the snapshot's flights and
+    // the side proxies' pools; flightsListed() is the In flight tab's count (this proxy's, both).
+    int inFlight() const;
+    int queued() const;
+    int flightsListed() const;
+    qint64 oldestFlightStartMs() const;   // the oldest flight's or unanswered call's arrival (0: none)
     int sideInFlight() const;   // the side proxies' share of inFlight() ...
     int sideQueued() const;     // ... and of queued()
     // Calls received and not finished, by arrival, and the oldest one's arrival (0: none).
     QList<CallRecord> inFlightCalls() const;
     qint64 oldestInFlightMs() const;
     const History &history() const { return m_history; }
+    // When admission was paused, clipped to [fromMs, toMs] (an ongoing pause ends at toMs).
+    QList<std::pair<qint64, qint64>> pausedSpans(qint64 fromMs, qint64 toMs) const;
 
     QStringList upstreams() const { return m_upstreamOrder; }
     BreakerState breakerState(const QString &upstream) const;
@@ -181,6 +187,8 @@ private:
     std::deque<Bucket> m_buckets;      // sorted by second, sparse
     std::deque<CallRecord> m_records;  // in the order they completed
     QHash<QByteArray, CallRecord> m_inFlight;   // by request id
+    static constexpr int kMaxPausedSpans = 100;
+    QList<std::pair<qint64, qint64>> m_pausedSpans;   // wall ms [paused, resumed); 0: still paused
     History m_history;
     std::deque<LatencySample> m_samples;   // in the order they completed
     qint64 m_sampleSecond = 0;             // completion second of the newest sample ...

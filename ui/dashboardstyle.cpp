@@ -139,31 +139,51 @@ QColor injectedColor()
     return QColor(0x8e, 0x24, 0xaa);   // purple: no outcome, failure or breaker state uses it
 }
 
-QIcon trayIcon(BreakerState worst, bool faultsArmed)
+QIcon trayIcon(BreakerState worst, bool faultsArmed, bool admissionPaused)
 {
     const QIcon plain = trayIcon(worst);
-    if (!faultsArmed)
+    if (!faultsArmed && !admissionPaused)
         return plain;
     QIcon badged;
     for (const int size : {16, 22, 24, 32, 44, 48, 64, 128, 256}) {
         QPixmap pixmap = plain.pixmap(size, size);
         QPainter painter(&pixmap);
         painter.setRenderHint(QPainter::Antialiasing);
-        // A purple disc with a white rim in the lower right, over the breaker's colour.
         const qreal d = size * 0.5;
-        const QRectF disc(size - d, size - d, d, d);
-        painter.setPen(QPen(Qt::white, std::max(1.0, size / 16.0)));
-        painter.setBrush(injectedColor());
-        painter.drawEllipse(disc.adjusted(0.5, 0.5, -0.5, -0.5));
-        QFont font = painter.font();
-        font.setBold(true);
-        font.setPixelSize(std::max(6, int(d * 0.75)));
-        painter.setFont(font);
-        painter.drawText(disc, Qt::AlignCenter, u"!"_s);
+        const qreal rim = std::max(1.0, size / 16.0);
+        if (faultsArmed) {
+            // A purple disc with a white rim in the lower right, over the breaker's colour.
+            const QRectF disc(size - d, size - d, d, d);
+            painter.setPen(QPen(Qt::white, rim));
+            painter.setBrush(injectedColor());
+            painter.drawEllipse(disc.adjusted(0.5, 0.5, -0.5, -0.5));
+            QFont font = painter.font();
+            font.setBold(true);
+            font.setPixelSize(std::max(6, int(d * 0.75)));
+            painter.setFont(font);
+            painter.drawText(disc, Qt::AlignCenter, u"!"_s);
+        }
+        if (admissionPaused) {
+            // A dark square with the pause sign's two white bars in the lower left: nothing is admitted.
+            const QRectF square(0, size - d, d, d);
+            painter.setPen(QPen(Qt::white, rim));
+            painter.setBrush(pausedColor());
+            painter.drawRect(square.adjusted(0.5, 0.5, -0.5, -0.5));
+            painter.setPen(Qt::NoPen);
+            painter.setBrush(Qt::white);
+            const qreal bar = d * 0.18;
+            painter.drawRect(QRectF(square.left() + d * 0.25, square.top() + d * 0.25, bar, d * 0.5));
+            painter.drawRect(QRectF(square.right() - d * 0.25 - bar, square.top() + d * 0.25, bar, d * 0.5));
+        }
         painter.end();
         badged.addPixmap(pixmap);
     }
     return badged;
+}
+
+QColor pausedColor()
+{
+    return QColor(0x37, 0x47, 0x4f);   // slate: admission paused, in the strip's and the icon's badge
 }
 
 QString formatDuration(qint64 ms)
@@ -173,6 +193,19 @@ QString formatDuration(qint64 ms)
     if (ms < 60'000)
         return u"%1 s"_s.arg(double(ms) / 1000.0, 0, 'f', 2);
     return u"%1 min %2 s"_s.arg(ms / 60'000).arg((ms % 60'000) / 1000);
+}
+
+QString formatCountdown(qint64 ms)
+{
+    const qint64 seconds = (std::max<qint64>(ms, 0) + 999) / 1000;
+    if (seconds < 60)
+        return u"%1 s"_s.arg(seconds);
+    return u"%1 min %2 s"_s.arg(seconds / 60).arg(seconds % 60);
+}
+
+QString countOf(qint64 n, const QString &singular, const QString &plural)
+{
+    return u"%1 %2"_s.arg(n).arg(n == 1 ? singular : plural);
 }
 
 QString formatUsd(double usd, bool known)

@@ -42,10 +42,15 @@ QList<QKeySequence> quitShortcuts();
 QIcon appIcon();
 QIcon trayIcon(BreakerState worst);
 // With a badge in the corner while a fault rule is armed, so the tray says so too.
-QIcon trayIcon(BreakerState worst, bool faultsArmed);
+QIcon trayIcon(BreakerState worst, bool faultsArmed, bool admissionPaused = false);
+QColor pausedColor();   // admission paused: the tray's badge
 
 // "12.3 ms", "1.52 s": short durations for labels and tooltips.
 QString formatDuration(qint64 ms);
+// A time left, in whole seconds rounded up ("53 s", "1 min 46 s"): a countdown, not a measurement.
+QString formatCountdown(qint64 ms);
+// "1 cache hit", "2 cache hits": every count in a sentence, so no "1 upstream calls" or "call(s)".
+QString countOf(qint64 n, const QString &singular, const QString &plural);
 // The one money format of the window: US dollars with 4 decimals ("$0.0012", "$12.3400"), a
 // non-zero amount below a hundredth of a cent as "<$0.0001", and "–" when the cost is not known.
 // (Files get plain decimals instead: RequestPanel::toCsv.)

@@ -165,6 +165,9 @@ DashboardWindow::DashboardWindow(DashboardModel *model, QWidget *parent)
     m_faultBanner = new FaultBanner;
     connect(m_faultBanner, &FaultBanner::clearRequested, m_faultsPanel, &FaultsPanel::clearRequested);
     connect(m_faultBanner, &FaultBanner::showRequested, this, [this] { m_tabs->setCurrentWidget(m_faultsPanel); });
+    // The strip's Resume does what the proxy panel's toggle does (livecontrol wires that signal).
+    connect(m_faultBanner, &FaultBanner::resumeAdmissionRequested, this,
+            [this] { Q_EMIT m_proxyPanel->admissionPauseRequested(false); });
     layout->addWidget(m_faultBanner);
     layout->addWidget(m_proxyPanel);
     layout->addWidget(m_gettingStarted);
@@ -442,7 +445,8 @@ void DashboardWindow::setPaused(bool paused)
     if (m_pauseAction->isChecked() != paused)
         m_pauseAction->setChecked(paused);
     m_pauseAction->setText(paused ? u"Resume"_s : u"Pause"_s);
-    setWindowTitle(paused ? u"Breakwater (paused)"_s : u"Breakwater"_s);
+    // Only the drawing stops: the proxy still admits calls, which "Breakwater (paused)" denied.
+    setWindowTitle(paused ? u"Breakwater (charts paused)"_s : u"Breakwater"_s);
     if (!paused)
         redraw();
 }
@@ -508,7 +512,7 @@ void DashboardWindow::draw(bool everything)
     const qint64 now = m_nowMs();
     const qint64 from = now - m_windowMs;
     // Calls in flight age with the clock: their bars and the oldest one's age move without events.
-    const bool inFlight = m_model->oldestInFlightMs() > 0;
+    const bool inFlight = m_model->oldestInFlightMs() > 0 || m_model->flightsListed() > 0;
     if (everything || m_model->revision() != m_drawnRevision || inFlight) {
         m_drawnRevision = m_model->revision();
         m_figures->refresh(*m_model, now);
@@ -549,21 +553,28 @@ void DashboardWindow::draw(bool everything)
             m_staircase->refresh(*m_model, now);
         }
     }
-    if ((everything || m_tabs->currentIndex() == 1) && m_tableKey != key) {
-        m_tableKey = key;
-        m_requests->refresh(*m_model);
-    }
+    if (everything || m_tabs->currentIndex() == 1)
+        syncRequestTable();
     // The In flight list while its tab shows (an empty one that stays empty repaints nothing), and
     // its count in the tab's title always, so a hang is seen from the other tabs too.
     const ProxySnapshot &snapshot = m_model->snapshot();
     if (everything || m_tabs->currentWidget() == m_inFlight)
         m_inFlight->refresh(snapshot, now);
-    const int flights = int(snapshot.flights.size()) + snapshot.flightsOmitted;
+    const int flights = m_model->flightsListed();
     if (flights != m_inFlightTabCount) {
         m_inFlightTabCount = flights;
         m_tabs->setTabText(m_tabs->indexOf(m_inFlight), flights > 0 ? u"In flight (%1)"_s.arg(flights) : u"In flight"_s);
     }
     ++m_redraws;
+}
+
+void DashboardWindow::syncRequestTable()
+{
+    const DataKey key = dataKey();
+    if (m_tableKey == key)
+        return;
+    m_tableKey = key;
+    m_requests->refresh(*m_model);
 }
 
 void DashboardWindow::replotInterval(qint64 fromMs, qint64 toMs)
@@ -650,6 +661,9 @@ bool DashboardWindow::exportCharts(const QString &directory, QString *error, QSt
 
 bool DashboardWindow::exportTable(const QString &path)
 {
+    // The table is filled only while its tab shows: bring it up to date, or an export from another
+    // tab saves whatever it held when last seen (issue 27: "0 rows saved" from the Live tab).
+    syncRequestTable();
     QString error;
     if (!m_requests->exportCsv(path, &error)) {
         QMessageBox::warning(this, u"Export table"_s, u"The table was not saved: %1."_s.arg(error));

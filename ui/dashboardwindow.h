@@ -125,6 +125,7 @@ private:
     void fitFiguresStrip();
     void arrangeLive(bool compact);
     void draw(bool everything);
+    void syncRequestTable();   // the Requests table brought up to the model, when it changed
     void buildToolBar();
     void chooseExportCharts();
     void chooseExportTable();

@@ -36,25 +36,37 @@ FaultBanner::FaultBanner(QWidget *parent)
     m_clear->setToolTip(u"Disarm every fault rule"_s);
     connect(m_clear, &QPushButton::clicked, this, &FaultBanner::clearRequested);
     layout->addWidget(m_clear);
+    m_resume = new QPushButton(u"Resume admission"_s);
+    m_resume->setObjectName(u"resumeAdmission"_s);
+    m_resume->setToolTip(u"Admit new calls again"_s);
+    connect(m_resume, &QPushButton::clicked, this, &FaultBanner::resumeAdmissionRequested);
+    layout->addWidget(m_resume);
     hide();
 }
 
 void FaultBanner::refresh(const ProxySnapshot &snapshot)
 {
+    // Paused admission refuses every new call as surely as a 503 rule fails them: it is said here,
+    // in the same strip, rather than only by a button's label (issue 27).
     const bool armed = !snapshot.faults.isEmpty();
-    if (armed) {
-        const QString rules = faultcontrol::armedSummary(snapshot);
-        const QString text = u"Fault injection armed: %1 (calls it matches fail on purpose)"_s.arg(rules);
-        if (m_full != text) {
-            m_full = text;
-            m_text->setToolTip(rules);
-            fitText();
-        }
-    } else {
-        m_full.clear();
+    const bool paused = snapshot.admissionPaused;
+    QStringList parts;
+    if (paused)
+        parts << u"Admission paused: every new call is refused with 503 (calls in flight go on)"_s;
+    if (armed)
+        parts << u"Fault injection armed: %1 (calls it matches fail on purpose)"_s.arg(faultcontrol::armedSummary(snapshot));
+    const QString text = parts.join(u" · "_s);
+    if (m_full != text) {
+        m_full = text;
+        m_text->setToolTip(parts.join(u'\n'));
+        fitText();
     }
-    if (isHidden() == armed)
-        setVisible(armed);
+    m_show->setVisible(armed);
+    m_clear->setVisible(armed);
+    m_resume->setVisible(paused);
+    if (isHidden() == text.isEmpty())
+        return;
+    setVisible(!text.isEmpty());
 }
 
 QString FaultBanner::text() const

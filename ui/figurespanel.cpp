@@ -84,7 +84,8 @@ void FiguresPanel::refresh(const DashboardModel &model, qint64 nowMs)
     if (kinds.size() == 1)
         failedCaption = u"failed: "_s + kinds.first().second;
     else if (kinds.size() > 1)
-        failedCaption = u"failed: %1 +%2 more"_s.arg(countedKind(kinds.first())).arg(kinds.size() - 1);
+        // "+5 other" counts failures, not kinds: "+1 more" for five 503s read as one more failure.
+        failedCaption = u"failed: %1 +%2 other"_s.arg(countedKind(kinds.first())).arg(totals.failures() - kinds.first().first);
     QStringList all;
     for (const auto &kind : kinds)
         all.append(countedKind(kind));
@@ -105,7 +106,7 @@ void FiguresPanel::refresh(const DashboardModel &model, qint64 nowMs)
     setCaption(u"inflight"_s, model.sideInFlight() > 0 ? u"in flight, %1 on 2nd proxy"_s.arg(model.sideInFlight())
                                                        : u"in flight"_s);
     setCaption(u"queued"_s, model.sideQueued() > 0 ? u"queued, %1 on 2nd proxy"_s.arg(model.sideQueued()) : u"queued"_s);
-    const qint64 oldest = model.oldestInFlightMs();
+    const qint64 oldest = model.oldestFlightStartMs();
     const qint64 now = nowMs > 0 ? nowMs : model.latestEventMs();
     setValue(u"oldest"_s, oldest > 0 ? dashboardstyle::formatDuration(std::max<qint64>(now - oldest, 0)) : u"–"_s);
 

@@ -5,6 +5,7 @@
 #include <QTableView>
 #include <QVBoxLayout>
 
+#include "dashboardstyle.h"
 #include "inflighttablemodel.h"
 
 using namespace Qt::StringLiterals;
@@ -55,7 +56,7 @@ bool InFlightPanel::refresh(const ProxySnapshot &snapshot, qint64 nowMs)
         m_omitted = snapshot.flightsOmitted;
         QString text = listed == 0
             ? u"No upstream call in flight."_s
-            : u"%1 upstream call(s) in flight, oldest first."_s.arg(listed);
+            : u"%1 in flight, oldest first."_s.arg(dashboardstyle::countOf(listed, u"upstream call"_s, u"upstream calls"_s));
         if (snapshot.flightsOmitted > 0)
             text += u" Showing the %1 oldest; %2 newer not listed."_s.arg(snapshot.flights.size()).arg(snapshot.flightsOmitted);
         m_summary->setText(text);

@@ -33,15 +33,27 @@ QString healthText(const UpstreamSnapshot &u, const QString &url)
         parts << QString::fromLatin1(u.protocol);
     parts << dashboardstyle::breakerLabel(u.breakerState);
     if (u.failureThreshold > 0)
-        parts << u"%1 of %2 failures in a row"_s.arg(u.consecutiveFailures).arg(u.failureThreshold);
+        // Past the threshold (an open breaker's failed trials count on) "6 of 5" read as a wrong sum.
+        parts << (u.consecutiveFailures <= u.failureThreshold
+                      ? u"%1 of %2 failures in a row"_s.arg(u.consecutiveFailures).arg(u.failureThreshold)
+                      : u"%1 failures in a row (opens at %2)"_s.arg(u.consecutiveFailures).arg(u.failureThreshold));
     if (u.breakerState == BreakerState::Open && u.cooldownLeftMs > 0)
-        parts << u"cool-down %1 left"_s.arg(dashboardstyle::formatDuration(u.cooldownLeftMs));
+        // At most: a probe that sees the provider answer half-opens the breaker sooner (the injected
+        // hang's breaker half-opened 1.4 s after "cool-down 59 s left").
+        parts << u"trial in ≤ %1 (sooner if a probe answers)"_s.arg(dashboardstyle::formatCountdown(u.cooldownLeftMs));
     parts << (u.lastFailureAtMs > 0 ? u"last error %1 at %2"_s.arg(u.lastFailure, dashboardstyle::formatClock(u.lastFailureAtMs, false))
                                     : u"no errors"_s);
     // The probe asks only while the breaker is open: its newest answer says whether the provider is
     // back (a 401 counts: it answered), and "no probe yet" while the first is awaited. Last, as the
     // part a narrow window may cut: the error says what went wrong.
-    if (u.lastProbeAtMs > 0)
+    // An "up" answer older than the newest failure while still open is not the state: it half-
+    // opened the breaker and the trial failed after it (issue 27: "probe 200 (up)" beside open).
+    const bool trialFailedSince = u.breakerState == BreakerState::Open && u.lastProbeAlive
+        && u.lastFailureAtMs >= u.lastProbeAtMs;
+    if (u.lastProbeAtMs > 0 && trialFailedSince)
+        parts << u"probe %1 (up) at %2, then the trial failed: open again"_s.arg(
+            u.lastProbeResult, dashboardstyle::formatClock(u.lastProbeAtMs, false));
+    else if (u.lastProbeAtMs > 0)
         parts << u"probe %1 (%2) at %3"_s.arg(u.lastProbeResult, u.lastProbeAlive ? u"up"_s : u"down"_s,
                                               dashboardstyle::formatClock(u.lastProbeAtMs, false));
     else if (u.breakerState == BreakerState::Open)

@@ -6,6 +6,7 @@
 #include <QComboBox>
 #include <QDateTime>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -13,6 +14,7 @@
 #include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QScrollBar>
 #include <QSplitter>
 #include <QTableView>
 #include <QVBoxLayout>
@@ -132,6 +134,9 @@ RequestPanel::RequestPanel(QWidget *parent)
     m_view->verticalHeader()->setDefaultSectionSize(m_view->fontMetrics().height() + 6);
     m_view->verticalHeader()->hide();
     m_view->horizontalHeader()->setStretchLastSection(true);
+    // "2 of 3" beside the outcome, not past the right edge of a laptop's window.
+    m_view->horizontalHeader()->moveSection(m_view->horizontalHeader()->visualIndex(RequestTableModel::Attempt),
+                                            RequestTableModel::OutcomeColumn + 1);
     m_view->setAlternatingRowColors(true);
     m_details = new QPlainTextEdit(this);
     m_details->setReadOnly(true);
@@ -146,6 +151,7 @@ RequestPanel::RequestPanel(QWidget *parent)
     m_replay = new QPushButton(u"Replay…"_s, this);
     m_replay->setToolTip(u"Send the selected call again, through Breakwater or to another URL, and compare the answers"_s);
     m_replay->setEnabled(false);
+    m_exportHar->setEnabled(false);   // until there is a row to export
     auto *detailsPane = new QWidget(this);
     auto *detailsLayout = new QVBoxLayout(detailsPane);
     detailsLayout->setContentsMargins(0, 0, 0, 0);
@@ -153,6 +159,10 @@ RequestPanel::RequestPanel(QWidget *parent)
     actions->addWidget(m_copyCurl);
     actions->addWidget(m_exportHar);
     actions->addWidget(m_replay);
+    // What the last button did ("Copied as curl", "3 calls saved to x.har"): a click shows a result.
+    m_actionNote = new QLabel(this);
+    m_actionNote->setObjectName(u"actionNote"_s);
+    actions->addWidget(m_actionNote);
     actions->addStretch();
     detailsLayout->addLayout(actions);
     detailsLayout->addWidget(m_details, 1);
@@ -172,6 +182,10 @@ RequestPanel::RequestPanel(QWidget *parent)
     comboChanged(m_status, [this](const QString &value) { m_filter->setStatus(value); });
     connect(m_failedOnly, &QCheckBox::toggled, m_filter, &RequestFilter::setFailedOnly);
     connect(m_view->selectionModel(), &QItemSelectionModel::selectionChanged, this, &RequestPanel::onSelectionChanged);
+    // Clear resets the table, and a reset drops the selection without a selectionChanged: the
+    // details of a call that is gone, and the buttons acting on it, must go too.
+    connect(m_filter, &QAbstractItemModel::modelReset, this, &RequestPanel::onSelectionChanged);
+    connect(m_filter, &QAbstractItemModel::rowsRemoved, this, &RequestPanel::onSelectionChanged);
     connect(m_view, &QWidget::customContextMenuRequested, this, &RequestPanel::showContextMenu);
     connect(m_copyCurl, &QPushButton::clicked, this, &RequestPanel::copyAsCurl);
     connect(m_exportHar, &QPushButton::clicked, this, &RequestPanel::chooseExportHar);
@@ -180,7 +194,20 @@ RequestPanel::RequestPanel(QWidget *parent)
 
 void RequestPanel::refresh(const DashboardModel &model)
 {
+    // New rows arrive on top: the selected row would slide down under the pointer (a click aimed
+    // at it selects a neighbour). It is kept where it is on screen instead, by scrolling as many
+    // rows as arrived above it; without a selection the newest stay in view.
+    const QPersistentModelIndex anchor = detailsRow() >= 0 ? QPersistentModelIndex(m_view->selectionModel()->currentIndex())
+                                                           : QPersistentModelIndex();
+    const int anchorRowBefore = anchor.isValid() ? anchor.row() : -1;
     const int fresh = m_table->syncFrom(model);
+    if (anchorRowBefore >= 0 && anchor.isValid() && anchor.row() != anchorRowBefore) {
+        QScrollBar *bar = m_view->verticalScrollBar();
+        const int rowHeight = m_view->verticalHeader()->defaultSectionSize();
+        const int moved = anchor.row() - anchorRowBefore;
+        bar->setValue(bar->value() + (m_view->verticalScrollMode() == QAbstractItemView::ScrollPerItem ? moved : moved * rowHeight));
+    }
+    m_exportHar->setEnabled(m_filter->rowCount() > 0);
     if (fresh > 0 && fresh == m_table->rowCount())
         m_view->resizeColumnsToContents();   // once, when the first rows arrive (it scans rows)
     // New models and statuses become filter choices (the new rows are the first ones).
@@ -267,12 +294,23 @@ void RequestPanel::onSelectionChanged()
     const QModelIndexList rows = m_view->selectionModel()->selectedRows();
     m_copyCurl->setEnabled(!rows.isEmpty());
     m_replay->setEnabled(!rows.isEmpty());
+    m_exportHar->setEnabled(m_filter->rowCount() > 0);
     if (rows.isEmpty()) {
         m_details->clear();
+        m_detailsId.clear();
         return;
     }
     const int shown = detailsRow();
-    m_details->setPlainText(describe(m_table->recordAt(shown), m_table->placeAt(shown)));
+    const QString text = describe(m_table->recordAt(shown), m_table->placeAt(shown));
+    // The same call again (rows arrived, a retry joined its group): keep the reader's place.
+    if (m_table->recordAt(shown).requestId == m_detailsId && text == m_details->toPlainText())
+        return;
+    const bool sameCall = m_table->recordAt(shown).requestId == m_detailsId;
+    const int scrolled = m_details->verticalScrollBar()->value();
+    m_detailsId = m_table->recordAt(shown).requestId;
+    m_details->setPlainText(text);
+    if (sameCall)
+        m_details->verticalScrollBar()->setValue(scrolled);
 }
 
 int RequestPanel::detailsRow() const
@@ -299,6 +337,7 @@ void RequestPanel::copyAsCurl()
     if (command.isEmpty())
         return;
     QApplication::clipboard()->setText(command);
+    m_actionNote->setText(u"Copied as curl"_s);
     m_copyCurl->setToolTip(u"Copied. Set the credential's variable (OPENAI_API_KEY, ANTHROPIC_API_KEY) before running it."_s);
 }
 
@@ -322,9 +361,13 @@ QList<CallRecord> RequestPanel::selectedOrShown() const
 bool RequestPanel::exportHar(const QString &path, QString *error) const
 {
     // 0600 like the call log: it holds the same headers, key inputs and (with --log-bodies) bodies.
-    const Result written = writePrivateFile(path, HarExport::toJson(selectedOrShown(), m_origin));
+    const QList<CallRecord> calls = selectedOrShown();
+    const Result written = writePrivateFile(path, HarExport::toJson(calls, m_origin));
     if (!written.ok())
         *error = written.error();
+    else
+        m_actionNote->setText(u"%1 saved to %2"_s.arg(dashboardstyle::countOf(calls.size(), u"call"_s, u"calls"_s),
+                                                      QFileInfo(path).fileName()));
     return written.ok();
 }
 
@@ -335,8 +378,12 @@ QString RequestPanel::harFileName()
 
 void RequestPanel::chooseExportHar()
 {
-    const QString path = QFileDialog::getSaveFileName(this, u"Export calls as HAR"_s, harFileName(),
-                                                      u"HAR files (*.har)"_s);
+    // The title says what will be saved: the selection, else every call shown.
+    const bool selected = !m_view->selectionModel()->selectedRows().isEmpty();
+    const qsizetype calls = selectedOrShown().size();
+    const QString title = selected ? u"Export the %1 selected as HAR"_s.arg(dashboardstyle::countOf(calls, u"call"_s, u"calls"_s))
+                                   : u"Export all %1 shown as HAR"_s.arg(dashboardstyle::countOf(calls, u"call"_s, u"calls"_s));
+    const QString path = QFileDialog::getSaveFileName(this, title, harFileName(), u"HAR files (*.har)"_s);
     if (path.isEmpty())
         return;
     QString error;
@@ -473,4 +520,9 @@ bool RequestPanel::exportCsv(const QString &path, QString *error) const
     if (!written.ok())
         *error = written.error();
     return written.ok();
+}
+
+QString RequestPanel::actionNote() const
+{
+    return m_actionNote->text();
 }

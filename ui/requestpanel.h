@@ -46,6 +46,7 @@ public:
     QString timeRangeText() const;   // the indicator's text; empty when not filtered by time
     void selectRow(int row);
     QString detailsText() const;
+    QString actionNote() const;   // what the last Copy as curl or Export HAR did
     QString toCsv() const;           // the rows passing the filters, as shown
     bool exportCsv(const QString &path, QString *error) const;
 
@@ -85,10 +86,12 @@ private:
     QPushButton *m_copyCurl = nullptr;
     QPushButton *m_exportHar = nullptr;
     QPushButton *m_replay = nullptr;
+    QLabel *m_actionNote = nullptr;   // mutable through a const export: it only reports
     QHash<QString, QString> m_upstreamUrls;
     QWidget *m_timeRange = nullptr;   // the indicator and its clear button, shown while filtered
     QLabel *m_timeRangeText = nullptr;
     QString m_origin = QStringLiteral("http://127.0.0.1:8080");
+    QByteArray m_detailsId;   // the call whose details are shown (its text is kept while it stays)
     QSet<QString> m_modelsSeen;
     QSet<int> m_statusesSeen;
 };

@@ -66,6 +66,12 @@ void RequestTableModel::placeRetries()
         Q_EMIT dataChanged(index(0, Attempt), index(int(m_rows.size()) - 1, Attempt));   // a retry changes its group's "of M"
 }
 
+QColor RequestTableModel::retryTint(int group)
+{
+    // Two pale tints, by the group's first row: most neighbouring groups differ; neither is an outcome's colour.
+    return group % 2 == 0 ? QColor(0xff, 0xf3, 0xd6) : QColor(0xe3, 0xf0, 0xff);
+}
+
 RetryPlace RequestTableModel::placeAt(int row) const
 {
     return m_places.value(row);
@@ -108,7 +114,9 @@ QVariant RequestTableModel::data(const QModelIndex &index, int role) const
     if (role == Qt::DisplayRole) {
         switch (index.column()) {
         case Arrival: return dashboardstyle::formatClock(r.receivedAtMs);
-        case OutcomeColumn: return QString::fromLatin1(outcomeName(r.outcome));
+        // A call a fault rule answered is no provider's miss (an injected 503 read as "miss" in the
+        // success blue): it says so, in the injected colour, as on every chart.
+        case OutcomeColumn: return r.injected.isEmpty() ? QString::fromLatin1(outcomeName(r.outcome)) : u"injected"_s;
         case Status: return r.status;
         case Ended: return QString::fromLatin1(endingName(endingOf(r)));
         case Upstream: return QString::fromLatin1(r.upstream);
@@ -136,8 +144,11 @@ QVariant RequestTableModel::data(const QModelIndex &index, int role) const
         case Attempt: return placeAt(index.row()).attempts * 1000 + placeAt(index.row()).attempt;   // amplified first
         default: return data(index, Qt::DisplayRole);
         }
-    } else if (role == Qt::ForegroundRole && index.column() == Injected) {
+    } else if (role == Qt::ForegroundRole && (index.column() == Injected || (index.column() == OutcomeColumn && !r.injected.isEmpty()))) {
         return dashboardstyle::injectedColor();
+    } else if (role == Qt::BackgroundRole && placeAt(index.row()).attempts > 1) {
+        // The attempts of one logical call share a tint, so a retry storm reads as one call's.
+        return retryTint(placeAt(index.row()).group);
     } else if (role == Qt::ForegroundRole && (index.column() == OutcomeColumn || index.column() == Ended)) {
         return (index.column() == Ended ? dashboardstyle::callColor(r) : dashboardstyle::outcomeColor(r.outcome)).darker(120);
     } else if (role == Qt::TextAlignmentRole) {

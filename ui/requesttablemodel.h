@@ -3,6 +3,7 @@
 #include <deque>
 
 #include <QAbstractTableModel>
+#include <QColor>
 
 #include "accounting/callrecord.h"
 #include "accounting/retrygroups.h"
@@ -17,6 +18,7 @@ class RequestTableModel final : public QAbstractTableModel
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(RequestTableModel)
 public:
+    static QColor retryTint(int group);   // the background of a retry group's rows
     enum Column { Arrival, OutcomeColumn, Status, Ended, Upstream, Model, Route, Total, Queue, UpstreamTime,
                   Tokens, Cost, Key, RequestId, Attempt, Injected, ColumnCount };
     static constexpr int kMaxRows = 2000;

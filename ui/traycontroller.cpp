@@ -3,6 +3,7 @@
 #include <QApplication>
 #include <QClipboard>
 #include <QDateTime>
+#include <QEvent>
 #include <QMenu>
 #include <QSystemTrayIcon>
 #include <QWidget>
@@ -13,6 +14,7 @@
 #include "desktopnotification.h"
 #include "faultcontrol.h"
 #include "gettingstarted.h"
+#include "livecontrol.h"
 #include "proxyconfig.h"
 
 using namespace Qt::StringLiterals;
@@ -37,7 +39,16 @@ TrayController::TrayController(const Wiring &wiring, QObject *parent)
 {
     m_menu = new QMenu;
     connect(m_menu->addAction(u"Open dashboard"_s), &QAction::triggered, this, &TrayController::showWindow);
-    m_menu->addSeparator();
+    // A line per upstream with its breaker's state (filled by refresh()), above this separator.
+    m_breakersEnd = m_menu->addSeparator();
+    if (m_wiring.proxy) {
+        m_pauseAdmission = m_menu->addAction(u"Pause admission"_s);
+        m_pauseAdmission->setToolTip(u"Refuse new calls with 503 `paused`; calls in flight go on"_s);
+        connect(m_pauseAdmission, &QAction::triggered, this, [this] {
+            livecontrol::setAdmissionPaused(m_wiring.proxy, !m_wiring.model->snapshot().admissionPaused);
+        });
+        m_menu->addSeparator();
+    }
     connect(m_menu->addAction(u"Copy OpenAI base URL"_s), &QAction::triggered, this,
             [this] { QApplication::clipboard()->setText(m_wiring.openaiBaseUrl); });
     connect(m_menu->addAction(u"Copy Anthropic base URL"_s), &QAction::triggered, this,
@@ -70,8 +81,23 @@ TrayController::TrayController(const Wiring &wiring, QObject *parent)
     m_refresh.setInterval(kRefreshMs);
     connect(&m_refresh, &QTimer::timeout, this, &TrayController::refresh);
     m_refresh.start();
+    if (m_wiring.window)
+        m_wiring.window->installEventFilter(this);
     refresh();
     m_icon->show();
+}
+
+bool TrayController::eventFilter(QObject *watched, QEvent *event)
+{
+    // Closing the window only hides it (the tray keeps the app): say once where Breakwater still
+    // runs, or a user who closed it believes the proxy stopped (issue 27).
+    if (watched == m_wiring.window && event->type() == QEvent::Hide && !m_toldStillRunning
+        && !m_wiring.window->isMinimized() && !QCoreApplication::closingDown()) {
+        m_toldStillRunning = true;
+        notify(u"%1 is still running"_s.arg(title()),
+               u"Apps pointed at %1 keep working. Open the dashboard or quit from this icon's menu."_s.arg(m_wiring.openaiBaseUrl));
+    }
+    return QObject::eventFilter(watched, event);
 }
 
 TrayController::~TrayController()
@@ -126,16 +152,19 @@ QString TrayController::toolTip() const
         breakers << upstreamName(upstream) + u' ' + dashboardstyle::breakerLabel(model.breakerState(upstream));
     // The first line is the title: on D-Bus hosts Qt sends the whole text as the tooltip's title.
     const QString faults = faultcontrol::armedSummary(model.snapshot());
-    return u"%1%2\n%3\n%4 requests, %5 upstream calls, %6 joined, %7 cache hits\n"
-           "in flight %8, queued %9\nbreakers: %10%11"_s
-        .arg(title(), m_wiring.demo ? u" (demo)"_s : QString(), m_wiring.openaiBaseUrl)
-        .arg(totals.requests)
-        .arg(totals.upstreamCalls())
+    using dashboardstyle::countOf;
+    const QString paused = model.snapshot().admissionPaused ? u"\nADMISSION PAUSED: new calls get 503"_s : QString();
+    return u"%1%2\n%3\n%4, %5, %6 joined, %7\n%8 refused, %9 failed\nin flight %10, queued %11\nbreakers: %12%13%14"_s
+        .arg(title(), m_wiring.demo ? u" (demo)"_s : QString(), m_wiring.openaiBaseUrl,
+             countOf(totals.requests, u"request"_s, u"requests"_s),
+             countOf(totals.upstreamCalls(), u"upstream call"_s, u"upstream calls"_s))
         .arg(totals.count(DashboardModel::Category::Joined))
-        .arg(totals.count(DashboardModel::Category::Hit))
+        .arg(countOf(totals.count(DashboardModel::Category::Hit), u"cache hit"_s, u"cache hits"_s))
+        .arg(totals.count(DashboardModel::Category::Refused))
+        .arg(totals.failures())
         .arg(model.inFlight())
         .arg(model.queued())
-        .arg(breakers.isEmpty() ? u"–"_s : breakers.join(u", "_s),
+        .arg(breakers.isEmpty() ? u"–"_s : breakers.join(u", "_s), paused,
              faults.isEmpty() ? QString() : u"\nFAULT INJECTION ARMED: "_s + faults);
 }
 
@@ -149,10 +178,35 @@ void TrayController::refresh()
     }
     const BreakerState worst = m_wiring.model->worstBreakerState();
     const bool faults = !m_wiring.model->snapshot().faults.isEmpty();
-    if (worst != m_shownState || faults != m_shownFaults) {
+    const bool paused = m_wiring.model->snapshot().admissionPaused;
+    if (worst != m_shownState || faults != m_shownFaults || paused != m_shownPaused) {
         m_shownState = worst;
         m_shownFaults = faults;
-        m_icon->setIcon(dashboardstyle::trayIcon(worst, faults));
+        m_shownPaused = paused;
+        m_icon->setIcon(dashboardstyle::trayIcon(worst, faults, paused));
+    }
+    if (m_pauseAdmission)
+        m_pauseAdmission->setText(paused ? u"Resume admission"_s : u"Pause admission"_s);
+    refreshBreakerLines();
+}
+
+void TrayController::refreshBreakerLines()
+{
+    const DashboardModel &model = *m_wiring.model;
+    const QStringList upstreams = model.upstreams();
+    while (m_breakerLines.size() > upstreams.size())
+        delete m_breakerLines.takeLast();
+    while (m_breakerLines.size() < upstreams.size()) {
+        auto *line = new QAction(m_menu);
+        line->setEnabled(false);   // a state to read, not a command
+        m_menu->insertAction(m_breakersEnd, line);
+        m_breakerLines.append(line);
+    }
+    for (qsizetype i = 0; i < upstreams.size(); ++i) {
+        const QString text = u"%1: breaker %2"_s.arg(upstreamName(upstreams[i]),
+                                                    dashboardstyle::breakerLabel(model.breakerState(upstreams[i])));
+        if (m_breakerLines[i]->text() != text)
+            m_breakerLines[i]->setText(text);
     }
 }
 
@@ -199,4 +253,12 @@ void TrayController::showWindow()
     window->show();
     window->raise();
     window->activateWindow();
+}
+
+QStringList TrayController::breakerLines() const
+{
+    QStringList lines;
+    for (const QAction *line : m_breakerLines)
+        lines << line->text();
+    return lines;
 }

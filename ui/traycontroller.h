@@ -2,6 +2,7 @@
 
 #include <QIcon>
 #include <QObject>
+#include <QStringList>
 #include <QTimer>
 #include <QUrl>
 
@@ -10,6 +11,7 @@
 class DashboardModel;
 class DemoController;
 class ProxyServer;
+class QAction;
 class QMenu;
 class QSystemTrayIcon;
 class QWidget;
@@ -18,7 +20,8 @@ struct CallRecord;
 // The tray icon: its colour follows the worst breaker state, its tooltip shows the key figures, and
 // its menu opens the dashboard, copies the base URLs and the lines to export them, starts demo
 // scenarios, and quits. It notifies when a breaker opens or closes and when the spend limit refuses
-// a call. (Pausing the proxy is not offered: the proxy has no pause yet.) Its "Fault injection"
+// a call. With the proxy at hand it pauses and resumes admission (the icon gets a dark badge while
+// paused) and lists each upstream's breaker state. Its "Fault injection"
 // menu arms the presets and clears every rule; while any rule is armed the icon has a purple badge
 // and the tooltip names the rules (from the model's snapshot, so rules armed elsewhere count too).
 //
@@ -60,6 +63,9 @@ public:
     QString toolTip() const;
     BreakerState shownState() const { return m_shownState; }
     bool showsFaultsArmed() const { return m_shownFaults; }
+    bool showsAdmissionPaused() const { return m_shownPaused; }
+    QAction *pauseAdmissionAction() const { return m_pauseAdmission; }   // null without Wiring::proxy
+    QStringList breakerLines() const;   // the menu's "openai: breaker closed" lines
     QMenu *faultsMenu() const { return m_faultsMenu; }   // null without Wiring::proxy
     QString environmentLines() const;
     int notificationsShown() const { return m_notifications; }
@@ -74,7 +80,11 @@ public:
     // A desktop notice: a freedesktop notification beside a StatusNotifier tray, Qt's balloon on XEmbed.
     void notify(const QString &title, const QString &message);
 
+protected:
+    bool eventFilter(QObject *watched, QEvent *event) override;
+
 private:
+    void refreshBreakerLines();
     void onTransition(const BreakerTransition &transition);
     void onSpendRefused(const CallRecord &record);
     void showWindow();
@@ -86,6 +96,11 @@ private:
     QTimer m_refresh;   // tooltip and icon, once a second
     BreakerState m_shownState = BreakerState::Closed;
     bool m_shownFaults = false;   // the icon has the armed badge
+    bool m_shownPaused = false;   // ... and the paused one
+    QAction *m_pauseAdmission = nullptr;
+    QAction *m_breakersEnd = nullptr;   // the separator below the breaker lines
+    QList<QAction *> m_breakerLines;
+    bool m_toldStillRunning = false;   // the "still running" notice is given once
     QString m_shownToolTip;
     int m_toolTipUpdates = 0;
     qint64 m_lastSpendNoticeMs = 0;

@@ -1,0 +1,373 @@
+// The outage view under pressure (issue 27), offscreen at 1366x768: the Live tab's Export table
+// saves every row shown, as the Requests tab's does; during an injected hang (a real proxy, the
+// rule armed through the control API) the in-flight tile, the oldest-in-flight tile and the In
+// flight tab's title count the same calls; the Requests table keeps the selected row where it is
+// on screen and the details where the reader scrolled while rows arrive; Clear empties the
+// details and disables what acted on the call. Counted, with QTRY waits, no sleeps.
+
+#include "breakertimeline.h"
+#include "dashboardfixture.h"
+#include "dashboardmodel.h"
+#include "dashboardwindow.h"
+#include "desktopapp.h"
+#include "dashboardstyle.h"
+#include "faultbanner.h"
+#include "figurespanel.h"
+#include "inflightpanel.h"
+#include "livecontrol.h"
+#include "proxyharness.h"
+#include "proxypanel.h"
+#include "requestpanel.h"
+#include "requesttablemodel.h"
+#include "traycontroller.h"
+
+#include <QApplication>
+#include <QDateTime>
+#include <QFile>
+#include <QHeaderView>
+#include <QMenu>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QScrollBar>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace Qt::StringLiterals;
+using namespace dashboardtest;
+
+namespace {
+constexpr int kWait = 30000;   // ms: generous, for a loaded 2-core machine; never reached when it passes
+
+int csvDataRows(const QString &path)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return -1;
+    const QList<QByteArray> lines = file.readAll().trimmed().split('\n');
+    return int(lines.size()) - 1;   // the header
+}
+
+QPushButton *button(const QWidget *parent, const QString &text)
+{
+    for (QPushButton *candidate : parent->findChildren<QPushButton *>()) {
+        if (candidate->text() == text)
+            return candidate;
+    }
+    return nullptr;
+}
+
+// Records with ids "more-<first>" ... arriving after the recording, one a second.
+void feedMore(DashboardModel &model, int first, int count)
+{
+    for (int i = first; i < first + count; ++i)
+        model.addRecord(record("more-" + QByteArray::number(i), Outcome::Miss, T + 60'000 + i * 1000, T + 60'400 + i * 1000));
+}
+} // namespace
+
+class TestOutageView final : public QObject
+{
+    Q_OBJECT
+private slots:
+    void initTestCase() { qRegisterMetaType<ProxySnapshot>(); qRegisterMetaType<CallRecord>(); }
+    void exportTable_fromTheLiveTab_savesEveryRow();
+    void injectedHang_tileOldestAndTabCountTheSameCall();
+    void rowsArriving_keepTheSelectedRowAndTheDetailsInPlace();
+    void clear_emptiesTheDetails_andDisablesTheirButtons();
+    void pausedAdmission_showsInTheStripAndTheTray_andResumesFromBoth();
+    void tray_listsBreakers_countsRefusedAndFailed_andSaysOnceItStillRuns();
+    void probeAndCooldown_sayWhatIsSo();
+    void countsAndWords_pluralsAndFailuresFormattedOneWay();
+    void retriesTintedAsOneCall_injectedNeverMiss_exportsConfirm();
+};
+
+void TestOutageView::exportTable_fromTheLiveTab_savesEveryRow()
+{
+    DashboardModel model;
+    DashboardWindow window(&model);
+    window.show();
+    window.tabs()->setCurrentIndex(0);   // Live
+    window.redraw();
+    feed(model, recording());
+    // The window's own timer draws the new records on the Live tab, as while traffic runs.
+    QTRY_COMPARE_WITH_TIMEOUT(window.figures()->figure(u"requests"_s), u"24"_s, kWait);
+
+    QTemporaryDir dir;
+    QVERIFY(window.exportTable(dir.filePath(u"live.csv"_s)));
+    QCOMPARE(csvDataRows(dir.filePath(u"live.csv"_s)), 24);
+    window.tabs()->setCurrentWidget(window.requests());
+    QVERIFY(window.exportTable(dir.filePath(u"requests.csv"_s)));
+    QCOMPARE(csvDataRows(dir.filePath(u"requests.csv"_s)), 24);
+}
+
+
+void TestOutageView::injectedHang_tileOldestAndTabCountTheSameCall()
+{
+    ProxyHarness harness;
+    DashboardModel model;
+    connectProxyToModel(harness.proxy(), &model);
+    DashboardWindow window(&model);
+    window.show();
+    QCOMPARE(harness.control("POST", "/breakwater/faults", R"({"rule": "hang"})").status, 201);
+    LoopbackClient *call = harness.start("/v1/chat/completions", chatBody(u"held by Breakwater itself"_s), kOpenAiAuth);
+
+    QTabWidget *tabs = window.tabs();
+    QTRY_COMPARE_WITH_TIMEOUT(tabs->tabText(tabs->indexOf(window.inFlight())), u"In flight (1)"_s, kWait);
+    window.redraw();
+    QCOMPARE(model.flightsListed(), 1);
+    QCOMPARE(window.figures()->figure(u"inflight"_s).toInt() + window.figures()->figure(u"queued"_s).toInt(), 1);
+    QCOMPARE(window.figures()->figure(u"inflight"_s), u"1"_s);
+    QVERIFY2(window.figures()->figure(u"oldest"_s) != u"–"_s, qPrintable(window.figures()->figure(u"oldest"_s)));
+    QVERIFY(!call->isFinished());
+}
+
+void TestOutageView::rowsArriving_keepTheSelectedRowAndTheDetailsInPlace()
+{
+    DashboardModel model;
+    DashboardWindow window(&model);
+    window.show();
+    window.tabs()->setCurrentWidget(window.requests());
+    feed(model, recording());
+    feedMore(model, 0, 40);
+    window.redraw();
+    RequestPanel *panel = window.requests();
+    auto *view = panel->findChild<QTableView *>();
+    auto *details = panel->findChild<QPlainTextEdit *>();
+    QVERIFY(view && details);
+    QCOMPARE(panel->rowCount(), 64);
+
+    details->setFixedHeight(120);   // shorter than the text, so there is a place to keep
+    QCoreApplication::processEvents();
+    panel->selectRow(10);
+    const QModelIndex selected = view->selectionModel()->currentIndex();
+    const QString selectedId = selected.siblingAtColumn(0).data().toString() + selected.siblingAtColumn(1).data().toString();
+    const int topBefore = view->visualRect(selected).top();
+    QVERIFY(details->verticalScrollBar()->maximum() > 0);   // the details are longer than their pane
+    details->verticalScrollBar()->setValue(details->verticalScrollBar()->maximum());
+    const int detailsScroll = details->verticalScrollBar()->value();
+    const QString detailsText = details->toPlainText();
+
+    for (int round = 0; round < 3; ++round) {
+        feedMore(model, 40 + round * 5, 5);
+        window.redraw();
+        const QModelIndex now = view->selectionModel()->currentIndex();
+        QCOMPARE(now.siblingAtColumn(0).data().toString() + now.siblingAtColumn(1).data().toString(), selectedId);
+        QCOMPARE(view->visualRect(now).top(), topBefore);   // still under the pointer
+        QCOMPARE(details->toPlainText(), detailsText);
+        QCOMPARE(details->verticalScrollBar()->value(), detailsScroll);
+    }
+    QCOMPARE(panel->rowCount(), 79);
+}
+
+void TestOutageView::clear_emptiesTheDetails_andDisablesTheirButtons()
+{
+    DashboardModel model;
+    DashboardWindow window(&model);
+    window.show();
+    window.tabs()->setCurrentWidget(window.requests());
+    feed(model, recording());
+    window.redraw();
+    RequestPanel *panel = window.requests();
+    panel->selectRow(0);
+    QVERIFY(!panel->detailsText().isEmpty());
+    const QStringList actions{u"Copy as curl"_s, u"Export HAR…"_s, u"Replay…"_s};
+    for (const QString &text : actions) {
+        QVERIFY2(button(panel, text), qPrintable(text));
+        QVERIFY2(button(panel, text)->isEnabled(), qPrintable(text));
+    }
+
+    window.clearAll();
+    QCOMPARE(panel->rowCount(), 0);
+    QCOMPARE(panel->detailsText(), QString());
+    QVERIFY(panel->curlCommand().isEmpty());
+    for (const QString &text : actions)
+        QVERIFY2(!button(panel, text)->isEnabled(), qPrintable(text));
+}
+
+void TestOutageView::pausedAdmission_showsInTheStripAndTheTray_andResumesFromBoth()
+{
+    ProxyHarness harness;
+    DashboardModel model;
+    connectProxyToModel(harness.proxy(), &model);
+    DashboardWindow window(&model);
+    livecontrol::connectPanel(window.proxyPanel(), harness.proxy());
+    window.show();
+    TrayController tray({&model, &window, u"http://127.0.0.1:%1/v1"_s.arg(harness.port()),
+                         u"http://127.0.0.1:%1"_s.arg(harness.port()), nullptr, {}, {}, harness.proxy()});
+    window.redraw();
+    tray.refresh();
+    QVERIFY(window.faultBanner()->text().isEmpty());
+    QVERIFY(!tray.showsAdmissionPaused());
+    QVERIFY(tray.pauseAdmissionAction());
+    QCOMPARE(tray.pauseAdmissionAction()->text(), u"Pause admission"_s);
+
+    tray.pauseAdmissionAction()->trigger();   // the tray's menu pauses
+    QTRY_VERIFY_WITH_TIMEOUT(model.snapshot().admissionPaused, kWait);
+    window.redraw();
+    tray.refresh();
+    QVERIFY2(window.faultBanner()->text().startsWith(u"Admission paused"_s), qPrintable(window.faultBanner()->text()));
+    QVERIFY(window.faultBanner()->resumeButton()->isVisibleTo(&window));
+    QVERIFY(!window.faultBanner()->clearButton()->isVisibleTo(&window));   // no fault rule to clear
+    QCOMPARE(window.breakerTimeline()->pausedSpanCount(), 1);   // the timeline shows the span
+    QVERIFY(tray.showsAdmissionPaused());
+    QVERIFY2(tray.toolTip().contains(u"ADMISSION PAUSED"_s), qPrintable(tray.toolTip()));
+    QCOMPARE(tray.pauseAdmissionAction()->text(), u"Resume admission"_s);
+    QCOMPARE(harness.post("/v1/chat/completions", chatBody(u"refused while paused"_s), kOpenAiAuth).status, 503);
+    QCOMPARE(harness.mock()->callCount(), 0);
+    // The chart-only Pause does not claim the proxy is paused.
+    window.setPaused(true);
+    QVERIFY2(window.windowTitle() != u"Breakwater (paused)"_s, qPrintable(window.windowTitle()));
+    window.setPaused(false);
+
+    window.faultBanner()->resumeButton()->click();   // the strip resumes
+    QTRY_VERIFY_WITH_TIMEOUT(!model.snapshot().admissionPaused, kWait);
+    window.redraw();
+    tray.refresh();
+    QVERIFY(window.faultBanner()->text().isEmpty());
+    QCOMPARE(window.breakerTimeline()->pausedSpanCount(), 1);   // ended, and still in the window
+    QVERIFY(!tray.showsAdmissionPaused());
+    QVERIFY(!tray.toolTip().contains(u"PAUSED"_s));
+    QCOMPARE(harness.post("/v1/chat/completions", chatBody(u"admitted again"_s), kOpenAiAuth).status, 200);
+}
+
+void TestOutageView::tray_listsBreakers_countsRefusedAndFailed_andSaysOnceItStillRuns()
+{
+    DashboardModel model;
+    DashboardWindow window(&model);
+    model.setSnapshot(snapshot(T + 20000, BreakerState::Open, 0, 0));
+    feed(model, recording());
+    TrayController tray({&model, &window, u"http://127.0.0.1:8080/v1"_s, u"http://127.0.0.1:8080"_s});
+    tray.refresh();
+    QCOMPARE(tray.breakerLines().size(), model.upstreams().size());
+    QCOMPARE(tray.breakerLines().size(), 2);
+    for (const QString &upstream : model.upstreams()) {
+        const QString line = u"%1: breaker %2"_s.arg(upstream, dashboardstyle::breakerLabel(model.breakerState(upstream)));
+        QVERIFY2(tray.breakerLines().contains(line), qPrintable(tray.breakerLines().join(u" | "_s)));
+    }
+    const QString tip = tray.toolTip();
+    QVERIFY2(tip.contains(u"%1 refused, %2 failed"_s.arg(model.totals().count(DashboardModel::Category::Refused))
+                              .arg(model.totals().failures())), qPrintable(tip));
+
+    QApplication::setQuitOnLastWindowClosed(false);   // as TrayController::install() does with a tray
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    const int before = tray.notificationsShown();
+    window.close();   // with a tray: hidden, and said so once
+    QCOMPARE(tray.notificationsShown(), before + 1);
+    QVERIFY2(tray.lastNotification().contains(u"http://127.0.0.1:8080/v1"_s), qPrintable(tray.lastNotification()));
+    window.show();
+    window.close();
+    QCOMPARE(tray.notificationsShown(), before + 1);
+    QApplication::setQuitOnLastWindowClosed(true);
+}
+
+void TestOutageView::probeAndCooldown_sayWhatIsSo()
+{
+    DashboardModel model;
+    DashboardWindow window(&model);
+    ProxySnapshot s = snapshot(T, BreakerState::Open, 0, 0);
+    s.upstreams[0].failureThreshold = 5;
+    s.upstreams[0].consecutiveFailures = 6;   // the failed trial counts on
+    s.upstreams[0].cooldownLeftMs = 52'910;
+    s.upstreams[0].lastProbeAtMs = T - 3000;   // said "up": the breaker half-opened ...
+    s.upstreams[0].lastProbeResult = u"200"_s;
+    s.upstreams[0].lastProbeAlive = true;
+    s.upstreams[0].lastFailure = u"timeout"_s;   // ... and its trial failed after it
+    s.upstreams[0].lastFailureAtMs = T - 1000;
+    model.setSnapshot(s);
+    window.redraw();
+    const QString text = window.proxyPanel()->upstreamText(u"openai"_s);
+    const QString probedAt = QDateTime::fromMSecsSinceEpoch(T - 3000).toString(u"HH:mm:ss"_s);
+    QVERIFY2(text.contains(u"probe 200 (up) at %1, then the trial failed: open again"_s.arg(probedAt)), qPrintable(text));
+    QVERIFY2(text.contains(u"≤ 53 s"_s) && text.contains(u"sooner if a probe answers"_s), qPrintable(text));
+    QVERIFY2(!text.contains(u"6 of 5"_s) && text.contains(u"6 failures in a row"_s), qPrintable(text));
+}
+
+void TestOutageView::countsAndWords_pluralsAndFailuresFormattedOneWay()
+{
+    using dashboardstyle::countOf;
+    QCOMPARE(countOf(1, u"cache hit"_s, u"cache hits"_s), u"1 cache hit"_s);
+    QCOMPARE(countOf(0, u"cache hit"_s, u"cache hits"_s), u"0 cache hits"_s);
+    QCOMPARE(dashboardstyle::formatCountdown(52'910), u"53 s"_s);
+    QCOMPARE(dashboardstyle::formatCountdown(106'000), u"1 min 46 s"_s);
+
+    // One request, answered by one upstream call: the tray says so in the singular.
+    DashboardModel model;
+    DashboardWindow window(&model);
+    model.addRecord(record("one", Outcome::Miss, T + 1000, T + 1200));
+    TrayController tray({&model, &window, u"http://127.0.0.1:8080/v1"_s, u"http://127.0.0.1:8080"_s});
+    const QString tip = tray.toolTip();
+    QVERIFY2(tip.contains(u"1 request, 1 upstream call, 0 joined, 0 cache hits"_s), qPrintable(tip));
+
+    // Eleven failures, six timeouts and five 503s: "+5 other", not "+1 more".
+    for (int i = 0; i < 6; ++i) {
+        CallRecord r = record("timeout-" + QByteArray::number(i), Outcome::Miss, T + 2000 + i, T + 7000 + i, 504);
+        r.errorKind = "upstream_timeout";
+        model.addRecord(r);
+    }
+    for (int i = 0; i < 5; ++i)
+        model.addRecord(record("e503-" + QByteArray::number(i), Outcome::Miss, T + 3000 + i, T + 3100 + i, 503));
+    window.setClock([] { return T + 10'000; });
+    window.redraw();
+    QCOMPARE(window.figures()->figure(u"failed"_s), u"11"_s);
+    QCOMPARE(window.figures()->caption(u"failed"_s), u"failed: timeout ×6 +5 other"_s);
+}
+
+void TestOutageView::retriesTintedAsOneCall_injectedNeverMiss_exportsConfirm()
+{
+    DashboardModel model;
+    DashboardWindow window(&model);
+    window.show();
+    window.tabs()->setCurrentWidget(window.requests());
+    // An SDK's three attempts of one call (retry count 0, 1, 2), and a call a fault rule answered.
+    for (int attempt = 0; attempt < 3; ++attempt) {
+        CallRecord r = record("try-" + QByteArray::number(attempt), Outcome::Miss, T + 1000 + attempt * 700,
+                              T + 1500 + attempt * 700, attempt < 2 ? 503 : 200);
+        r.retryAttempt = attempt;
+        model.addRecord(r);
+    }
+    CallRecord injected = record("injected-0", Outcome::Miss, T + 5000, T + 5001, 503);
+    injected.injected = u"#1 503:count=1"_s;
+    injected.keyFingerprint = "ffffffffffff";
+    model.addRecord(injected);
+    window.redraw();
+    RequestPanel *panel = window.requests();
+    auto *view = panel->findChild<QTableView *>();
+    QAbstractItemModel *shown = view->model();
+    QCOMPARE(shown->rowCount(), 4);
+    QCOMPARE(view->horizontalHeader()->visualIndex(RequestTableModel::Attempt), RequestTableModel::OutcomeColumn + 1);
+    int tinted = 0;
+    int injectedRows = 0;
+    QStringList attempts;
+    for (int row = 0; row < shown->rowCount(); ++row) {
+        const QString id = shown->index(row, RequestTableModel::RequestId).data().toString();
+        const QString outcome = shown->index(row, RequestTableModel::OutcomeColumn).data().toString();
+        const QVariant tint = shown->index(row, RequestTableModel::Arrival).data(Qt::BackgroundRole);
+        if (id.startsWith(u"try-"_s)) {
+            tinted += tint.isValid() ? 1 : 0;
+            attempts << shown->index(row, RequestTableModel::Attempt).data().toString();
+        } else {
+            QVERIFY(!tint.isValid());
+            QCOMPARE(outcome, u"injected"_s);
+            QCOMPARE(shown->index(row, RequestTableModel::OutcomeColumn).data(Qt::ForegroundRole).value<QColor>(),
+                     dashboardstyle::injectedColor());
+            ++injectedRows;
+        }
+    }
+    QCOMPARE(tinted, 3);
+    QCOMPARE(injectedRows, 1);
+    attempts.sort();
+    QCOMPARE(attempts, (QStringList{u"1 of 3"_s, u"2 of 3"_s, u"3 of 3"_s}));
+
+    QTemporaryDir dir;
+    QString error;
+    QVERIFY(panel->exportHar(dir.filePath(u"calls.har"_s), &error));
+    QCOMPARE(panel->actionNote(), u"4 calls saved to calls.har"_s);
+    panel->selectRow(0);
+    panel->copyAsCurl();
+    QCOMPARE(panel->actionNote(), u"Copied as curl"_s);
+}
+
+DASHBOARD_TEST_MAIN(TestOutageView)
+#include "tst_outageview.moc"
