@@ -127,7 +127,7 @@ void TestHostGuard::hostAndOrigin_verdict()
     QFETCH(int, status);
     QFETCH(QByteArray, code);
 
-    const HostVerdict verdict = checkHostAndOrigin({kPort, allowed}, request(method, host, origin));
+    const HostVerdict verdict = checkHostAndOrigin({.port = kPort, .allowedOrigins = allowed}, request(method, host, origin));
     QCOMPARE(verdict.refusal.has_value(), status != 0);
     QVERIFY(!verdict.preflight);
     if (verdict.refusal) {
@@ -147,7 +147,7 @@ void TestHostGuard::hostAndOrigin_verdict()
 
 void TestHostGuard::allowedOrigin_preflightIsAnsweredWithWhatItAsked()
 {
-    const HostGuard guard{kPort, {u"https://chat.example"_s}};
+    const HostGuard guard{.port = kPort, .allowedOrigins = {u"https://chat.example"_s}};
     const HeaderList asks{{"Access-Control-Request-Method", "POST"},
                           {"Access-Control-Request-Headers", "authorization, content-type, x-stainless-os"},
                           {"Access-Control-Request-Private-Network", "true"}};
