@@ -467,10 +467,15 @@ Expected<CommandLine> parseCommandLine(const QStringList &arguments, const QStri
         if (const Result applied = applyConfigFile(result, result.configFile, result.given); !applied.ok())
             return Failure{applied.error()};
     }
+    // Checks of the configuration as a whole: the command line and the file together, so a refusal
+    // names the file too (its values may be the ones at fault).
+    const auto refusal = [&](const QString &why) {
+        return Failure{result.configFile.isEmpty() ? why : u"%1 (with the configuration file %2)"_s.arg(why, result.configFile)};
+    };
     if (const Result routes = checkUpstreamRoutes(result.config.upstreamRoutes); !routes.ok())
-        return Failure{routes.error()};
+        return refusal(routes.error());
     if (const Result team = checkTeamOptions(result.config); !team.ok())
-        return Failure{team.error()};
+        return refusal(team.error());
     return result;
 }
 
