@@ -307,6 +307,11 @@ Answer normalAnswer(const Call &call, ResponseStore *store, Variant variant)
     Request request;
     if (takesJson(route) && !parse(route, call.body, &request))
         return errorOf(route, ApiError::badRequest(u"The request body is not a JSON object."_s));
+    // As the providers do: a conversation that is not a list is refused, not echoed.
+    const bool takesMessages = route == Route::ChatCompletions || route == Route::Messages || route == Route::CountTokens;
+    const QJsonValue messages = request.json[u"messages"_s];
+    if (takesMessages && !messages.isUndefined() && !messages.isArray())
+        return errorOf(route, ApiError::badRequest(u"Invalid type for 'messages': expected an array."_s));
     switch (route) {
     case Route::ChatCompletions:
     case Route::Completions:

@@ -344,17 +344,23 @@ void tst_MockProvider::invalidJson_is400InRouteShape_data()
 {
     QTest::addColumn<QByteArray>("path");
     QTest::addColumn<bool>("anthropic");
-    QTest::newRow("chat") << QByteArray(kChat) << false;
-    QTest::newRow("completions") << QByteArray("/v1/completions") << false;
-    QTest::newRow("embeddings") << QByteArray("/v1/embeddings") << false;
-    QTest::newRow("messages") << QByteArray(kMessages) << true;
+    QTest::addColumn<QByteArray>("request");
+    const QByteArray broken = "{\"model\": \"x\", oops";
+    const QByteArray messagesNotAList = "{\"model\": \"x\", \"messages\": \"bad\"}";
+    QTest::newRow("chat") << QByteArray(kChat) << false << broken;
+    QTest::newRow("completions") << QByteArray("/v1/completions") << false << broken;
+    QTest::newRow("embeddings") << QByteArray("/v1/embeddings") << false << broken;
+    QTest::newRow("messages") << QByteArray(kMessages) << true << broken;
+    QTest::newRow("chat, messages not a list") << QByteArray(kChat) << false << messagesNotAList;
+    QTest::newRow("messages, messages not a list") << QByteArray(kMessages) << true << messagesNotAList;
 }
 
 void tst_MockProvider::invalidJson_is400InRouteShape()
 {
     QFETCH(QByteArray, path);
     QFETCH(bool, anthropic);
-    const LoopbackResponse response = post(path.constData(), "{\"model\": \"x\", oops");
+    QFETCH(QByteArray, request);
+    const LoopbackResponse response = post(path.constData(), request);
     QCOMPARE(response.status, 400);
     const QJsonObject body = objectOf(response.body);
     if (anthropic) {
@@ -508,7 +514,7 @@ void tst_MockProvider::slowStream_spacesEventsBySlowGap()
 void tst_MockProvider::error503_answersInRouteShape_data()
 {
     QTest::addColumn<QByteArray>("path");
-    QTest::addColumn<QByteArray>("body");
+    QTest::addColumn<QByteArray>("request");
     QTest::addColumn<bool>("anthropic");
     QTest::newRow("chat") << QByteArray(kChat) << chatBody(u"x"_s) << false;
     QTest::newRow("chat stream") << QByteArray(kChat) << chatBody(u"x"_s, true) << false;
@@ -518,10 +524,10 @@ void tst_MockProvider::error503_answersInRouteShape_data()
 void tst_MockProvider::error503_answersInRouteShape()
 {
     QFETCH(QByteArray, path);
-    QFETCH(QByteArray, body);
+    QFETCH(QByteArray, request);
     QFETCH(bool, anthropic);
     mock()->setMode(Mode::Error503);
-    const LoopbackResponse response = post(path.constData(), body);
+    const LoopbackResponse response = post(path.constData(), request);
     QCOMPARE(response.status, 503);
     QVERIFY(response.complete);
     QCOMPARE(response.header("Content-Type"), "application/json");
@@ -538,7 +544,7 @@ void tst_MockProvider::error503_answersInRouteShape()
 void tst_MockProvider::rateLimited429_carriesRetryAfter_data()
 {
     QTest::addColumn<QByteArray>("path");
-    QTest::addColumn<QByteArray>("body");
+    QTest::addColumn<QByteArray>("request");
     QTest::addColumn<QString>("errorType");
     QTest::newRow("chat") << QByteArray(kChat) << chatBody(u"x"_s) << u"requests"_s;
     QTest::newRow("messages") << QByteArray(kMessages) << messagesBody(u"x"_s) << u"rate_limit_error"_s;
@@ -547,10 +553,10 @@ void tst_MockProvider::rateLimited429_carriesRetryAfter_data()
 void tst_MockProvider::rateLimited429_carriesRetryAfter()
 {
     QFETCH(QByteArray, path);
-    QFETCH(QByteArray, body);
+    QFETCH(QByteArray, request);
     QFETCH(QString, errorType);
     mock()->setMode(Mode::RateLimited429);
-    const LoopbackResponse response = post(path.constData(), body);
+    const LoopbackResponse response = post(path.constData(), request);
     QCOMPARE(response.status, 429);
     QCOMPARE(response.header("retry-after"), "1");
     QCOMPARE(objectOf(response.body)[u"error"_s][u"type"_s].toString(), errorType);
