@@ -45,15 +45,47 @@ const QList<QStringList> &migrations()
     return list;
 }
 
-// The names a secret goes by, as a JSON field (redactCredentials) or a header (isSecretName): every
-// credential header's (http/protocol.h's table) and the usual names of keys, tokens and passwords.
+// The names a secret goes by, as a JSON field (redactCredentials) or a header (isSecretName), in
+// lower case: every credential header's (http/protocol.h's table) and the usual names of keys,
+// tokens and passwords.
+const QStringList &secretNameList()
+{
+    static const QStringList names = [] {
+        QStringList list;
+        for (const CredentialHeader &header : credentialHeaders())
+            list.append(QString::fromLatin1(header.name).toLower());
+        list += {u"apikey"_s, u"api_key"_s, u"api-key"_s, u"access_token"_s, u"refresh_token"_s,
+                 u"password"_s, u"secret"_s, u"client_secret"_s};
+        return list;
+    }();
+    return names;
+}
+
+// The same names as one regular-expression alternation.
 QString secretNames()
 {
-    QStringList names;
-    for (const CredentialHeader &header : credentialHeaders())
-        names.append(QRegularExpression::escape(QString::fromLatin1(header.name)));
-    names.append(u"api[_-]?key|access_token|refresh_token|password|secret|client_secret"_s);
-    return names.join(u'|');
+    QStringList escaped;
+    for (const QString &name : secretNameList())
+        escaped.append(QRegularExpression::escape(name));
+    return escaped.join(u'|');
+}
+
+// False only when `text` cannot hold a key shape of redactCredentials' pattern: each alternative
+// starts with one of these literals. Checked first because most header blocks and bodies hold
+// none, and the regular expression (on a UTF-16 copy) is the costly part of recording a call.
+bool mayHoldKeyShape(QByteArrayView text)
+{
+    static constexpr QByteArrayView kStarts[] = {"sk-", "AIza", "AKIA", "ghp", "gho", "github_pat", "xox"};
+    for (QByteArrayView start : kStarts) {
+        if (text.contains(start))
+            return true;
+    }
+    constexpr QByteArrayView kBearer = "bearer";   // in any mix of cases
+    for (qsizetype at = 0; at + kBearer.size() <= text.size(); ++at) {
+        if ((text[at] | 0x20) == 'b' && qstrnicmp(text.data() + at, kBearer.size(), kBearer.data(), kBearer.size()) == 0)
+            return true;
+    }
+    return false;
 }
 
 Failure sqlError(const QString &what, const QSqlError &error)
@@ -273,8 +305,9 @@ QList<CallRecord> CallLog::between(qint64 fromMs, qint64 toMs, int limit)
 
 bool CallLog::isSecretName(QStringView name)
 {
-    static const QRegularExpression whole(u"\\A(?i:"_s + secretNames() + u")\\z"_s);
-    return whole.match(name.toString()).hasMatch();
+    // A set rather than a match: this runs for every header of every request and answer.
+    static const QSet<QString> names(secretNameList().cbegin(), secretNameList().cend());
+    return names.contains(name.toString().toLower());
 }
 
 QByteArray CallLog::redactCredentials(const QByteArray &body)
@@ -291,9 +324,15 @@ QByteArray CallLog::redactCredentials(const QByteArray &body)
         "|\\bAKIA[0-9A-Z]{16}\\b"               // AWS access key ids
         "|\\b(?:ghp|gho|github_pat|xox[abp])_?[A-Za-z0-9_\\-]{20,}"   // GitHub, Slack tokens
         "|\\b(?i:bearer)\\s+\\K[A-Za-z0-9._~+/\\-]{12,}=*"_s);
+    const bool namedFieldPossible = body.contains('"');   // a named field is quoted
+    const bool keyShapePossible = mayHoldKeyShape(body);
+    if (!namedFieldPossible && !keyShapePossible)
+        return body;
     QString text = QString::fromUtf8(body);
-    text.replace(namedField, u"\\1\"[redacted]\""_s);
-    text.replace(keyShape, u"[redacted]"_s);
+    if (namedFieldPossible)
+        text.replace(namedField, u"\\1\"[redacted]\""_s);
+    if (keyShapePossible)
+        text.replace(keyShape, u"[redacted]"_s);
     return text.toUtf8();
 }
 
