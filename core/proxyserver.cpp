@@ -573,7 +573,8 @@ bool ProxyServer::askFleetFirst(const Route &route, const QByteArray &key, const
             claimThenShare(reservation);   // Unavailable: the local guard alone decides
         });
     };
-    if (!askAnswers) {
+    // Without a reservation to make, the claim alone asks: it finds a stored answer too (one round trip).
+    if (!askAnswers || !estimate) {
         reserveThenShare();
         return true;
     }
