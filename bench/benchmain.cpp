@@ -11,6 +11,8 @@
 //   throughput  requests/s and p50/p99 at 50 keep-alive connections, provider latency 0: all
 //               misses (every body different), then all hits (each 1 s warm-up, then 5 s)
 //   key         the cost of keying a request (parse + canonical form + SHA-256)
+//   fleet-herd  the herd over three Breakwaters (in this process) at one mock: 200 identical requests
+//               spread over them, provider latency 1.5 s; with --shared-state they are one fleet
 //   burst       20 different prompts at once, provider latency 1.5 s (--concurrency N)
 //   outage      one prompt every 2 s for 150 s, provider 503 from 15 s to 75 s, SDK-like retrying client
 //   hang        the same, provider hanging from 15 s to 75 s, --timeout 5
@@ -31,6 +33,8 @@
 #include "fieldtest.h"
 #include "loopbackclient.h"
 #include "proxyharness.h"
+#include "proxyserver.h"
+#include "servicethread.h"
 #include "sdklikeclient.h"
 #include "soak.h"
 #include "sharing/requestkey.h"
@@ -291,6 +295,74 @@ int herd()
     return 0;
 }
 
+// The herd of issue 21: N identical requests over three instances. Without --shared-state each
+// instance makes its own call (3); with it the fleet makes one, and the others join it through Redis.
+int fleetHerd()
+{
+    constexpr int kInstances = 3;
+    const int requests = 200;
+    ServiceThread<MockProvider> mock(u"mock"_s, [] { return new MockProvider; });
+    mock.service()->setLatency(1500ms);
+    std::vector<std::unique_ptr<ServiceThread<ProxyServer>>> proxies;
+    QList<quint16> ports;
+    SystemClock clock;
+    for (int i = 0; i < kInstances; ++i) {
+        ProxyConfig config;
+        config.listenPort = 0;
+        config.openaiUpstream = mock.service()->openaiBaseUrl();
+        config.anthropicUpstream = mock.service()->anthropicBaseUrl();
+        config.controlToken = kTestControlToken;
+        applyBenchOptions(config);
+        proxies.push_back(std::make_unique<ServiceThread<ProxyServer>>(u"proxy"_s, [config, &clock] {
+            auto *server = new ProxyServer(config, clock);
+            if (const Result listening = server->listen(); !listening.ok())
+                qFatal("proxy cannot listen: %s", qPrintable(listening.error()));
+            return server;
+        }));
+        ports.append(proxies.back()->service()->port());
+    }
+    for (const quint16 port : std::as_const(ports)) {
+        QElapsedTimer waited;
+        waited.start();
+        while (g_sharedState && waited.elapsed() < 5'000
+               && !fetch(port, "GET", "/healthz").body.contains("\"shared_state\":\"shared\""))
+            QThread::msleep(50);
+    }
+    const QByteArray body = chatBody(u"the fleet's herd"_s);
+    QList<LoopbackClient *> calls;
+    QElapsedTimer timer;
+    timer.start();
+    for (int i = 0; i < requests; ++i) {
+        auto *call = new LoopbackClient(ports[i % kInstances], "POST", "/v1/chat/completions",
+                                        {{"Authorization", "Bearer sk-bench"}, {"Content-Type", "application/json"}}, body);
+        call->setTimeout(30s);
+        calls.append(call);
+        call->start();
+    }
+    qint64 lastMs = 0;
+    int done = 0;
+    for (LoopbackClient *call : std::as_const(calls)) {
+        QObject::connect(call, &LoopbackClient::finished, call, [&] { ++done; lastMs = timer.elapsed(); });
+    }
+    while (done < requests && timer.elapsed() < 40'000)
+        QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents, 50);
+    QMap<QByteArray, int> dedup;
+    int ok = 0;
+    for (const LoopbackClient *call : std::as_const(calls)) {
+        ok += call->response().status == 200;
+        ++dedup[call->response().header("x-breakwater-dedup")];
+    }
+    qDeleteAll(calls);
+    std::printf("fleet-herd: %d identical requests over %d instances%s, provider latency 1500 ms\n", requests,
+                kInstances, g_sharedState ? " sharing one Redis" : " (no --shared-state)");
+    std::printf("  upstream calls     %d\n  answers 200        %d\n  miss / joined      %d / %d\n",
+                mock.service()->callCount(), ok, dedup.value("miss"), dedup.value("joined"));
+    std::printf("  last answer        %lld ms after the herd was sent (upstream latency + %lld ms)\n", lastMs,
+                lastMs - 1500);
+    proxies.clear();   // first: they call the mock
+    return 0;
+}
+
 int burst()
 {
     const fieldtest::TargetRun run = fieldtest::run(fieldtest::Scenario::Burst, {kBreakwater}, fieldSettings()).first();
@@ -503,7 +575,7 @@ int main(int argc, char *argv[])
         valid = valid && ok;
     }
     const QMap<QString, std::function<int()>> scenarios{
-        {u"herd"_s, herd}, {u"hits"_s, hits}, {u"overhead"_s, overhead}, {u"throughput"_s, throughput},
+        {u"herd"_s, herd}, {u"fleet-herd"_s, fleetHerd}, {u"hits"_s, hits}, {u"overhead"_s, overhead}, {u"throughput"_s, throughput},
         {u"key"_s, key}, {u"burst"_s, burst}, {u"outage"_s, outage}, {u"hang"_s, hang},
         {u"soak"_s, [] { return soak(std::chrono::milliseconds(qint64(1800'000 * g_scale))); }},
         {u"engine"_s, engineBench}, {u"proxy-only"_s, proxyOnly}};
@@ -512,7 +584,7 @@ int main(int argc, char *argv[])
     if ((!scenarios.contains(scenario) && scenario != u"report"_s) || !valid || g_scale <= 0 || g_concurrency <= 0
         || g_timeoutSeconds <= 0) {
         std::fprintf(stderr, "usage: breakwater-bench report [--out DIR] [--scale X] [--peer URL] [--peer-mock-port N]\n"
-                             "       breakwater-bench herd|hits|overhead|throughput|key|burst|outage|hang|soak|engine [--scale X] "
+                             "       breakwater-bench herd|fleet-herd|hits|overhead|throughput|key|burst|outage|hang|soak|engine [--scale X] "
                              "[--concurrency N] [--timeout S] [--shared-state redis://HOST:PORT]\n");
         return 2;
     }

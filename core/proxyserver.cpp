@@ -10,6 +10,7 @@
 #include "faults/faultroute.h"
 #include "fleet/fleetspend.h"
 #include "fleet/redislink.h"
+#include "fleet/fleetflights.h"
 #include "fleet/sharedanswers.h"
 #include "fleet/sharedstate.h"
 #include "http/frontdoor.h"
@@ -516,7 +517,7 @@ bool ProxyServer::askFleetFirst(const Route &route, const QByteArray &key, const
     std::optional<double> estimate;
     if (route.isModelCall() && m_spend->capped() && !body.isEmpty())
         estimate = m_prices.maxCost(record.model, estimateInputTokens(request.body), requestedMaxTokens(body));
-    if (!askAnswers && !estimate)
+    if (key.isEmpty() && !estimate)
         return false;
     // Held here, not on any stack: the answers come back from the event loop.
     struct Waiting
@@ -529,33 +530,51 @@ bool ProxyServer::askFleetFirst(const Route &route, const QByteArray &key, const
         ResponseWriter writer;
     };
     auto waiting = std::make_shared<Waiting>(Waiting{route, key, request, body, std::move(record), std::move(writer)});
-    // Last: shared here as usual, with the fleet's reservation (if any) for takeOff to claim.
-    const auto shareHere = [this, waiting](const QByteArray &fleetReservation) {
+    // Last: shared here as usual, with the fleet's reservation (if any) for takeOff to claim. With
+    // `leader`, another instance's flight: its stream stands in for the upstream call.
+    const auto shareHere = [this, waiting](const QByteArray &fleetReservation, const QByteArray &leader) {
         Waiting &w = *waiting;
         m_fleetReservation = fleetReservation;
         m_flights.share(w.key, w.route.style, *upstreamOf(w.record).breaker,
                         {std::move(w.writer), std::move(w.record), {}},
-                        [&](Flight &flight, Flight::Rider &rider) { return takeOff(w.route, w.request, w.body, flight, rider); });
+                        [&](Flight &flight, Flight::Rider &rider) {
+            return leader.isEmpty() ? takeOff(w.route, w.request, w.body, flight, rider)
+                                    : followFleet(w.route, w.request, leader, flight, rider);
+        });
         // Not claimed (a hit, a join, a refusal before admission): nothing flew on it.
         if (!std::exchange(m_fleetReservation, {}).isEmpty())
             m_fleet->spend().settle(m_spend->today(), fleetReservation, 0);
     };
-    const auto reserveThenShare = [this, waiting, estimate, shareHere] {
+    // For a key: one instance of the fleet flies, the others follow it (fleet/fleetflights.h).
+    const auto claimThenShare = [this, waiting, shareHere](const QByteArray &fleetReservation) {
+        const QByteArray &key = waiting->key;
+        if (key.isEmpty() || !m_fleet->isShared() || m_flights.isFlying(key) || m_cache.find(key)) {
+            shareHere(fleetReservation, {});
+            return;
+        }
+        m_fleet->flights().claim(key, this, [this, waiting, shareHere, fleetReservation](const FleetFlights::Claim &claim) {
+            if (claim.answer && !m_cache.find(waiting->key))
+                m_cache.store(waiting->key, claim.answer->answer, m_cache.windowMs() - claim.answer->leftMs);
+            shareHere(fleetReservation, claim.role == FleetFlights::Claim::Role::Follow ? claim.token : QByteArray());
+        });
+    };
+    const auto reserveThenShare = [this, waiting, estimate, claimThenShare] {
         if (!estimate || !m_fleet->isShared()) {
-            shareHere({});
+            claimThenShare({});
             return;
         }
         m_fleet->spend().reserve(m_spend->today(), m_spend->cap(), *estimate, this,
-                                 [this, waiting, shareHere](FleetSpend::Verdict verdict, const QByteArray &reservation) {
+                                 [this, waiting, claimThenShare](FleetSpend::Verdict verdict, const QByteArray &reservation) {
             if (verdict == FleetSpend::Verdict::Refused) {
                 waiting->record.outcome = Outcome::SpendRefused;
                 answerError(waiting->route.style, m_spend->refusal(), std::move(waiting->record), std::move(waiting->writer));
                 return;
             }
-            shareHere(reservation);   // Unavailable: the local guard alone decides
+            claimThenShare(reservation);   // Unavailable: the local guard alone decides
         });
     };
-    if (!askAnswers) {
+    // Without a reservation to make, the claim alone asks: it finds a stored answer too (one round trip).
+    if (!askAnswers || !estimate) {
         reserveThenShare();
         return true;
     }
@@ -567,9 +586,37 @@ bool ProxyServer::askFleetFirst(const Route &route, const QByteArray &key, const
         // Into the first level for what is left of its window: the sharing then answers it as a hit.
         if (!m_cache.find(waiting->key))
             m_cache.store(waiting->key, found->answer, m_cache.windowMs() - found->leftMs);
-        shareHere({});
+        shareHere({}, {});
     });
     return true;
+}
+
+// A new flight on this instance that joins another instance's call for the same key: no admission
+// (it costs no upstream call), and the leader's instance tells its breaker and its spend. Should
+// the leader go before anything reached a client, the fresh call made here is landed as ours.
+Sharing::Takeoff ProxyServer::followFleet(const Route &route, const IncomingRequest &request, const QByteArray &leader,
+                                          Flight &flight, Flight::Rider &rider)
+{
+    Upstream &upstream = upstreamOf(rider.record);
+    rider.record.outcome = Outcome::Joined;
+    rider.record.breakerState = breakerStateName(upstream.breaker->state());
+    auto relaunched = std::make_shared<bool>(false);
+    const FaultInjector::Target target{upstream.name, route.path, rider.record.model, rider.record.stream,
+                                       flight.style(), false};
+    auto relaunch = [this, &upstream, route, request, target, relaunched](QObject *owner) -> UpstreamCall * {
+        *relaunched = true;
+        const QUrl url = upstreamUrl(upstream.baseUrl, route.style, request.path, request.query);
+        UpstreamRequest call{request.method, url, forwardHeaders(request), request.body, m_config.upstreamTimeout};
+        return m_faults->submit(*upstream.pool, call, target, owner).call;
+    };
+    UpstreamCall *call = m_fleet->flights().follow(flight.key(), leader, std::move(relaunch), &flight);
+    return {call, [this, &upstream, relaunched, modelCall = route.isModelCall()](Flight &landed) {
+        if (!*relaunched)
+            return;
+        Admitted admitted;
+        admitted.modelCall = modelCall;
+        land(landed, upstream, admitted, landed.hasStarted());
+    }};
 }
 
 // Only for a new flight: admits its upstream call and submits it to the upstream's pool.
@@ -594,6 +641,8 @@ Sharing::Takeoff ProxyServer::takeOff(const Route &route, const IncomingRequest 
     UpstreamCall *upstreamCall = submitted.call;
     if (upstreamCall && !submitted.fault.isEmpty())
         flight.setInjected(submitted.fault);
+    if (upstreamCall && m_fleet)
+        m_fleet->flights().lead(flight.key(), upstreamCall);   // published for the fleet, if it leads
     m_flightUpstream.insert(&flight, &upstream);
     if (!upstreamCall) {
         m_flightUpstream.remove(&flight);

@@ -154,6 +154,8 @@ private:
     };
     Sharing::Takeoff takeOff(const Route &route, const IncomingRequest &request, const QJsonObject &body,
                              Flight &flight, Flight::Rider &rider);
+    Sharing::Takeoff followFleet(const Route &route, const IncomingRequest &request, const QByteArray &leader,
+                                 Flight &flight, Flight::Rider &rider);
     std::optional<Admitted> admit(Upstream &upstream, const Route &route, const IncomingRequest &request,
                                   const QJsonObject &body, Flight::Rider &rider);
     void land(Flight &flight, Upstream &upstream, const Admitted &admitted, bool reachedProvider);

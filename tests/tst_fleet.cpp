@@ -41,10 +41,42 @@ QByteArray breakerState(quint16 port, const QByteArray &upstream = "openai")
     return {};
 }
 
+int keysInRedis(const FleetTest &fleet, const QByteArray &pattern)
+{
+    const QByteArray reply = fleet.redisCommand({"EVAL", "return #redis.call('KEYS', ARGV[1])", "0", pattern});
+    return reply.startsWith(':') ? reply.mid(1).toInt() : -1;
+}
+
 int answersInRedis(const FleetTest &fleet)
 {
-    const QByteArray reply = fleet.redisCommand({"EVAL", "return #redis.call('KEYS', 'bw:v1:*:ans')", "0"});
-    return reply.startsWith(':') ? reply.mid(1).toInt() : -1;
+    return keysInRedis(fleet, "bw:v1:*:ans");
+}
+
+// Requests seated on a flight over the whole fleet now, from each instance's In flight list: the
+// one that made the flight and those that joined it there.
+int seatedRiders(const FleetTest &fleet)
+{
+    int seated = 0;
+    for (int i = 0; i < fleet.instances(); ++i) {
+        const LoopbackResponse stats = fetch(fleet.port(i), "GET", "/breakwater/stats",
+                                             {{"Authorization", "Bearer " + fleet.controlToken(i)}});
+        for (const QJsonValue flight : QJsonDocument::fromJson(stats.body).object().value(u"flights"_s).toArray())
+            seated += flight.toObject().value(u"joined"_s).toInt() + 1;
+    }
+    return seated;
+}
+
+LoopbackClient *startChat(quint16 port, const QByteArray &body, QObject *parent, const QByteArray &key = "sk-fleet-1")
+{
+    auto *call = new LoopbackClient(port, "POST", "/v1/chat/completions", openAiAuth(key), body, parent);
+    call->setTimeout(std::chrono::seconds(30));
+    call->start();
+    return call;
+}
+
+void holdAnswers(FleetTest &fleet, bool hold)
+{
+    fleet.onMock<int>([hold](MockProvider *mock) { mock->setHoldAnswers(hold); return 0; });
 }
 
 QString sharedState(const FleetTest &fleet, int instance)
@@ -82,6 +114,11 @@ private slots:
     void malformedUrl_exitsTwo_withoutThePassword();
     void finishedAnswer_isAHitOnEveryOtherInstance();
     void twoCredentials_twoUpstreamCalls();
+    void herdOverThreeInstances_oneUpstreamCall();
+    void streamOverThreeInstances_sameBytesForMidStreamJoiners();
+    void twoCredentialsInFlight_oneCallEach();
+    void leaderKilledMidStream_joinersGetAnErrorEvent_noLeaseLeft();
+    void leaderKilledBeforeAnswer_oneJoinerTakesOver();
     void failuresOnDifferentInstances_openTheBreakerOnAll();
     void holdOpen_neverShortensALiveDeadline();
     void redisKilledPausedRestarted_callsAnswered_degradedAppearsAndClears();
@@ -153,6 +190,150 @@ void TestFleet::twoCredentials_twoUpstreamCalls()
     QCOMPARE(chat(fleet.port(2), u"same body"_s, "sk-bob").header("x-breakwater-dedup"), QByteArray("hit"));
     QCOMPARE(chat(fleet.port(2), u"same body"_s, "sk-alice").header("x-breakwater-dedup"), QByteArray("hit"));
     QCOMPARE(fleet.mock()->callCount(), 2);
+}
+
+void TestFleet::herdOverThreeInstances_oneUpstreamCall()
+{
+    FleetTest fleet(QStringLiteral(BREAKWATER_APP));
+    QVERIFY(startSharedFleet(fleet, 3));
+    holdAnswers(fleet, true);
+    QList<LoopbackClient *> calls;
+    for (int i = 0; i < 200; ++i)
+        calls.append(startChat(fleet.port(i % 3), chatBody(u"one herd for the fleet"_s), this));
+    // All 200 seated on a flight before the upstream answers: one call for the fleet, not one each.
+    QTRY_COMPARE_WITH_TIMEOUT(seatedRiders(fleet), 200, 20'000);
+    QCOMPARE(fleet.mock()->heldCount(), 1);
+    holdAnswers(fleet, false);
+    QTRY_VERIFY_WITH_TIMEOUT(allFinished(calls), 20'000);
+    QMap<QByteArray, int> served;
+    for (const LoopbackClient *call : std::as_const(calls)) {
+        QCOMPARE(call->response().status, 200);
+        QCOMPARE(call->response().body, calls.first()->response().body);
+        ++served[call->response().header("x-breakwater-dedup")];
+    }
+    qDeleteAll(calls);
+    QCOMPARE(served.value("miss"), 1);
+    QCOMPARE(served.value("joined"), 199);
+    QCOMPARE(fleet.mock()->callCount("/v1/chat/completions"), 1);
+    QTRY_COMPARE_WITH_TIMEOUT(keysInRedis(fleet, "bw:v1:*:flight"), 0, kConverge);
+}
+
+void TestFleet::streamOverThreeInstances_sameBytesForMidStreamJoiners()
+{
+    FleetTest fleet(QStringLiteral(BREAKWATER_APP));
+    QVERIFY(startSharedFleet(fleet, 3));
+    fleet.onMock<int>([](MockProvider *mock) { mock->setChunkInterval(std::chrono::milliseconds(150)); return 0; });
+    holdAnswers(fleet, true);
+    const QByteArray body = chatBody(u"a stream that the whole fleet reads from its first event"_s, true);
+    QList<LoopbackClient *> calls;
+    for (int i = 0; i < 12; ++i)
+        calls.append(startChat(fleet.port(i % 3), body, this));
+    QTRY_COMPARE_WITH_TIMEOUT(seatedRiders(fleet), 12, 20'000);
+    QCOMPARE(fleet.mock()->heldCount(), 1);
+    int firstChunks = 0;
+    connect(calls.first(), &LoopbackClient::chunkReceived, this, [&firstChunks] { ++firstChunks; });
+    holdAnswers(fleet, false);
+    // Mid-stream: the first client has events already when the others arrive on every instance.
+    QTRY_VERIFY_WITH_TIMEOUT(firstChunks >= 2, 20'000);
+    for (int i = 0; i < 18; ++i)
+        calls.append(startChat(fleet.port(i % 3), body, this));
+    QVERIFY2(!calls.first()->isFinished(), "the stream ended before the late joiners came");
+    QTRY_VERIFY_WITH_TIMEOUT(allFinished(calls), 30'000);
+    const QByteArray &first = calls.first()->response().body;
+    QVERIFY2(first.contains("data: [DONE]"), first.constData());
+    for (const LoopbackClient *call : std::as_const(calls)) {
+        QCOMPARE(call->response().status, 200);
+        QCOMPARE(call->response().body, first);
+    }
+    qDeleteAll(calls);
+    QCOMPARE(fleet.mock()->callCount("/v1/chat/completions"), 1);
+}
+
+void TestFleet::twoCredentialsInFlight_oneCallEach()
+{
+    FleetTest fleet(QStringLiteral(BREAKWATER_APP));
+    QVERIFY(startSharedFleet(fleet, 3));
+    holdAnswers(fleet, true);
+    const QByteArray body = chatBody(u"same body, two credentials"_s);
+    LoopbackClient *alice = startChat(fleet.port(0), body, this, "sk-alice");
+    LoopbackClient *bob = startChat(fleet.port(1), body, this, "sk-bob");
+    LoopbackClient *aliceAgain = startChat(fleet.port(2), body, this, "sk-alice");
+    LoopbackClient *bobAgain = startChat(fleet.port(2), body, this, "sk-bob");
+    QTRY_COMPARE_WITH_TIMEOUT(seatedRiders(fleet), 4, 20'000);
+    QCOMPARE(fleet.mock()->heldCount(), 2);
+    holdAnswers(fleet, false);
+    const QList<LoopbackClient *> calls{alice, bob, aliceAgain, bobAgain};
+    QTRY_VERIFY_WITH_TIMEOUT(allFinished(calls), 20'000);
+    for (const LoopbackClient *call : calls)
+        QCOMPARE(call->response().status, 200);
+    // Each credential joined its own call, never the other's (the answers differ in their ids).
+    QCOMPARE(aliceAgain->response().body, alice->response().body);
+    QCOMPARE(bobAgain->response().body, bob->response().body);
+    QVERIFY(alice->response().body != bob->response().body);
+    qDeleteAll(calls);
+    QCOMPARE(fleet.mock()->callCount("/v1/chat/completions"), 2);
+}
+
+void TestFleet::leaderKilledMidStream_joinersGetAnErrorEvent_noLeaseLeft()
+{
+    FleetTest fleet(QStringLiteral(BREAKWATER_APP));
+    QVERIFY(startSharedFleet(fleet, 3));
+    fleet.onMock<int>([](MockProvider *mock) { mock->setChunkInterval(std::chrono::milliseconds(300)); return 0; });
+    holdAnswers(fleet, true);
+    const QByteArray body = chatBody(u"a long stream whose leader dies in the middle of it, sadly"_s, true);
+    LoopbackClient *leader = startChat(fleet.port(0), body, this);
+    QTRY_COMPARE_WITH_TIMEOUT(fleet.mock()->heldCount(), 1, 20'000);   // instance 0 leads
+    QList<LoopbackClient *> joiners;
+    for (int i = 0; i < 4; ++i)
+        joiners.append(startChat(fleet.port(1 + i % 2), body, this));
+    QTRY_COMPARE_WITH_TIMEOUT(seatedRiders(fleet), 5, 20'000);
+    int joinerChunks = 0;
+    connect(joiners.first(), &LoopbackClient::chunkReceived, this, [&joinerChunks] { ++joinerChunks; });
+    holdAnswers(fleet, false);
+    QTRY_VERIFY_WITH_TIMEOUT(joinerChunks >= 2, 20'000);
+    fleet.killInstance(0);
+    // Every joiner ends (bounded), with the whole stream or an error event: never a clean short one.
+    QTRY_VERIFY_WITH_TIMEOUT(allFinished(joiners), 20'000);
+    for (const LoopbackClient *call : std::as_const(joiners)) {
+        const QByteArray &got = call->response().body;
+        QCOMPARE(call->response().status, 200);
+        QVERIFY2(got.contains("data: [DONE]") || got.contains("\"stream_cut\""), got.constData());
+        if (!got.contains("data: [DONE]"))
+            QVERIFY2(got.endsWith("\n\n"), got.constData());
+    }
+    const int cut = int(std::count_if(joiners.cbegin(), joiners.cend(), [](const LoopbackClient *call) {
+        return call->response().body.contains("\"stream_cut\"");
+    }));
+    QCOMPARE(cut, 4);   // the leader died with the stream half sent: nobody has the rest
+    qDeleteAll(joiners);
+    delete leader;
+    QCOMPARE(fleet.mock()->callCount("/v1/chat/completions"), 1);
+    QTRY_COMPARE_WITH_TIMEOUT(keysInRedis(fleet, "bw:v1:*:flight"), 0, kConverge);
+    QTRY_COMPARE_WITH_TIMEOUT(keysInRedis(fleet, "bw:v1:*:ev:*"), 0, 3 * kConverge);
+}
+
+void TestFleet::leaderKilledBeforeAnswer_oneJoinerTakesOver()
+{
+    FleetTest fleet(QStringLiteral(BREAKWATER_APP));
+    QVERIFY(startSharedFleet(fleet, 3));
+    holdAnswers(fleet, true);
+    const QByteArray body = chatBody(u"the leader dies before the provider answers"_s);
+    LoopbackClient *leader = startChat(fleet.port(0), body, this);
+    QTRY_COMPARE_WITH_TIMEOUT(fleet.mock()->heldCount(), 1, 20'000);
+    const QList<LoopbackClient *> joiners{startChat(fleet.port(1), body, this), startChat(fleet.port(2), body, this)};
+    QTRY_COMPARE_WITH_TIMEOUT(seatedRiders(fleet), 3, 20'000);
+    fleet.killInstance(0);
+    // Once the lease ran out, one of them calls the upstream again and the other follows it.
+    QTRY_COMPARE_WITH_TIMEOUT(fleet.mock()->callCount("/v1/chat/completions"), 2, 20'000);
+    holdAnswers(fleet, false);
+    QTRY_VERIFY_WITH_TIMEOUT(allFinished(joiners), 20'000);
+    for (const LoopbackClient *call : joiners)
+        QCOMPARE(call->response().status, 200);
+    QCOMPARE(joiners[0]->response().body, joiners[1]->response().body);
+    qDeleteAll(joiners);
+    delete leader;
+    QCOMPARE(fleet.mock()->callCount("/v1/chat/completions"), 2);
+    QTRY_COMPARE_WITH_TIMEOUT(keysInRedis(fleet, "bw:v1:*:flight"), 0, kConverge);
 }
 
 void TestFleet::failuresOnDifferentInstances_openTheBreakerOnAll()

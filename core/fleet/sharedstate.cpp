@@ -4,6 +4,7 @@
 #include <QRandomGenerator>
 
 #include "fleet/fleetbreaker.h"
+#include "fleet/fleetflights.h"
 #include "fleet/fleetspend.h"
 #include "fleet/redislink.h"
 #include "fleet/sharedanswers.h"
@@ -23,7 +24,8 @@ SharedState::SharedState(const RedisTarget &target, QObject *parent)
     : QObject(parent),
       m_link(new RedisLink(target, newInstanceId(), this)),
       m_answers(new SharedAnswers(*m_link, this)),
-      m_spend(new FleetSpend(*m_link, this))
+      m_spend(new FleetSpend(*m_link, this)),
+      m_flights(new FleetFlights(*m_link, this))
 {
 }
 

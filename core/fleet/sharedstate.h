@@ -8,12 +8,13 @@
 
 class CircuitBreaker;
 class FleetBreaker;
+class FleetFlights;
 class FleetSpend;
 class RedisLink;
 class SharedAnswers;
 
 // Everything one Breakwater shares with the others of its fleet through one Redis
-// (--shared-state): the answers (sharedanswers.h), the breakers (fleetbreaker.h), the spend cap (fleetspend.h) and the link's
+// (--shared-state): the answers (sharedanswers.h), the flights (fleetflights.h), the breakers (fleetbreaker.h), the spend cap (fleetspend.h) and the link's
 // health (redislink.h). What the proxy calls; made only when --shared-state is given, so the
 // single-process path has no fleet code on it. Lives on the proxy thread.
 class SharedState final : public QObject
@@ -30,6 +31,7 @@ public:
     bool isShared() const;
     SharedAnswers &answers() { return *m_answers; }
     FleetSpend &spend() { return *m_spend; }
+    FleetFlights &flights() { return *m_flights; }
     RedisLink &link() { return *m_link; }
     // /healthz: shared_state "shared" or "degraded", and why.
     QJsonObject healthJson() const;
@@ -38,5 +40,6 @@ private:
     RedisLink *m_link = nullptr;
     SharedAnswers *m_answers = nullptr;
     FleetSpend *m_spend = nullptr;
+    FleetFlights *m_flights = nullptr;
     QList<FleetBreaker *> m_breakers;
 };

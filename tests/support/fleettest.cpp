@@ -152,6 +152,13 @@ int FleetTest::startInstance(const QStringList &extra)
     return -1;
 }
 
+void FleetTest::killInstance(int instance)
+{
+    QProcess &process = *m_instances.at(instance)->process;
+    process.kill();   // SIGKILL to its own pid
+    process.waitForFinished(5'000);
+}
+
 QByteArray FleetTest::controlToken(int instance) const
 {
     QFile file(m_instances.at(instance)->home + u"/config/breakwater/control-token"_s);

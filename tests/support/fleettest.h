@@ -40,6 +40,7 @@ public:
     // Starts one more instance with --shared-state and `extra` options; waits (bounded) for its
     // "listening on" line. Returns its index, or -1 if it never listened.
     int startInstance(const QStringList &extra = {});
+    void killInstance(int instance);   // SIGKILL (a leader dying mid-call), and waits for it to end
     quint16 port(int instance) const { return m_instances.at(instance)->port; }
     int instances() const { return int(m_instances.size()); }
     QByteArray controlToken(int instance) const;
