@@ -115,6 +115,7 @@ private slots:
     void events_carryRealCallsAndBreakerChanges_inOrder();
     void watcherThatHangsUp_isReleased_andOthersGoOn();
     void feed_fillsTheModel_saysDisconnected_andReattaches();
+    void feed_attachesOverHttps_trustingTheCaFile();
     void remoteControl_actsOnTheRemote();
 };
 
@@ -338,6 +339,40 @@ void TestAttach::feed_fillsTheModel_saysDisconnected_andReattaches()
     QCOMPARE(harness->post("/v1/chat/completions", chatBody(u"second run"_s)).status, 200);
     QTRY_COMPARE(model.totals().requests, 3);
     QCOMPARE(feed.connections(), 2);
+}
+
+void TestAttach::feed_attachesOverHttps_trustingTheCaFile()
+{
+    const QString data = QStringLiteral(BREAKWATER_TEST_DATA) + u"/tls/"_s;
+    ProxyHarness harness([&data](ProxyConfig &config) {
+        config.tlsCertFile = data + u"server.pem"_s;
+        config.tlsKeyFile = data + u"server.key"_s;
+    });
+    QVERIFY(harness.proxy()->baseUrl().startsWith(u"https://"_s));
+    const QUrl remote(u"https://localhost:%1"_s.arg(harness.port()));   // the test certificate's name
+
+    // The test CA is no system authority: without --ca-file the certificate is refused, and said.
+    RemoteFeed untrusting(remote, kTestControlToken);
+    QSignalSpy refused(&untrusting, &RemoteFeed::disconnected);
+    untrusting.start();
+    QTRY_VERIFY(refused.size() >= 1);
+    QCOMPARE(untrusting.connections(), 0);
+
+    RemoteFeed feed(remote, kTestControlToken);
+    QVERIFY(!feed.addCaFile(data + u"server.key"_s).ok());   // no certificate in it
+    QVERIFY(feed.addCaFile(data + u"ca.pem"_s).ok());
+    DashboardModel model;
+    connectFeedToModel(&feed, &model);
+    QSignalSpy connected(&feed, &RemoteFeed::connected);
+    feed.start();
+    QTRY_COMPARE(connected.size(), 1);
+    QCOMPARE(harness.control("GET", "/healthz").status, 0);   // plain HTTP gets no answer there
+    RemoteControl control(remote, kTestControlToken, feed.sslConfiguration());
+    QSignalSpy answered(&control, &RemoteControl::answered);
+    control.actOnBreaker(u"anthropic"_s, BreakerAction::Open);
+    QTRY_COMPARE(answered.size(), 1);
+    QCOMPARE(answered.first().first().toInt(), 200);
+    QTRY_COMPARE(model.breakerState(u"anthropic"_s), BreakerState::Open);   // its transition came back on the stream
 }
 
 void TestAttach::remoteControl_actsOnTheRemote()
