@@ -1,6 +1,7 @@
 // breakwater: the composition root. Everything is built and wired here; nothing else creates services.
 
 #include "accounting/calllog.h"
+#include "attachedapp.h"
 #include "accounting/duplicatereport.h"
 #include "commandline.h"
 #include "controltoken.h"
@@ -66,6 +67,27 @@ void drain(ProxyServer *proxy, std::chrono::milliseconds grace)
                  std::chrono::duration<double>(grace).count());
     loop.exec();
 }
+// `breakwater --attach URL`: the dashboard and tray of a remote Breakwater; no proxy starts here.
+int attach(const CommandLine &options, int &argc, char **argv)
+{
+    if (options.headless) {
+        std::fprintf(stderr, "breakwater: --attach opens the desktop app for a remote Breakwater; it cannot be --headless\n");
+        return 2;
+    }
+    if (!displayAvailable()) {
+        std::fprintf(stderr, "breakwater: --attach needs a display (DISPLAY/WAYLAND_DISPLAY unset)\n");
+        return 2;
+    }
+    const std::unique_ptr<QCoreApplication> app = createApplication(argc, argv, true);
+    QCoreApplication::setApplicationName(u"breakwater"_s);
+    QCoreApplication::setApplicationVersion(QStringLiteral(BREAKWATER_VERSION));
+    // The remote owner's token: a copy of its control-token file, kept as private as the original.
+    const QString tokenFile = options.controlTokenFile.isEmpty() ? defaultControlTokenFile() : options.controlTokenFile;
+    const Expected<QByteArray> token = readControlToken(tokenFile);
+    if (!token.ok())
+        return refuseToStart(true, token.error());
+    return runAttached({options.attach, token.value(), options.config.caFile, options.minimized});
+}
 } // namespace
 
 int main(int argc, char *argv[])
@@ -99,6 +121,9 @@ int main(int argc, char *argv[])
         QCoreApplication app(argc, argv);   // the network manager needs an event loop
         return runFaultCommand(options);
     }
+
+    if (!options.attach.isEmpty())
+        return attach(options, argc, argv);
 
     // Without --headless this is the desktop app, unless there is no display to show it on.
     bool desktop = !options.headless;
@@ -163,6 +188,15 @@ int main(int argc, char *argv[])
         // Direct: append() only queues the record, so the proxy thread never waits on disk.
         QObject::connect(proxy.service(), &ProxyServer::callCompleted, &callLog,
                          [&callLog](const CallRecord &record) { callLog.append(record); }, Qt::DirectConnection);
+    }
+    if (callLog.isOpen()) {
+        // GET /breakwater/events opens with the latest calls, committed first so none is missed.
+        QMetaObject::invokeMethod(proxy.service(), [server = proxy.service(), &callLog] {
+            server->setCallHistory([&callLog](int limit) {
+                callLog.flush();
+                return callLog.recent(limit);
+            });
+        }, Qt::BlockingQueuedConnection);
     }
     std::printf("breakwater: listening on %s\n", qPrintable(proxy.service()->baseUrl()));
     std::fflush(stdout);

@@ -63,6 +63,7 @@ const QList<Option> &options()
         {u"har"_s, u"FILE"_s, u"With `breakwater exec`: write every call of the drill as HAR 1.2."_s, false},
         {u"shared-state"_s, u"URL"_s, u"Share answers, breakers and the spend cap with other Breakwaters through one Redis: redis://[user:password@]host:port[/db] (default: off, every state is this process's own)."_s},
         {u"demo"_s, {}, u"Use the built-in mock provider as both upstreams."_s},
+        {u"attach"_s, u"URL"_s, u"Open the dashboard and tray for the Breakwater at URL (http(s)://host:port) instead of starting one here, with its owner's --control-token (default ~/.config/breakwater/control-token); --ca-file adds a CA to trust for it."_s, false},
         {u"minimized"_s, {}, u"Start in the tray without showing the window (used by the login autostart)."_s},
         {u"config"_s, u"FILE"_s, u"JSON configuration file (default ~/.config/breakwater/config.json); the command line wins."_s, false},
         {u"help"_s, {}, u"Show this help."_s, false},
@@ -126,6 +127,11 @@ Result apply(CommandLine &result, const QString &name, const QString &value, con
         result.demo = true;
     } else if (name == u"minimized"_s) {
         result.minimized = true;
+    } else if (name == u"attach"_s) {
+        const QUrl url(value, QUrl::StrictMode);
+        if (!url.isValid() || (url.scheme() != u"http"_s && url.scheme() != u"https"_s) || url.host().isEmpty())
+            return invalid(u"the remote Breakwater's http(s)://HOST:PORT, e.g. https://breakwater.example.com:8443"_s);
+        result.attach = url;
     } else if (name == u"help"_s) {
         result.showHelp = true;
     } else if (name == u"version"_s) {
@@ -494,6 +500,7 @@ QString helpText()
     QString text = u"Usage: breakwater [options]\n"
                    "       breakwater report [--log-db PATH] [--json]\n"
                    "       breakwater fault add RULE | list | clear [ID]   [--listen HOST:PORT] [--control-token FILE]\n"
+                   "       breakwater --attach URL [--control-token FILE] [--ca-file FILE] [--minimized]\n"
                    "       breakwater exec [--faults FILE] [--junit FILE] [--har FILE] [options] -- COMMAND [ARGS]\n\n"
                    "A local LLM proxy: point an OpenAI or Anthropic SDK at it by changing only the base URL.\n\n"
                    "Options:\n"_s;

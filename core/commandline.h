@@ -4,6 +4,7 @@
 #include "result.h"
 
 #include <QHostAddress>
+#include <QUrl>
 #include <QString>
 #include <QStringList>
 
@@ -39,6 +40,7 @@ struct CommandLine
     bool headless = false;
     bool demo = false;
     bool minimized = false;   // start in the tray without showing the window (login autostart)
+    QUrl attach;              // --attach URL: the desktop app for that remote Breakwater, no proxy here
     bool showHelp = false;
     bool showVersion = false;
     QString logDb;            // empty: the per-user default (CallLog::defaultPath())

@@ -51,6 +51,8 @@ const QList<ProxyRoute> &routes()
         // Fault injection's control API; the handler answers each method (faults/faultroute.h).
         {"", "/breakwater/faults", Kind::Faults, kOpenAI},
         {"", "/breakwater/faults/*", Kind::Faults, kOpenAI},
+        // The live events, for a dashboard attached from elsewhere (attach/eventfeed.h).
+        {"GET", "/breakwater/events", Kind::Events, kOpenAI},
         // Everything else under /v1/, for whoever the call is for. OpenAI's: files, uploads, audio,
         // images, moderations, batches, fine-tuning, vector stores, ... Anthropic's: files, skills,
         // the Admin API (/v1/organizations/...) and whatever it adds next (agents, sessions, ...):

@@ -17,7 +17,7 @@ struct IncomingRequest;
 // functions, no state.
 struct ProxyRoute
 {
-    enum class Kind { Proxied, PassThrough, Health, Stats, Control, Faults };
+    enum class Kind { Proxied, PassThrough, Health, Stats, Control, Faults, Events };
     // What a call on the route may tell its upstream's breaker and what it costs.
     enum class Call {
         Model,   // a model call: may be the half-open trial, and its success closes the breaker

@@ -4,6 +4,7 @@
 #include "accounting/callcharge.h"
 #include "accounting/spendguard.h"
 #include "accounting/usage.h"
+#include "attach/eventfeed.h"
 #include "controlapi.h"
 #include "controlgate.h"
 #include "faults/faultinjector.h"
@@ -118,6 +119,11 @@ ProxyServer::ProxyServer(const ProxyConfig &config, const Clock &clock, QObject 
     connect(&m_flights, &Sharing::riderFinished, this, &ProxyServer::publish);
     connect(this, &ProxyServer::breakerChanged, this,
             [this](const BreakerTransition &transition) { m_metrics.recordTransition(transition); });
+    // Published to whoever watches /breakwater/events, in the order they happen (all on this thread).
+    m_events = new EventFeed([this] { return m_metrics.statsJson(snapshot()); }, this);
+    connect(this, &ProxyServer::callStarted, m_events, &EventFeed::callStarted);
+    connect(this, &ProxyServer::callCompleted, m_events, &EventFeed::callCompleted);
+    connect(this, &ProxyServer::breakerChanged, m_events, &EventFeed::breakerChanged);
     m_snapshotTimer.setInterval(defaults::kSnapshotInterval);
     connect(&m_snapshotTimer, &QTimer::timeout, this, [this] {
         m_cache.dropExpired();
@@ -353,6 +359,9 @@ void ProxyServer::answer(const IncomingRequest &incoming, QTcpSocket *socket)
         case Route::Kind::Stats: answerStats(request, std::move(writer)); break;
         case Route::Kind::Control: answerControl(*this, request, std::move(writer)); break;
         case Route::Kind::Faults: answerFaults(*m_faults, request, writer); break;
+        case Route::Kind::Events:
+            m_events->watch(std::move(writer), m_callHistory ? m_callHistory(kEventHistoryRows) : QList<CallRecord>());
+            break;
         }
         return;
     }
@@ -891,6 +900,11 @@ void ProxyServer::setAdmissionPaused(bool paused)
     m_admissionPaused = paused;
 }
 
+int ProxyServer::eventWatchers() const
+{
+    return m_events->watchers();
+}
+
 void ProxyServer::drain(std::chrono::milliseconds grace)
 {
     const QDeadlineTimer deadline(grace);
@@ -899,6 +913,7 @@ void ProxyServer::drain(std::chrono::milliseconds grace)
     if (m_draining)
         return;
     m_draining = true;
+    m_events->endAll();   // the watchers see the stream end, and an attached dashboard says so
     if (m_frontDoor)
         m_frontDoor->close();   // no new connections; the open ones are answered 503 from now on
     const int inFlight = m_flights.inProgress();

@@ -16,6 +16,7 @@
 #include "upstream/circuitbreaker.h"
 
 #include <deque>
+#include <functional>
 
 #include <QAbstractHttpServer>
 #include <QDeadlineTimer>
@@ -24,6 +25,7 @@
 #include <QTimer>
 
 class BreakerProbe;
+class EventFeed;
 class CircuitBreaker;
 class FaultInjector;
 struct ProxyRoute;
@@ -103,6 +105,12 @@ public:
     // held client would meet its own timeout. Calls in flight go on; /healthz says "paused".
     void setAdmissionPaused(bool paused);
     bool isAdmissionPaused() const { return m_admissionPaused; }
+
+    // GET /breakwater/events opens with the latest call records: `history(limit)` gives them,
+    // oldest first (the call log's latest rows, read on this thread). None set: it opens with none.
+    void setCallHistory(std::function<QList<CallRecord>(int limit)> history) { m_callHistory = std::move(history); }
+    static constexpr int kEventHistoryRows = 500;
+    int eventWatchers() const;   // the streams of /breakwater/events open now
 
 Q_SIGNALS:
     // Published on the proxy thread for every request that reaches sharing (every proxied call but
@@ -194,5 +202,7 @@ private:
     QDeadlineTimer m_drainDeadline;   // then the calls left are ended
     bool m_drainEnding = false;       // the pools were told to end their calls
     bool m_admissionPaused = false;
+    EventFeed *m_events = nullptr;
+    std::function<QList<CallRecord>(int limit)> m_callHistory;
     std::unique_ptr<MemberGate> m_members;   // --access-tokens; none: every caller is the owner
 };

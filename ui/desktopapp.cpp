@@ -9,6 +9,7 @@
 #include "accounting/calllog.h"
 #include "accounting/callrecord.h"
 #include "appsettings.h"
+#include "cleartextwarning.h"
 #include "dashboardmodel.h"
 #include "dashboardwindow.h"
 #include "democontroller.h"
@@ -113,6 +114,7 @@ int runDesktop(ProxyServer *proxy, MockProvider *mock, const ProxyConfig &config
     window.setProxyInfo(openaiBase, mock != nullptr);
     window.setUpstreamUrl(u"openai"_s, config.openaiUpstream.toString());
     window.setUpstreamUrl(u"anthropic"_s, config.anthropicUpstream.toString());
+    cleartextwarning::show(&window, config);
     if (callLog) {
         window.setHistorySource([callLog](qint64 fromMs, qint64 toMs) {
             callLog->flush();   // the calls of the last moments too

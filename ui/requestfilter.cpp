@@ -21,6 +21,12 @@ void RequestFilter::setModel(const QString &model)
     invalidateFilter();
 }
 
+void RequestFilter::setMember(const QString &member)
+{
+    m_member = member;
+    invalidateFilter();
+}
+
 void RequestFilter::setStatus(const QString &status)
 {
     m_status = status;
@@ -47,6 +53,8 @@ bool RequestFilter::filterAcceptsRow(int sourceRow, const QModelIndex &) const
     if (!m_outcome.isEmpty() && QString::fromLatin1(outcomeName(record.outcome)) != m_outcome)
         return false;
     if (!m_model.isEmpty() && record.model != m_model)
+        return false;
+    if (!m_member.isEmpty() && record.member != m_member)
         return false;
     if (m_failedOnly && !isFailure(endingOf(record)))
         return false;

@@ -2,7 +2,7 @@
 
 #include <QSortFilterProxyModel>
 
-// Filters the request table by outcome, model, status class, "failed only" and arrival time (isFailure of how
+// Filters the request table by outcome, model, member, status class, "failed only" and arrival time (isFailure of how
 // the call ended), all combined with "and".
 // An empty filter value lets every row through.
 class RequestFilter final : public QSortFilterProxyModel
@@ -14,6 +14,8 @@ public:
 
     void setOutcome(const QString &outcome);   // "miss", "joined", ..., "" for all
     void setModel(const QString &model);
+    // A team's Breakwater: the calls of one member (CallRecord::member), "" for all.
+    void setMember(const QString &member);
     // "" for all, "2xx"/"4xx"/"5xx" for a class, or an exact code such as "503".
     void setStatus(const QString &status);
     void setFailedOnly(bool failedOnly);
@@ -26,6 +28,7 @@ protected:
 private:
     QString m_outcome;
     QString m_model;
+    QString m_member;
     QString m_status;
     bool m_failedOnly = false;
     qint64 m_fromMs = 0;

@@ -95,6 +95,10 @@ RequestPanel::RequestPanel(QWidget *parent)
         m_outcome->addItem(QString::fromLatin1(outcomeName(outcome)), QString::fromLatin1(outcomeName(outcome)));
     m_model = new QComboBox(this);
     m_model->addItem(u"all models"_s, QString());
+    m_member = new QComboBox(this);
+    m_member->setObjectName(u"memberFilter"_s);
+    m_member->addItem(tr("all members"), QString());
+    m_member->hide();   // until a member's call arrives: without a team there is nobody to choose
     m_status = new QComboBox(this);
     m_status->addItem(u"all statuses"_s, QString());
     for (const QString &statusClass : {u"2xx"_s, u"4xx"_s, u"5xx"_s})
@@ -102,6 +106,7 @@ RequestPanel::RequestPanel(QWidget *parent)
     filters->addWidget(new QLabel(u"Filter:"_s, this));
     filters->addWidget(m_outcome);
     filters->addWidget(m_model);
+    filters->addWidget(m_member);
     filters->addWidget(m_status);
     m_failedOnly = new QCheckBox(u"failed only"_s, this);
     m_failedOnly->setToolTip(u"Only calls that were served but did not end well (upstream errors, timeouts, ...)"_s);
@@ -179,6 +184,7 @@ RequestPanel::RequestPanel(QWidget *parent)
     };
     comboChanged(m_outcome, [this](const QString &value) { m_filter->setOutcome(value); });
     comboChanged(m_model, [this](const QString &value) { m_filter->setModel(value); });
+    comboChanged(m_member, [this](const QString &value) { m_filter->setMember(value); });
     comboChanged(m_status, [this](const QString &value) { m_filter->setStatus(value); });
     connect(m_failedOnly, &QCheckBox::toggled, m_filter, &RequestFilter::setFailedOnly);
     connect(m_view->selectionModel(), &QItemSelectionModel::selectionChanged, this, &RequestPanel::onSelectionChanged);
@@ -216,6 +222,11 @@ void RequestPanel::refresh(const DashboardModel &model)
         if (!record.model.isEmpty() && !m_modelsSeen.contains(record.model)) {
             m_modelsSeen.insert(record.model);
             addChoice(m_model, record.model);
+        }
+        if (!record.member.isEmpty() && !m_membersSeen.contains(record.member)) {
+            m_membersSeen.insert(record.member);
+            addChoice(m_member, record.member);
+            m_member->show();
         }
         if (record.status > 0 && !m_statusesSeen.contains(record.status)) {
             m_statusesSeen.insert(record.status);
@@ -267,6 +278,16 @@ void RequestPanel::setOutcomeFilter(const QString &outcome)
 void RequestPanel::setModelFilter(const QString &model)
 {
     m_model->setCurrentIndex(std::max(0, m_model->findData(model)));
+}
+
+void RequestPanel::setMemberFilter(const QString &member)
+{
+    m_member->setCurrentIndex(std::max(0, m_member->findData(member)));
+}
+
+bool RequestPanel::offersMemberFilter() const
+{
+    return !m_membersSeen.isEmpty();
 }
 
 void RequestPanel::setStatusFilter(const QString &status)

@@ -37,6 +37,9 @@ public:
     int totalRowCount() const;       // rows held
     void setOutcomeFilter(const QString &outcome);
     void setModelFilter(const QString &model);
+    // The member choice appears once a call of a team's member is in the table.
+    void setMemberFilter(const QString &member);
+    bool offersMemberFilter() const;
     void setStatusFilter(const QString &status);
     void setFailedOnly(bool failedOnly);
     // Only calls received in [fromMs, toMs] (a breaker band clicked), with a "filtered to
@@ -81,6 +84,7 @@ private:
     QPlainTextEdit *m_details = nullptr;
     QComboBox *m_outcome = nullptr;
     QComboBox *m_model = nullptr;
+    QComboBox *m_member = nullptr;
     QComboBox *m_status = nullptr;
     QCheckBox *m_failedOnly = nullptr;
     QPushButton *m_copyCurl = nullptr;
@@ -93,5 +97,6 @@ private:
     QString m_origin = QStringLiteral("http://127.0.0.1:8080");
     QByteArray m_detailsId;   // the call whose details are shown (its text is kept while it stays)
     QSet<QString> m_modelsSeen;
+    QSet<QString> m_membersSeen;
     QSet<int> m_statusesSeen;
 };

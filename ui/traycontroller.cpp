@@ -154,8 +154,10 @@ QString TrayController::toolTip() const
     const QString faults = faultcontrol::armedSummary(model.snapshot());
     using dashboardstyle::countOf;
     const QString paused = model.snapshot().admissionPaused ? u"\nADMISSION PAUSED: new calls get 503"_s : QString();
+    const QString away = m_wiring.remoteStatus ? m_wiring.remoteStatus() : QString();
     return u"%1%2\n%3\n%4, %5, %6 joined, %7\n%8 refused, %9 failed\nin flight %10, queued %11\nbreakers: %12%13%14"_s
-        .arg(title(), m_wiring.demo ? u" (demo)"_s : QString(), m_wiring.openaiBaseUrl,
+        .arg(title(), m_wiring.demo ? u" (demo)"_s : QString(),
+             away.isEmpty() ? m_wiring.openaiBaseUrl : m_wiring.openaiBaseUrl + u'\n' + away,
              countOf(totals.requests, u"request"_s, u"requests"_s),
              countOf(totals.upstreamCalls(), u"upstream call"_s, u"upstream calls"_s))
         .arg(totals.count(DashboardModel::Category::Joined))

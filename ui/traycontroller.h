@@ -1,5 +1,7 @@
 #pragma once
 
+#include <functional>
+
 #include <QIcon>
 #include <QObject>
 #include <QStringList>
@@ -49,6 +51,9 @@ public:
         QUrl anthropicUpstream = {};
         // The fault-injection presets' target (faultcontrol.h queues onto its thread); null: no presets.
         ProxyServer *proxy = nullptr;
+        // Attached to a remote Breakwater (attachstatus.h): how its connection is, when it is away
+        // (shown under the title); null or empty: nothing to say.
+        std::function<QString()> remoteStatus = {};
     };
 
     // A tray controller when `trayAvailable`, else nullptr and the app quits with its window.

@@ -249,7 +249,17 @@ QJsonObject Metrics::statsJson(const ProxySnapshot &gauges) const
         upstreams.append(QJsonObject{{u"name"_s, QString::fromUtf8(u.name)}, {u"inflight"_s, u.running},
                                      {u"queued"_s, u.queued},
                                      {u"protocol"_s, QString::fromLatin1(u.protocol)},
-                                     {u"breaker"_s, QString::fromLatin1(breakerStateName(u.breakerState))}});
+                                     {u"breaker"_s, QString::fromLatin1(breakerStateName(u.breakerState))},
+                                     // The breaker's health, as the dashboard shows it (also for --attach).
+                                     {u"concurrency"_s, u.concurrency},
+                                     {u"consecutiveFailures"_s, u.consecutiveFailures},
+                                     {u"failureThreshold"_s, u.failureThreshold},
+                                     {u"cooldownLeftMs"_s, u.cooldownLeftMs},
+                                     {u"lastFailure"_s, u.lastFailure},
+                                     {u"lastFailureAtMs"_s, u.lastFailureAtMs},
+                                     {u"lastProbeAtMs"_s, u.lastProbeAtMs},
+                                     {u"lastProbeResult"_s, u.lastProbeResult},
+                                     {u"lastProbeAlive"_s, u.lastProbeAlive}});
     }
     qint64 requests = 0;
     for (quint64 n : m_requests)
@@ -283,5 +293,9 @@ QJsonObject Metrics::statsJson(const ProxySnapshot &gauges) const
         {u"faultsInjected"_s, nested(gauges.faultsInjected)},
         {u"flights"_s, InFlight::toJson(gauges.flights)},
         {u"flightsOmitted"_s, gauges.flightsOmitted},
+        {u"atMs"_s, gauges.atMs},
+        {u"steadyMs"_s, gauges.steadyMs},
+        {u"sharedState"_s, QString::fromLatin1(gauges.sharedState)},
+        {u"sharedStateDegradations"_s, gauges.sharedStateDegradations},
     };
 }

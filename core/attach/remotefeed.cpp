@@ -1,0 +1,162 @@
+#include "attach/remotefeed.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLoggingCategory>
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
+#include <QNetworkRequest>
+#include <QSslCertificate>
+
+#include "accounting/callrecordjson.h"
+#include "attach/eventjson.h"
+
+using namespace Qt::StringLiterals;
+
+Q_LOGGING_CATEGORY(lcAttach, "breakwater.attach")
+
+RemoteFeed::RemoteFeed(const QUrl &remote, const QByteArray &controlToken, QObject *parent)
+    : QObject(parent),
+      m_remote(remote),
+      m_token(controlToken),
+      m_ssl(QSslConfiguration::defaultConfiguration()),
+      m_network(new QNetworkAccessManager(this))
+{
+    m_retryTimer.setSingleShot(true);
+    connect(&m_retryTimer, &QTimer::timeout, this, &RemoteFeed::connectNow);
+}
+
+RemoteFeed::~RemoteFeed()
+{
+    if (m_reply) {
+        m_reply->disconnect(this);
+        m_reply->abort();
+    }
+}
+
+Result RemoteFeed::addCaFile(const QString &path)
+{
+    const QList<QSslCertificate> authorities = QSslCertificate::fromPath(path, QSsl::Pem);
+    if (authorities.isEmpty())
+        return Failure{tr("no PEM certificate could be read from %1").arg(path)};
+    m_ssl.addCaCertificates(authorities);
+    return {};
+}
+
+QUrl RemoteFeed::eventsUrl() const
+{
+    QUrl url = m_remote;
+    url.setPath(u"/breakwater/events"_s);
+    url.setQuery(QString());
+    return url;
+}
+
+void RemoteFeed::start()
+{
+    connectNow();
+}
+
+void RemoteFeed::connectNow()
+{
+    QNetworkRequest request(eventsUrl());
+    request.setRawHeader("Authorization", "Bearer " + m_token);
+    request.setRawHeader("Accept", "text/event-stream");
+    request.setAttribute(QNetworkRequest::CacheLoadControlAttribute, QNetworkRequest::AlwaysNetwork);
+    // No byte for this long (the remote sends a comment every 15 s): it is gone, whatever TCP says.
+    request.setTransferTimeout(int(kSilenceLimit.count()));
+    if (m_remote.scheme() == u"https"_s)
+        request.setSslConfiguration(m_ssl);
+    m_parser = EventStreamParser();
+    m_reply = m_network->get(request);
+    connect(m_reply, &QIODevice::readyRead, this, &RemoteFeed::onReadyRead);
+    connect(m_reply, &QNetworkReply::finished, this, &RemoteFeed::onFinished);
+}
+
+void RemoteFeed::onReadyRead()
+{
+    if (!m_reply)
+        return;
+    const int status = m_reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+    if (status != 200)
+        return;   // an error answer is read whole in onFinished
+    m_parser.feed(m_reply->readAll(), [this](const ServerSentEvent &event) { take(event); });
+}
+
+void RemoteFeed::take(const ServerSentEvent &event)
+{
+    const QJsonObject data = QJsonDocument::fromJson(event.data).object();
+    if (event.type == "started") {
+        Q_EMIT callStarted(callRecordFromJson(data));
+    } else if (event.type == "completed") {
+        const CallRecord record = callRecordFromJson(data);
+        if (isNew(record.requestId))
+            Q_EMIT callCompleted(record);
+    } else if (event.type == "breaker") {
+        Q_EMIT breakerChanged(transitionFromJson(data));
+    } else if (event.type == "snapshot") {
+        if (data.contains(u"calls"_s)) {   // the opening one: the stream is up
+            QList<CallRecord> records;
+            for (const QJsonValue &value : data.value(u"calls"_s).toArray()) {
+                CallRecord record = callRecordFromJson(value.toObject());
+                if (isNew(record.requestId))
+                    records.append(std::move(record));
+            }
+            m_connected = true;
+            ++m_connections;
+            m_retry = kFirstRetry;
+            qCInfo(lcAttach).noquote() << "attached to" << m_remote.toDisplayString();
+            Q_EMIT connected();
+            if (m_connections == 1) {
+                Q_EMIT history(records);
+            } else {
+                for (const CallRecord &record : std::as_const(records))   // completed while away
+                    Q_EMIT callCompleted(record);
+            }
+        }
+        Q_EMIT snapshotReady(snapshotFromStats(data.value(u"stats"_s).toObject()));
+    }
+}
+
+void RemoteFeed::onFinished()
+{
+    QNetworkReply *reply = m_reply;
+    if (!reply)
+        return;
+    m_reply = nullptr;
+    reply->deleteLater();
+    const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+    QString why;
+    if (status == 401 || status == 403) {
+        const QString message = QJsonDocument::fromJson(reply->readAll()).object()
+                                    .value(u"error"_s).toObject().value(u"message"_s).toString();
+        //: %1 is the remote's own explanation
+        why = tr("the remote refused the control token: %1").arg(message);
+    } else if (status != 0 && status != 200) {
+        why = tr("the remote answered %1").arg(status);
+    } else if (reply->error() != QNetworkReply::NoError) {
+        why = reply->errorString();
+    } else {
+        why = tr("the remote ended the stream");
+    }
+    const std::chrono::milliseconds wait = m_retry;
+    m_retry = std::min(m_retry * 2, kMaxRetry);
+    const bool was = m_connected;
+    m_connected = false;
+    qCInfo(lcAttach).noquote() << "stream gone:" << why << "- again in" << wait.count() << "ms" << (was ? "" : "(not attached)");
+    m_retryTimer.start(wait);
+    Q_EMIT disconnected(why, wait);
+}
+
+bool RemoteFeed::isNew(const QByteArray &requestId)
+{
+    if (requestId.isEmpty())
+        return true;
+    if (m_seen.contains(requestId))
+        return false;
+    m_seen.insert(requestId);
+    m_seenInOrder.append(requestId);
+    if (m_seenInOrder.size() > kRememberedCalls)
+        m_seen.remove(m_seenInOrder.takeFirst());
+    return true;
+}
