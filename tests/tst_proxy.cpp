@@ -238,7 +238,8 @@ void TestProxy::concurrencyFour_neverMoreThanFourAtOnce()
     int released = 0;
     while (released < 20) {
         QTRY_COMPARE_WITH_TIMEOUT(harness.mock()->heldCount(), 4, 10000);
-        QCOMPARE(harness.proxy()->openai().pool->queued(), 20 - released - 4);
+        // Eventually: under load the last clients' requests may still be on their way in.
+        QTRY_COMPARE_WITH_TIMEOUT(harness.proxy()->openai().pool->queued(), 20 - released - 4, 10000);
         harness.mock()->releaseHeld();
         released += 4;
         QTRY_COMPARE_WITH_TIMEOUT(int(std::count_if(calls.begin(), calls.end(),

@@ -37,6 +37,7 @@ private slots:
     void realProviderHeaders_headerBlockHasEachCookieOnItsOwnLine_data();
     void realProviderHeaders_headerBlockHasEachCookieOnItsOwnLine();
     void realProviderHeaders_missJoinedAndHitAllGetTwoCookies();
+    void upstreamHeadersNamedLikeOurs_areKeptAsXUpstream();
     void repeatedRequestHeader_upstreamGetsEveryValueAndKeyUsesThem();
     void clientHeaders_reachUpstreamAsSent();
     void queryString_isPartOfTheKey();
@@ -90,6 +91,31 @@ void tst_ProxyWire::realProviderHeaders_missJoinedAndHitAllGetTwoCookies()
         QCOMPARE(response->status, 200);
         verifyCookies(*response);
     }
+    QCOMPARE(harness.mock()->callCount(), 1);
+}
+
+// An upstream that is itself a Breakwater (a laptop's in front of the team's) or any provider's
+// x-request-id: each of our headers stays one line about this hop, the upstream's kept beside it.
+void tst_ProxyWire::upstreamHeadersNamedLikeOurs_areKeptAsXUpstream()
+{
+    ProxyHarness harness;
+    harness.mock()->setExtraHeaders({{"x-request-id", "req_upstream"}, {"X-Breakwater-Dedup", "hit"},
+                                     {"x-breakwater-breaker", "half-open"}});
+    const QByteArray body = chatBody(u"a chain of two"_s);
+    const LoopbackResponse miss = harness.post(kChat, body, kOpenAiAuth);
+    const LoopbackResponse hit = harness.post(kChat, body, kOpenAiAuth);
+    for (const LoopbackResponse *response : {&miss, &hit}) {
+        QCOMPARE(response->status, 200);
+        QCOMPARE(headerValues(response->headers, "x-breakwater-dedup").size(), 1);
+        QCOMPARE(headerValues(response->headers, "x-breakwater-breaker"), QList<QByteArray>{"closed"});
+        QCOMPARE(headerValues(response->headers, "x-request-id").size(), 1);
+        QVERIFY(response->header("x-request-id").startsWith("bw-"));
+        QCOMPARE(response->header("x-upstream-request-id"), "req_upstream"_ba);
+        QCOMPARE(response->header("x-upstream-breakwater-dedup"), "hit"_ba);
+        QCOMPARE(response->header("x-upstream-breakwater-breaker"), "half-open"_ba);
+    }
+    QCOMPARE(miss.header("x-breakwater-dedup"), "miss"_ba);
+    QCOMPARE(hit.header("x-breakwater-dedup"), "hit"_ba);
     QCOMPARE(harness.mock()->callCount(), 1);
 }
 

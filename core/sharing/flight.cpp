@@ -54,13 +54,22 @@ void Flight::follow(UpstreamCall *call)
 
 HeaderList riderHeaders(const HeaderList &upstream, const HeaderList &own)
 {
+    const auto ours = [&own](const QByteArray &name) {
+        if (name.compare("x-request-id", Qt::CaseInsensitive) == 0)
+            return true;
+        return std::any_of(own.cbegin(), own.cend(), [&name](const auto &header) {
+            return header.first.compare(name, Qt::CaseInsensitive) == 0;
+        });
+    };
     HeaderList headers;
     headers.reserve(upstream.size() + own.size());
     for (const auto &[name, value] : upstream) {
-        if (name.compare("x-request-id", Qt::CaseInsensitive) == 0)
-            headers.append({"x-upstream-request-id", value});
-        else
+        if (!ours(name)) {
             headers.append({name, value});
+            continue;
+        }
+        const QByteArray lower = name.toLower();   // x-request-id -> x-upstream-request-id
+        headers.append({"x-upstream-" + (lower.startsWith("x-") ? lower.sliced(2) : lower), value});
     }
     headers += own;
     return headers;

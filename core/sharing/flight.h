@@ -184,6 +184,7 @@ private:
     std::optional<double> m_costUsd;
 };
 
-// Headers for a rider's response: the upstream's, with its x-request-id kept as
-// x-upstream-request-id so that ours can name this request.
+// Headers for a rider's response: the upstream's, then `own`. An upstream header named like one
+// of ours (its x-request-id; an upstream Breakwater's x-breakwater-dedup, -breaker, -fallback) is
+// kept as x-upstream-<name without x->, so that each of ours is one line that speaks for this hop.
 HeaderList riderHeaders(const HeaderList &upstream, const HeaderList &own);
