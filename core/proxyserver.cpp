@@ -217,17 +217,36 @@ ProxyServer::Upstream &ProxyServer::upstreamOf(const CallRecord &record)
     return record.upstream == m_anthropic.name ? m_anthropic : m_openai;
 }
 
-ProxyServer::Upstream *ProxyServer::fallbackFor(const Upstream &upstream)
+ProxyServer::Upstream *ProxyServer::namedFallback(const Upstream &upstream)
 {
     const std::optional<qsizetype> index = m_routes.indexOf(QString::fromUtf8(upstream.name));
     if (!index || m_routes.all()[*index].fallback.isEmpty())
         return nullptr;
+    const std::optional<qsizetype> fallback = m_routes.indexOf(m_routes.all()[*index].fallback);
+    return fallback ? &m_routed[std::size_t(*fallback)] : nullptr;
+}
+
+ProxyServer::Upstream *ProxyServer::fallbackFor(const Upstream &upstream)
+{
     const CircuitBreaker &breaker = *upstream.breaker;
     // A breaker whose cool-down is over takes the call as its trial: that is how it learns.
     if (breaker.state() != BreakerState::Open || (!breaker.openedByHand() && breaker.cooldownLeftMs() <= 0))
         return nullptr;
-    const std::optional<qsizetype> fallback = m_routes.indexOf(m_routes.all()[*index].fallback);
-    return fallback ? &m_routed[std::size_t(*fallback)] : nullptr;
+    return namedFallback(upstream);
+}
+
+void ProxyServer::redirect(const Upstream &fallback, CallRecord &record, IncomingRequest &request,
+                           QJsonObject &body) const
+{
+    qCInfo(lcProxy).noquote() << record.requestId << "fallback:" << record.upstream << "->" << fallback.name;
+    record.fallbackFrom = record.upstream;
+    record.upstream = fallback.name;
+    const QHash<QString, QString> &renames = m_routes.all()[*m_routes.indexOf(QString::fromUtf8(fallback.name))].modelsMap;
+    if (const QString renamed = renames.value(record.model, record.model); renamed != record.model) {
+        record.model = renamed;
+        body.insert(u"model"_s, renamed);
+        request.body = QJsonDocument(body).toJson(QJsonDocument::Compact);
+    }
 }
 
 QList<const ProxyServer::Upstream *> ProxyServer::upstreams() const
@@ -430,40 +449,56 @@ void ProxyServer::handleProxied(const Route &route, const IncomingRequest &reque
     const QJsonObject body = document.object();
     record.model = body.value(u"model"_s).toString();
     record.stream = body.value(u"stream"_s).toBool();
-    const Upstream *upstream = &upstreamFor(route.style, record.model);
     IncomingRequest sent = request;   // what goes upstream: the fallback's model, if it renames it
     QJsonObject sentBody = body;
-    if (const Upstream *fallback = fallbackFor(*upstream)) {
-        record.fallbackFrom = upstream->name;
-        const QHash<QString, QString> &renames = m_routes.all()[*m_routes.indexOf(QString::fromUtf8(fallback->name))].modelsMap;
-        if (const QString renamed = renames.value(record.model, record.model); renamed != record.model) {
-            record.model = renamed;
-            sentBody.insert(u"model"_s, renamed);
-            sent.body = QJsonDocument(sentBody).toJson(QJsonDocument::Compact);
-        }
-        qCInfo(lcProxy).noquote() << record.requestId << "fallback:" << upstream->name << "->" << fallback->name;
-        upstream = fallback;
-    }
-    record.upstream = upstream->name;
+    const Upstream &chosen = upstreamFor(route.style, record.model);
+    record.upstream = chosen.name;
+    const Upstream *fallback = fallbackFor(chosen);
+    if (fallback)
+        redirect(*fallback, record, sent, sentBody);
+    const QByteArray key = keyFor(route, fallback ? *fallback : chosen, sent, sentBody, record);
+    if (fallback)
+        record.keyInputs += "fallback: from " + record.fallbackFrom + " (its breaker is open)\n";
+    share(route, key, sent, sentBody, std::move(record), std::move(writer));
+}
 
-    QByteArray key;
+QByteArray ProxyServer::keyFor(const Route &route, const Upstream &upstream, const IncomingRequest &request,
+                               const QJsonObject &body, CallRecord &record) const
+{
     if (wantsNoSharing(request) || changesServerState(route, body)) {
         record.outcome = Outcome::Bypass;
         record.keyInputs = wantsNoSharing(request) ? "no key: the request asked for no sharing (Cache-Control)\n"
                                                    : "no key: the call changes state on the server\n";
-    } else {
-        RequestKeyInput input = RequestKeyInput::from(route.path, upstream->baseUrl, sent, sentBody);
-        // Members share answers among their own calls only, unless the team shares ("share": "team"):
-        // with provider keys held by Breakwater, every member's calls carry the same credential.
-        if (!request.member.isEmpty() && !m_members->sharesAcrossMembers())
-            input.credentials.append({QByteArray("breakwater member"), request.member.toUtf8()});
-        key = requestKey(input);
-        record.keyFingerprint = key.toHex().left(12);
-        record.keyInputs = describeKeyInput(input);
+        return {};
     }
-    if (!record.fallbackFrom.isEmpty())
-        record.keyInputs += "fallback: from " + record.fallbackFrom + " (its breaker is open)\n";
-    share(route, key, sent, sentBody, std::move(record), std::move(writer));
+    RequestKeyInput input = RequestKeyInput::from(route.path, upstream.baseUrl, request, body);
+    // Members share answers among their own calls only, unless the team shares ("share": "team"):
+    // with provider keys held by Breakwater, every member's calls carry the same credential.
+    if (!request.member.isEmpty() && !m_members->sharesAcrossMembers())
+        input.credentials.append({QByteArray("breakwater member"), request.member.toUtf8()});
+    const QByteArray key = requestKey(input);
+    record.keyFingerprint = key.toHex().left(12);
+    record.keyInputs = describeKeyInput(input);
+    return key;
+}
+
+void ProxyServer::fallBack(const Route &route, const IncomingRequest &request, const QJsonObject &body,
+                           Flight &refused, Upstream &to)
+{
+    const QByteArray why = refused.status() > 0 ? "it answered HTTP " + QByteArray::number(refused.status())
+                         : refused.result().failure == UpstreamFailure::Timeout ? QByteArray("it timed out")
+                                                                                : QByteArray("it was unreachable");
+    for (Flight::Rider &rider : refused.takeRiders()) {
+        // Each rider as a request of its own to the fallback: the first makes the call, the others
+        // (the same key) ride on it.
+        IncomingRequest sent = request;
+        QJsonObject sentBody = body;
+        redirect(to, rider.record, sent, sentBody);
+        const QByteArray key = keyFor(route, to, sent, sentBody, rider.record);
+        rider.record.keyInputs += "fallback: from " + rider.record.fallbackFrom + " (" + why + " before any byte)\n";
+        m_flights.share(key, route.style, *to.breaker, std::move(rider),
+                        [&](Flight &flight, Flight::Rider &first) { return takeOff(route, sent, sentBody, flight, first); });
+    }
 }
 
 bool ProxyServer::admitMember(const Route &route, IncomingRequest &request, ResponseWriter &writer)
@@ -618,12 +653,21 @@ Sharing::Takeoff ProxyServer::takeOff(const Route &route, const IncomingRequest 
             }
         });
     }
-    return {upstreamCall, [this, &upstream, admitted = *admitted, decidedEarly,
-                           reachesProvider = submitted.reachesProvider](Flight &landed) {
+    Sharing::Takeoff takeoff{upstreamCall, [this, &upstream, admitted = *admitted, decidedEarly,
+                                            reachesProvider = submitted.reachesProvider](Flight &landed) {
         Admitted settled = admitted;
         settled.trial = admitted.trial && !*decidedEarly;
         land(landed, upstream, settled, reachesProvider && landed.hasStarted());
-    }};
+    }, {}};
+    // A model call refused before its first byte goes to the fallback, once: never a fallback's.
+    Upstream *fallback = route.kind == Route::Kind::Proxied && rider.record.fallbackFrom.isEmpty()
+        ? namedFallback(upstream) : nullptr;
+    if (fallback) {
+        takeoff.fallback = [this, route, request, body, fallback](Flight &refused) {
+            fallBack(route, request, body, refused, *fallback);
+        };
+    }
+    return takeoff;
 }
 
 // Spend first, so that a refusal there never uses up the breaker's one trial. A refusal is answered

@@ -140,6 +140,16 @@ private:
     Upstream &upstreamOf(const CallRecord &record);   // the one its record names
     // The fallback to send a call for `upstream` to instead, if its breaker refuses calls and it names one.
     Upstream *fallbackFor(const Upstream &upstream);
+    Upstream *namedFallback(const Upstream &upstream);   // the one it names, whatever its breaker says
+    // The call as it goes to `fallback` instead of its record's upstream: marked as a fallback, its
+    // model renamed by the fallback's models_map (in `record`, `request` and `body`).
+    void redirect(const Upstream &fallback, CallRecord &record, IncomingRequest &request, QJsonObject &body) const;
+    // The request key of a call to `upstream` (empty: never shared), its inputs told in `record`.
+    QByteArray keyFor(const Route &route, const Upstream &upstream, const IncomingRequest &request,
+                      const QJsonObject &body, CallRecord &record) const;
+    // The riders of a call `from` refused before answering (Sharing::Takeoff::fallback), shared anew for `to`.
+    void fallBack(const Route &route, const IncomingRequest &request, const QJsonObject &body, Flight &refused,
+                  Upstream &to);
     void setUpUpstream(Upstream &upstream, const QByteArray &name, const QUrl &baseUrl, ApiStyle style);
     // What admitting one upstream call holds until `settle`: spend reserved for it and, in half-open,
     // the breaker's one trial.
