@@ -19,6 +19,7 @@
 #include "http/responsewriter.h"
 #include "http/tlsidentity.h"
 #include "proxyroutes.h"
+#include "routing/modelsunion.h"
 #include "sharing/requestkey.h"
 #include "team/membergate.h"
 #include "upstream/breakerprobe.h"
@@ -518,6 +519,13 @@ bool ProxyServer::admitMember(const Route &route, IncomingRequest &request, Resp
 
 void ProxyServer::handlePassThrough(const Route &route, const IncomingRequest &request, ResponseWriter writer)
 {
+    const bool routedOpenAi = std::any_of(m_routed.begin(), m_routed.end(),
+                                          [](const Upstream &upstream) { return upstream.style == ApiStyle::OpenAI; });
+    if (routedOpenAi && route.style == ApiStyle::OpenAI && request.method == "GET" && request.path == "/v1/models"
+        && !m_admissionPaused) {
+        answerModelsUnion(route, request, std::move(writer));
+        return;
+    }
     CallRecord record = newRecord(route, request);
     record.outcome = Outcome::Bypass;
     record.keyInputs = "no key: a pass-through route, never shared\n";
@@ -538,6 +546,51 @@ void ProxyServer::share(const Route &route, const QByteArray &key, const Incomin
     Upstream &upstream = upstreamOf(record);
     m_flights.share(key, route.style, *upstream.breaker, {std::move(writer), std::move(record), {}},
                     [&](Flight &flight, Flight::Rider &rider) { return takeOff(route, request, body, flight, rider); });
+}
+
+void ProxyServer::answerModelsUnion(const Route &route, const IncomingRequest &request, ResponseWriter writer)
+{
+    CallRecord record = newRecord(route, request);
+    record.outcome = Outcome::Bypass;
+    record.keyInputs = "no key: the models lists of every OpenAI-API upstream, merged\n";
+    Q_EMIT callStarted(record);
+    auto *models = new ModelsUnion(this);
+    for (Upstream *upstream : allUpstreams()) {
+        if (upstream->style != ApiStyle::OpenAI)
+            continue;
+        if (upstream->breaker->state() == BreakerState::Open) {
+            models->ask(upstream->name, nullptr, u"its breaker is open"_s);
+            continue;
+        }
+        const UpstreamRequest call{"GET", upstreamUrl(upstream->baseUrl, ApiStyle::OpenAI, request.path, request.query),
+                                   forwardHeaders(request), {}, m_config.upstreamTimeout};
+        models->ask(upstream->name, upstream->pool->submit(call, models), u"its queue is full"_s);
+    }
+    connect(models, &ModelsUnion::done, this, [this, models, record = std::move(record), writer = std::move(writer)]() mutable {
+        models->deleteLater();
+        HeaderList missing;   // who is left out of the list
+        if (const QStringList names = models->missing(); !names.isEmpty()) {
+            qCWarning(lcProxy).noquote() << record.requestId << "models list without" << names.join(u", "_s);
+            missing.append({"x-breakwater-models-missing", names.join(u", "_s).toUtf8()});
+        }
+        const HeaderList own = ownHeaders(record) + missing;
+        if (models->anyListed()) {
+            record.status = 200;
+            writer.writeComplete(200, HeaderList{{"Content-Type", "application/json"}} + own,
+                                 QJsonDocument(models->list()).toJson(QJsonDocument::Compact));
+        } else if (models->firstStatus() > 0) {
+            // Nobody listed: the default upstream's own answer (a 401 for a wrong key), as passed through.
+            record.status = models->firstStatus();
+            writer.writeComplete(record.status, HeaderList{{"Content-Type", "application/json"}} + own, models->firstBody());
+        } else {
+            answerError(ApiStyle::OpenAI, ApiError::upstreamUnreachable(u"no upstream answered the models list"_s),
+                        std::move(record), std::move(writer), missing);
+            return;
+        }
+        record.responseHeaders = CallInspection::recordHeaders(writer.sentHeaders());
+        publish(record);
+    });
+    models->start();
 }
 
 bool ProxyServer::askFleetFirst(const Route &route, const QByteArray &key, const IncomingRequest &request,

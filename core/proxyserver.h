@@ -127,6 +127,8 @@ private:
     void answer(const IncomingRequest &request, QTcpSocket *socket);
     void handleProxied(const Route &route, const IncomingRequest &request, ResponseWriter writer);
     void handlePassThrough(const Route &route, const IncomingRequest &request, ResponseWriter writer);
+    // GET /v1/models with routed OpenAI-API upstreams: the union of every one's list (routing/modelsunion.h).
+    void answerModelsUnion(const Route &route, const IncomingRequest &request, ResponseWriter writer);
     void share(const Route &route, const QByteArray &key, const IncomingRequest &request, const QJsonObject &body,
                CallRecord record, ResponseWriter writer);
     // With --shared-state, a key neither cached nor flying here is first looked up in the fleet's

@@ -3,12 +3,17 @@
 // call goes to the first upstream whose patterns match its model, else to its family's default,
 // and each upstream has a breaker of its own. Real sockets on loopback; upstream calls are counted.
 
+#include "cannedserver.h"
 #include "commandline.h"
 #include "fakeclock.h"
+#include "mockrequest.h"
 #include "proxyharness.h"
 #include "routing/upstreamroutes.h"
 
 #include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -47,6 +52,7 @@ private Q_SLOTS:
     void refusedBeforeTheFirstByte_goesToTheFallback_data();
     void refusedBeforeTheFirstByte_goesToTheFallback();
     void streamCutAfterItBegan_neverFallsBack();
+    void modelsList_isTheUnionOfEveryOpenAiUpstream_aFailingOneNamed();
 };
 
 void TestRouting::configFile_readsUpstreamsInOrder()
@@ -300,6 +306,42 @@ void TestRouting::streamCutAfterItBegan_neverFallsBack()
     QTRY_COMPARE(harness.records.size(), 1);
     QCOMPARE(harness.records[0].fallbackFrom, QByteArray());
     QCOMPARE(harness.records[0].upstream, QByteArray("local"));
+}
+
+void TestRouting::modelsList_isTheUnionOfEveryOpenAiUpstream_aFailingOneNamed()
+{
+    // The default upstream (the mock: mock-gpt, mock-gpt-mini, mock-claude), a local server with a
+    // list of its own that repeats one of those, and one that fails.
+    CannedServer local(CannedServer::answer(200, "Content-Type: application/json\r\n",
+        R"({"object":"list","data":[{"id":"llama-3","object":"model","created":1,"owned_by":"me"},)"
+        R"({"id":"mock-gpt","object":"model","created":1,"owned_by":"me"}]})"));
+    QVERIFY(local.listenOn());
+    ServiceThread<MockProvider> broken(u"broken"_s, [] { return new MockProvider; });
+    broken.service()->setMode(MockProvider::Mode::Error503);
+    ProxyHarness harness([&](ProxyConfig &config) {
+        config.upstreamRoutes = {
+            {u"local"_s, ApiStyle::OpenAI, QUrl(u"http://127.0.0.1:%1/v1"_s.arg(local.serverPort())), {u"llama-*"_s}, {}, {}},
+            {u"broken"_s, ApiStyle::OpenAI, broken.service()->openaiBaseUrl(), {u"qwen*"_s}, {}, {}},
+        };
+    });
+    const LoopbackResponse listed = harness.get("/v1/models");   // with kOpenAiAuth
+    QCOMPARE(listed.status, 200);
+    const QJsonObject list = QJsonDocument::fromJson(listed.body).object();
+    QCOMPARE(list.value(u"object"_s).toString(), u"list"_s);
+    QStringList ids;
+    QStringList owners;
+    for (const QJsonValue &model : list.value(u"data"_s).toArray()) {
+        ids.append(model[u"id"_s].toString());
+        owners.append(model[u"upstream"_s].toString());
+    }
+    QCOMPARE(ids, (QStringList{u"mock-gpt"_s, u"mock-gpt-mini"_s, u"mock-claude"_s, u"llama-3"_s}));   // mock-gpt once
+    QCOMPARE(owners, (QStringList{u"openai"_s, u"openai"_s, u"openai"_s, u"local"_s}));
+    QCOMPARE(listed.header("x-breakwater-models-missing"), QByteArray("broken"));
+    QCOMPARE(local.requests(), 1);
+    QCOMPARE(broken.service()->callCount(u"/v1/models"_s), 1);
+    QCOMPARE(harness.mock()->callCount(u"/v1/models"_s), 1);
+    // The key went to every OpenAI-API upstream, as it goes to them for chat calls.
+    QCOMPARE(mockanswers::headerValue(broken.service()->lastRequestHeaders(), "authorization"), QByteArray("Bearer sk-test-1"));
 }
 
 QTEST_GUILESS_MAIN(TestRouting)
