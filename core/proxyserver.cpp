@@ -104,6 +104,10 @@ ProxyServer::ProxyServer(const ProxyConfig &config, const Clock &clock, QObject 
     // OpenAI's base includes /v1 already; Anthropic's does not.
     setUpUpstream(m_openai, "openai", config.openaiUpstream, ApiStyle::OpenAI);
     setUpUpstream(m_anthropic, "anthropic", config.anthropicUpstream, ApiStyle::Anthropic);
+    setUpUpstream(m_gemini, "gemini", config.geminiUpstream, ApiStyle::Gemini);
+    m_geminiListed = config.geminiUpstream != ProxyConfig().geminiUpstream
+        || std::any_of(config.upstreamRoutes.begin(), config.upstreamRoutes.end(),
+                       [](const UpstreamRoute &route) { return route.api == ApiStyle::Gemini; });
     m_routes = UpstreamRoutes(config.upstreamRoutes);
     for (const UpstreamRoute &route : config.upstreamRoutes)
         setUpUpstream(m_routed.emplace_back(), route.name.toUtf8(), route.url, route.api);
@@ -181,8 +185,8 @@ void ProxyServer::setUpUpstream(Upstream &upstream, const QByteArray &name, cons
     upstream.style = style;
     upstream.pool = new UpstreamPool(label, m_config.concurrency, m_config.maxQueued, m_engine, this);
     upstream.breaker = new CircuitBreaker(label, m_clock, m_config.breakerFailures, m_config.breakerCooldown, this);
-    // The probe asks the models list, where a client's GET /v1/models would go.
-    const QUrl modelsUrl = upstreamUrl(baseUrl, style, "/v1/models", {});
+    // The probe asks the models list, where a client's GET /v1/models (Gemini: /v1beta/models) would go.
+    const QUrl modelsUrl = upstreamUrl(baseUrl, style, style == ApiStyle::Gemini ? "/v1beta/models" : "/v1/models", {});
     upstream.probe = new BreakerProbe(upstream.breaker, upstream.pool, modelsUrl, m_config.breakerProbeInterval, probeTimeout(m_config), this);
     connect(upstream.breaker, &CircuitBreaker::stateChanged, this, &ProxyServer::breakerChanged);
 }
@@ -190,6 +194,7 @@ void ProxyServer::setUpUpstream(Upstream &upstream, const QByteArray &name, cons
 ProxyServer::~ProxyServer()
 {
     // Stop the pools first: their jobs post to calls owned by flights, which die with this object.
+    m_geminiListed = true;
     for (Upstream *upstream : allUpstreams())
         delete upstream->pool;
 }
@@ -198,12 +203,19 @@ ProxyServer::Upstream &ProxyServer::upstreamFor(ApiStyle style, const QString &m
 {
     if (const std::optional<qsizetype> routed = m_routes.routeFor(style, model))
         return m_routed[std::size_t(*routed)];
-    return style == ApiStyle::Anthropic ? m_anthropic : m_openai;
+    switch (style) {
+    case ApiStyle::Anthropic: return m_anthropic;
+    case ApiStyle::Gemini: return m_gemini;
+    case ApiStyle::OpenAI: break;
+    }
+    return m_openai;
 }
 
 QList<ProxyServer::Upstream *> ProxyServer::allUpstreams()
 {
     QList<Upstream *> all{&m_openai, &m_anthropic};
+    if (m_geminiListed)
+        all.append(&m_gemini);
     for (Upstream &upstream : m_routed)
         all.append(&upstream);
     return all;
@@ -215,6 +227,8 @@ ProxyServer::Upstream &ProxyServer::upstreamOf(const CallRecord &record)
         if (upstream->name == record.upstream)
             return *upstream;
     }
+    if (record.upstream == m_gemini.name)
+        return m_gemini;
     return record.upstream == m_anthropic.name ? m_anthropic : m_openai;
 }
 
@@ -245,8 +259,13 @@ void ProxyServer::redirect(const Upstream &fallback, CallRecord &record, Incomin
     const QHash<QString, QString> &renames = m_routes.all()[*m_routes.indexOf(QString::fromUtf8(fallback.name))].modelsMap;
     if (const QString renamed = renames.value(record.model, record.model); renamed != record.model) {
         record.model = renamed;
-        body.insert(u"model"_s, renamed);
-        request.body = QJsonDocument(body).toJson(QJsonDocument::Compact);
+        if (fallback.style == ApiStyle::Gemini) {   // Gemini names the model in the path
+            const GeminiCall call = geminiCall(request.path);
+            request.path = "/v1beta/models/" + QUrl::toPercentEncoding(renamed, "/") + ':' + call.method;
+        } else {
+            body.insert(u"model"_s, renamed);
+            request.body = QJsonDocument(body).toJson(QJsonDocument::Compact);
+        }
     }
 }
 
@@ -409,7 +428,7 @@ CallRecord ProxyServer::newRecord(const Route &route, const IncomingRequest &req
     CallRecord record;
     record.requestId = newRequestId();
     record.route = route.path;
-    record.upstream = route.style == ApiStyle::Anthropic ? "anthropic" : "openai";
+    record.upstream = route.style == ApiStyle::Anthropic ? "anthropic" : route.style == ApiStyle::Gemini ? "gemini" : "openai";
     record.clientAddress = request.peer.toString();
     record.member = request.member;
     record.receivedAtMs = m_clock.wallMs();
@@ -436,6 +455,7 @@ CallRecord ProxyServer::newRecord(const Route &route, const IncomingRequest &req
 void ProxyServer::handleProxied(const Route &route, const IncomingRequest &request, ResponseWriter writer)
 {
     CallRecord record = newRecord(route, request);
+    m_geminiListed = m_geminiListed || route.style == ApiStyle::Gemini;   // its lane from its first call
 
     QJsonParseError parseError;
     const QJsonDocument document = QJsonDocument::fromJson(request.body, &parseError);
@@ -450,6 +470,11 @@ void ProxyServer::handleProxied(const Route &route, const IncomingRequest &reque
     const QJsonObject body = document.object();
     record.model = body.value(u"model"_s).toString();
     record.stream = body.value(u"stream"_s).toBool();
+    if (route.style == ApiStyle::Gemini) {   // models/{model}:method: the model and the stream are in the path
+        const GeminiCall call = geminiCall(request.path);
+        record.model = call.model;
+        record.stream = call.method == "streamGenerateContent";
+    }
     IncomingRequest sent = request;   // what goes upstream: the fallback's model, if it renames it
     QJsonObject sentBody = body;
     const Upstream &chosen = upstreamFor(route.style, record.model);
@@ -472,7 +497,9 @@ QByteArray ProxyServer::keyFor(const Route &route, const Upstream &upstream, con
                                                    : "no key: the call changes state on the server\n";
         return {};
     }
-    RequestKeyInput input = RequestKeyInput::from(route.path, upstream.baseUrl, request, body);
+    // Gemini's model is in the path, not the body: its path is keyed as it came.
+    RequestKeyInput input = RequestKeyInput::from(route.style == ApiStyle::Gemini ? request.path : route.path,
+                                                  upstream.baseUrl, request, body);
     // Members share answers among their own calls only, unless the team shares ("share": "team"):
     // with provider keys held by Breakwater, every member's calls carry the same credential.
     if (!request.member.isEmpty() && !m_members->sharesAcrossMembers())
@@ -519,6 +546,7 @@ bool ProxyServer::admitMember(const Route &route, IncomingRequest &request, Resp
 
 void ProxyServer::handlePassThrough(const Route &route, const IncomingRequest &request, ResponseWriter writer)
 {
+    m_geminiListed = m_geminiListed || route.style == ApiStyle::Gemini;
     const bool routedOpenAi = std::any_of(m_routed.begin(), m_routed.end(),
                                           [](const Upstream &upstream) { return upstream.style == ApiStyle::OpenAI; });
     if (routedOpenAi && route.style == ApiStyle::OpenAI && request.method == "GET" && request.path == "/v1/models"

@@ -56,7 +56,7 @@ public:
     // One upstream provider and what guards it.
     struct Upstream
     {
-        QByteArray name;          // "openai", "anthropic" or a routed upstream's name
+        QByteArray name;          // "openai", "anthropic", "gemini" or a routed upstream's name
         QUrl baseUrl;
         ApiStyle style = ApiStyle::OpenAI;
         UpstreamPool *pool = nullptr;
@@ -186,6 +186,10 @@ private:
     std::shared_ptr<UpstreamEngine> m_engine;   // every upstream call of both pools runs on it
     Upstream m_openai;
     Upstream m_anthropic;
+    // Listed (snapshot, dashboard lanes, /metrics) from the first call for it, or from the start when
+    // --gemini-upstream or a Gemini routed upstream was given: most users never call Gemini.
+    Upstream m_gemini;
+    bool m_geminiListed = false;
     std::deque<Upstream> m_routed;   // a deque: calls hold references to their upstream
     UpstreamRoutes m_routes;
     // Which upstream each flight in progress was sent to (countStuckCalls); set at take-off, gone at landing.
