@@ -31,6 +31,7 @@ std::unique_ptr<ServiceThread<MockProvider>> startDemoProvider(ProxyConfig &conf
     });
     config.openaiUpstream = mock->service()->openaiBaseUrl();
     config.anthropicUpstream = mock->service()->anthropicBaseUrl();
+    config.geminiUpstream = mock->service()->anthropicBaseUrl();   // Gemini's base has no path either
     // The mock answers within a second, so the demo uses the field test's --timeout 5 unless one
     // was chosen: its Hang scenario then shows the breaker opening while the provider hangs,
     // instead of timeouts that end after the provider has recovered.

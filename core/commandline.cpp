@@ -34,6 +34,7 @@ const QList<Option> &options()
         {u"listen"_s, u"HOST:PORT"_s, u"Address to listen on (default 127.0.0.1:8080; port 0 picks a free one)."_s},
         {u"upstream"_s, u"URL"_s, u"OpenAI-compatible base URL including /v1 (default https://api.openai.com/v1)."_s},
         {u"anthropic-upstream"_s, u"URL"_s, u"Anthropic base URL (default https://api.anthropic.com)."_s},
+        {u"gemini-upstream"_s, u"URL"_s, u"Gemini API base URL, without /v1beta (default https://generativelanguage.googleapis.com)."_s},
         {u"route"_s, u"PATTERNS=URL"_s, u"Send the calls whose model matches one of the comma-separated patterns (globs: *, ?) to this OpenAI-compatible upstream, named by its host (repeatable; before --upstream; the configuration file's \"upstreams\" list does more)."_s, false},
         {u"ca-file"_s, u"FILE"_s, u"PEM certificate authorities to trust for upstreams (and their probes) besides the system's, e.g. a corporate TLS proxy's or a local server's own."_s},
         {u"timeout"_s, u"S"_s, u"Seconds to wait for the upstream's first byte and between stream chunks (default 60)."_s},
@@ -146,6 +147,9 @@ Result apply(CommandLine &result, const QString &name, const QString &value, con
     } else if (name == u"anthropic-upstream"_s) {
         if (!parseUrl(value, &config.anthropicUpstream))
             return invalid(u"an http(s) URL such as https://api.anthropic.com"_s);
+    } else if (name == u"gemini-upstream"_s) {
+        if (!parseUrl(value, &config.geminiUpstream))
+            return invalid(u"an http(s) URL such as https://generativelanguage.googleapis.com"_s);
     } else if (name == u"ca-file"_s) {
         QFile file(value);
         if (value.isEmpty() || !file.open(QIODevice::ReadOnly))

@@ -47,6 +47,7 @@ struct ProxyConfig
     quint16 listenPort = defaults::kListenPort;
     QUrl openaiUpstream = QUrl(QStringLiteral("https://api.openai.com/v1"));
     QUrl anthropicUpstream = QUrl(QStringLiteral("https://api.anthropic.com"));
+    QUrl geminiUpstream = QUrl(QStringLiteral("https://generativelanguage.googleapis.com"));
     // --route and the configuration file's "upstreams": upstreams chosen by a call's model, tried in
     // order before the family's default above (routing/upstreamroutes.h).
     QList<UpstreamRoute> upstreamRoutes;

@@ -17,6 +17,7 @@ const QList<ProxyRoute> &routes()
     using Call = ProxyRoute::Call;
     constexpr ApiStyle kOpenAI = ApiStyle::OpenAI;
     constexpr ApiStyle kAnthropic = ApiStyle::Anthropic;
+    constexpr ApiStyle kGemini = ApiStyle::Gemini;
     // In order: the first route whose method and path match is taken. A route ending in "**" is a
     // family's catch-all; a path that an earlier route names with another method gets a 405 there
     // instead (GET /v1/messages is no pass-through but a mistake).
@@ -41,6 +42,14 @@ const QList<ProxyRoute> &routes()
         {"GET", "/v1/models", Kind::PassThrough, kOpenAI, Call::Other, true},
         {"GET", "/v1/models/*", Kind::PassThrough, kOpenAI, Call::Other, true},
         {"DELETE", "/v1/models/*", Kind::PassThrough, kOpenAI},   // a fine-tuned model
+        // Gemini's own API: the model and the method in one segment ("gemini-2.5-flash:generateContent").
+        {"POST", "/v1beta/models/*:generateContent", Kind::Proxied, kGemini, Call::Model},
+        {"POST", "/v1beta/models/*:streamGenerateContent", Kind::Proxied, kGemini, Call::Model},
+        {"POST", "/v1beta/models/*:countTokens", Kind::Proxied, kGemini, Call::Free},
+        {"GET", "/v1beta/models", Kind::PassThrough, kGemini},
+        {"GET", "/v1beta/models/*", Kind::PassThrough, kGemini},
+        // Files, cached contents, embeddings and whatever Gemini adds: its own, passed through.
+        {"", "/v1beta/**", Kind::PassThrough, kGemini},
         {"GET", "/healthz", Kind::Health, kOpenAI},
         {"GET", "/metrics", Kind::Stats, kOpenAI},
         {"GET", "/breakwater/stats", Kind::Stats, kOpenAI},
@@ -77,6 +86,13 @@ bool matches(const QByteArray &pattern, const QList<QByteArray> &have)
     for (qsizetype i = 0; i < want.size(); ++i) {
         if (tail && i == want.size() - 1)
             return true;
+        // "*:method": any one segment ending in ":method" (Gemini's models/{model}:generateContent).
+        if (want[i].startsWith("*:")) {
+            const QByteArray method = want[i].mid(1);
+            if (have[i].size() <= method.size() || !have[i].endsWith(method))
+                return false;
+            continue;
+        }
         if (want[i] == "*" ? have[i].isEmpty() : want[i] != have[i])
             return false;
     }
@@ -148,10 +164,17 @@ std::optional<ApiError> familyRefusal(const ProxyRoute &route, const Caller &cal
                         "only to an upstream of its own API, so it cannot tell where this call goes: send one "
                         "API's headers."_s.arg(headerNames(caller))};
     }
-    if (*caller.family == ApiFamily::Gemini) {
+    if (*caller.family == ApiFamily::Gemini && route.style != ApiStyle::Gemini) {
         return ApiError{400, "invalid_request_error", "no_upstream_for_credential",
-                        u"The request carries a Gemini API key (%1); Breakwater has no Gemini upstream and sends "
-                        "a credential only to an upstream of its own API."_s.arg(headerNames(caller))};
+                        u"The request carries a Gemini API key (%1) on %2, which is not Gemini's API (under "
+                        "/v1beta/); Breakwater sends a credential only to an upstream of its own API."_s
+                            .arg(headerNames(caller), callName(request))};
+    }
+    if (route.style == ApiStyle::Gemini && *caller.family != ApiFamily::Gemini) {
+        return ApiError{400, "invalid_request_error", "credential_of_another_api",
+                        u"%1 is Gemini's API, which takes its key as x-goog-api-key or ?key=; the request carries "
+                        "%2, so Breakwater does not send it to the Gemini upstream."_s
+                            .arg(callName(request), headerNames(caller))};
     }
     const ApiFamily routeFamily = familyOf(route.style);
     if (route.styleByHeaders || *caller.family == routeFamily)
@@ -188,6 +211,18 @@ std::optional<ApiError> emptySegmentRefusal(const IncomingRequest &request, cons
 
 } // namespace
 
+GeminiCall geminiCall(const QByteArray &path)
+{
+    constexpr QByteArrayView prefix = "/v1beta/models/";
+    if (!path.startsWith(prefix))
+        return {};
+    const QByteArray segment = path.mid(prefix.size());
+    const qsizetype colon = segment.lastIndexOf(':');
+    if (colon <= 0 || segment.contains('/'))
+        return {};
+    return {QString::fromUtf8(QByteArray::fromPercentEncoding(segment.left(colon))), segment.mid(colon + 1)};
+}
+
 QUrl upstreamUrl(const QUrl &base, ApiStyle style, const QByteArray &path, const QByteArray &query)
 {
     QUrl url = base;
@@ -209,7 +244,8 @@ RouteMatch findRoute(const IncomingRequest &request)
     RouteMatch match;
     const Caller caller = callerOf(request);
     const bool anthropic = caller.family == ApiFamily::Anthropic || isAnthropicPath(request.path);
-    match.errorStyle = anthropic ? ApiStyle::Anthropic : ApiStyle::OpenAI;
+    const bool gemini = request.path.startsWith("/v1beta/") || request.path == "/v1beta";
+    match.errorStyle = gemini ? ApiStyle::Gemini : anthropic ? ApiStyle::Anthropic : ApiStyle::OpenAI;
     const QList<QByteArray> segments = request.path.split('/');
     // A dot segment would let a path climb out of /v1/ at the upstream: no route has one.
     if (std::any_of(segments.begin(), segments.end(), isDotSegment))

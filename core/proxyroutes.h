@@ -68,6 +68,15 @@ bool changesServerState(const ProxyRoute &route, const QJsonObject &body);
 // Where a request for `path` (and `query`, both as the client sent them, percent-encoding kept)
 // goes on an upstream whose base URL is `base`. An OpenAI base already ends in /v1, as the SDKs'
 // base URLs do, so the path's /v1 is not repeated; Anthropic's base has none.
+// Gemini's /v1beta/models/{model}:{method} taken apart: "gemini-2.5-flash", "generateContent"
+// (the model percent-decoded; both empty for another path).
+struct GeminiCall
+{
+    QString model;
+    QByteArray method;
+};
+GeminiCall geminiCall(const QByteArray &path);
+
 QUrl upstreamUrl(const QUrl &base, ApiStyle style, const QByteArray &path, const QByteArray &query);
 
 // A WebSocket upgrade (`Upgrade: websocket`), which Breakwater refuses at once (426) so the client

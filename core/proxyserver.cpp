@@ -21,6 +21,7 @@
 #include "http/responsewriter.h"
 #include "http/tlsidentity.h"
 #include "proxyroutes.h"
+#include "routing/modelsunion.h"
 #include "sharing/requestkey.h"
 #include "team/membergate.h"
 #include "upstream/breakerprobe.h"
@@ -105,6 +106,10 @@ ProxyServer::ProxyServer(const ProxyConfig &config, const Clock &clock, QObject 
     // OpenAI's base includes /v1 already; Anthropic's does not.
     setUpUpstream(m_openai, "openai", config.openaiUpstream, ApiStyle::OpenAI);
     setUpUpstream(m_anthropic, "anthropic", config.anthropicUpstream, ApiStyle::Anthropic);
+    setUpUpstream(m_gemini, "gemini", config.geminiUpstream, ApiStyle::Gemini);
+    m_geminiListed = config.geminiUpstream != ProxyConfig().geminiUpstream
+        || std::any_of(config.upstreamRoutes.begin(), config.upstreamRoutes.end(),
+                       [](const UpstreamRoute &route) { return route.api == ApiStyle::Gemini; });
     m_routes = UpstreamRoutes(config.upstreamRoutes);
     for (const UpstreamRoute &route : config.upstreamRoutes)
         setUpUpstream(m_routed.emplace_back(), route.name.toUtf8(), route.url, route.api);
@@ -187,8 +192,8 @@ void ProxyServer::setUpUpstream(Upstream &upstream, const QByteArray &name, cons
     upstream.style = style;
     upstream.pool = new UpstreamPool(label, m_config.concurrency, m_config.maxQueued, m_engine, this);
     upstream.breaker = new CircuitBreaker(label, m_clock, m_config.breakerFailures, m_config.breakerCooldown, this);
-    // The probe asks the models list, where a client's GET /v1/models would go.
-    const QUrl modelsUrl = upstreamUrl(baseUrl, style, "/v1/models", {});
+    // The probe asks the models list, where a client's GET /v1/models (Gemini: /v1beta/models) would go.
+    const QUrl modelsUrl = upstreamUrl(baseUrl, style, style == ApiStyle::Gemini ? "/v1beta/models" : "/v1/models", {});
     upstream.probe = new BreakerProbe(upstream.breaker, upstream.pool, modelsUrl, m_config.breakerProbeInterval, probeTimeout(m_config), this);
     connect(upstream.breaker, &CircuitBreaker::stateChanged, this, &ProxyServer::breakerChanged);
 }
@@ -196,6 +201,7 @@ void ProxyServer::setUpUpstream(Upstream &upstream, const QByteArray &name, cons
 ProxyServer::~ProxyServer()
 {
     // Stop the pools first: their jobs post to calls owned by flights, which die with this object.
+    m_geminiListed = true;
     for (Upstream *upstream : allUpstreams())
         delete upstream->pool;
 }
@@ -204,12 +210,19 @@ ProxyServer::Upstream &ProxyServer::upstreamFor(ApiStyle style, const QString &m
 {
     if (const std::optional<qsizetype> routed = m_routes.routeFor(style, model))
         return m_routed[std::size_t(*routed)];
-    return style == ApiStyle::Anthropic ? m_anthropic : m_openai;
+    switch (style) {
+    case ApiStyle::Anthropic: return m_anthropic;
+    case ApiStyle::Gemini: return m_gemini;
+    case ApiStyle::OpenAI: break;
+    }
+    return m_openai;
 }
 
 QList<ProxyServer::Upstream *> ProxyServer::allUpstreams()
 {
     QList<Upstream *> all{&m_openai, &m_anthropic};
+    if (m_geminiListed)
+        all.append(&m_gemini);
     for (Upstream &upstream : m_routed)
         all.append(&upstream);
     return all;
@@ -221,20 +234,46 @@ ProxyServer::Upstream &ProxyServer::upstreamOf(const CallRecord &record)
         if (upstream->name == record.upstream)
             return *upstream;
     }
+    if (record.upstream == m_gemini.name)
+        return m_gemini;
     return record.upstream == m_anthropic.name ? m_anthropic : m_openai;
 }
 
-ProxyServer::Upstream *ProxyServer::fallbackFor(const Upstream &upstream)
+ProxyServer::Upstream *ProxyServer::namedFallback(const Upstream &upstream)
 {
     const std::optional<qsizetype> index = m_routes.indexOf(QString::fromUtf8(upstream.name));
     if (!index || m_routes.all()[*index].fallback.isEmpty())
         return nullptr;
+    const std::optional<qsizetype> fallback = m_routes.indexOf(m_routes.all()[*index].fallback);
+    return fallback ? &m_routed[std::size_t(*fallback)] : nullptr;
+}
+
+ProxyServer::Upstream *ProxyServer::fallbackFor(const Upstream &upstream)
+{
     const CircuitBreaker &breaker = *upstream.breaker;
     // A breaker whose cool-down is over takes the call as its trial: that is how it learns.
     if (breaker.state() != BreakerState::Open || (!breaker.openedByHand() && breaker.cooldownLeftMs() <= 0))
         return nullptr;
-    const std::optional<qsizetype> fallback = m_routes.indexOf(m_routes.all()[*index].fallback);
-    return fallback ? &m_routed[std::size_t(*fallback)] : nullptr;
+    return namedFallback(upstream);
+}
+
+void ProxyServer::redirect(const Upstream &fallback, CallRecord &record, IncomingRequest &request,
+                           QJsonObject &body) const
+{
+    qCInfo(lcProxy).noquote() << record.requestId << "fallback:" << record.upstream << "->" << fallback.name;
+    record.fallbackFrom = record.upstream;
+    record.upstream = fallback.name;
+    const QHash<QString, QString> &renames = m_routes.all()[*m_routes.indexOf(QString::fromUtf8(fallback.name))].modelsMap;
+    if (const QString renamed = renames.value(record.model, record.model); renamed != record.model) {
+        record.model = renamed;
+        if (fallback.style == ApiStyle::Gemini) {   // Gemini names the model in the path
+            const GeminiCall call = geminiCall(request.path);
+            request.path = "/v1beta/models/" + QUrl::toPercentEncoding(renamed, "/") + ':' + call.method;
+        } else {
+            body.insert(u"model"_s, renamed);
+            request.body = QJsonDocument(body).toJson(QJsonDocument::Compact);
+        }
+    }
 }
 
 QList<const ProxyServer::Upstream *> ProxyServer::upstreams() const
@@ -399,7 +438,7 @@ CallRecord ProxyServer::newRecord(const Route &route, const IncomingRequest &req
     CallRecord record;
     record.requestId = newRequestId();
     record.route = route.path;
-    record.upstream = route.style == ApiStyle::Anthropic ? "anthropic" : "openai";
+    record.upstream = route.style == ApiStyle::Anthropic ? "anthropic" : route.style == ApiStyle::Gemini ? "gemini" : "openai";
     record.clientAddress = request.peer.toString();
     record.member = request.member;
     record.receivedAtMs = m_clock.wallMs();
@@ -426,6 +465,7 @@ CallRecord ProxyServer::newRecord(const Route &route, const IncomingRequest &req
 void ProxyServer::handleProxied(const Route &route, const IncomingRequest &request, ResponseWriter writer)
 {
     CallRecord record = newRecord(route, request);
+    m_geminiListed = m_geminiListed || route.style == ApiStyle::Gemini;   // its lane from its first call
 
     QJsonParseError parseError;
     const QJsonDocument document = QJsonDocument::fromJson(request.body, &parseError);
@@ -440,40 +480,63 @@ void ProxyServer::handleProxied(const Route &route, const IncomingRequest &reque
     const QJsonObject body = document.object();
     record.model = body.value(u"model"_s).toString();
     record.stream = body.value(u"stream"_s).toBool();
-    const Upstream *upstream = &upstreamFor(route.style, record.model);
+    if (route.style == ApiStyle::Gemini) {   // models/{model}:method: the model and the stream are in the path
+        const GeminiCall call = geminiCall(request.path);
+        record.model = call.model;
+        record.stream = call.method == "streamGenerateContent";
+    }
     IncomingRequest sent = request;   // what goes upstream: the fallback's model, if it renames it
     QJsonObject sentBody = body;
-    if (const Upstream *fallback = fallbackFor(*upstream)) {
-        record.fallbackFrom = upstream->name;
-        const QHash<QString, QString> &renames = m_routes.all()[*m_routes.indexOf(QString::fromUtf8(fallback->name))].modelsMap;
-        if (const QString renamed = renames.value(record.model, record.model); renamed != record.model) {
-            record.model = renamed;
-            sentBody.insert(u"model"_s, renamed);
-            sent.body = QJsonDocument(sentBody).toJson(QJsonDocument::Compact);
-        }
-        qCInfo(lcProxy).noquote() << record.requestId << "fallback:" << upstream->name << "->" << fallback->name;
-        upstream = fallback;
-    }
-    record.upstream = upstream->name;
+    const Upstream &chosen = upstreamFor(route.style, record.model);
+    record.upstream = chosen.name;
+    const Upstream *fallback = fallbackFor(chosen);
+    if (fallback)
+        redirect(*fallback, record, sent, sentBody);
+    const QByteArray key = keyFor(route, fallback ? *fallback : chosen, sent, sentBody, record);
+    if (fallback)
+        record.keyInputs += "fallback: from " + record.fallbackFrom + " (its breaker is open)\n";
+    share(route, key, sent, sentBody, std::move(record), std::move(writer));
+}
 
-    QByteArray key;
+QByteArray ProxyServer::keyFor(const Route &route, const Upstream &upstream, const IncomingRequest &request,
+                               const QJsonObject &body, CallRecord &record) const
+{
     if (wantsNoSharing(request) || changesServerState(route, body)) {
         record.outcome = Outcome::Bypass;
         record.keyInputs = wantsNoSharing(request) ? "no key: the request asked for no sharing (Cache-Control)\n"
                                                    : "no key: the call changes state on the server\n";
-    } else {
-        RequestKeyInput input = RequestKeyInput::from(route.path, upstream->baseUrl, sent, sentBody);
-        // Members share answers among their own calls only, unless the team shares ("share": "team"):
-        // with provider keys held by Breakwater, every member's calls carry the same credential.
-        if (!request.member.isEmpty() && !m_members->sharesAcrossMembers())
-            input.credentials.append({QByteArray("breakwater member"), request.member.toUtf8()});
-        key = requestKey(input);
-        record.keyFingerprint = key.toHex().left(12);
-        record.keyInputs = describeKeyInput(input);
+        return {};
     }
-    if (!record.fallbackFrom.isEmpty())
-        record.keyInputs += "fallback: from " + record.fallbackFrom + " (its breaker is open)\n";
-    share(route, key, sent, sentBody, std::move(record), std::move(writer));
+    // Gemini's model is in the path, not the body: its path is keyed as it came.
+    RequestKeyInput input = RequestKeyInput::from(route.style == ApiStyle::Gemini ? request.path : route.path,
+                                                  upstream.baseUrl, request, body);
+    // Members share answers among their own calls only, unless the team shares ("share": "team"):
+    // with provider keys held by Breakwater, every member's calls carry the same credential.
+    if (!request.member.isEmpty() && !m_members->sharesAcrossMembers())
+        input.credentials.append({QByteArray("breakwater member"), request.member.toUtf8()});
+    const QByteArray key = requestKey(input);
+    record.keyFingerprint = key.toHex().left(12);
+    record.keyInputs = describeKeyInput(input);
+    return key;
+}
+
+void ProxyServer::fallBack(const Route &route, const IncomingRequest &request, const QJsonObject &body,
+                           Flight &refused, Upstream &to)
+{
+    const QByteArray why = refused.status() > 0 ? "it answered HTTP " + QByteArray::number(refused.status())
+                         : refused.result().failure == UpstreamFailure::Timeout ? QByteArray("it timed out")
+                                                                                : QByteArray("it was unreachable");
+    for (Flight::Rider &rider : refused.takeRiders()) {
+        // Each rider as a request of its own to the fallback: the first makes the call, the others
+        // (the same key) ride on it.
+        IncomingRequest sent = request;
+        QJsonObject sentBody = body;
+        redirect(to, rider.record, sent, sentBody);
+        const QByteArray key = keyFor(route, to, sent, sentBody, rider.record);
+        rider.record.keyInputs += "fallback: from " + rider.record.fallbackFrom + " (" + why + " before any byte)\n";
+        m_flights.share(key, route.style, *to.breaker, std::move(rider),
+                        [&](Flight &flight, Flight::Rider &first) { return takeOff(route, sent, sentBody, flight, first); });
+    }
 }
 
 bool ProxyServer::admitMember(const Route &route, IncomingRequest &request, ResponseWriter &writer)
@@ -493,6 +556,14 @@ bool ProxyServer::admitMember(const Route &route, IncomingRequest &request, Resp
 
 void ProxyServer::handlePassThrough(const Route &route, const IncomingRequest &request, ResponseWriter writer)
 {
+    m_geminiListed = m_geminiListed || route.style == ApiStyle::Gemini;
+    const bool routedOpenAi = std::any_of(m_routed.begin(), m_routed.end(),
+                                          [](const Upstream &upstream) { return upstream.style == ApiStyle::OpenAI; });
+    if (routedOpenAi && route.style == ApiStyle::OpenAI && request.method == "GET" && request.path == "/v1/models"
+        && !m_admissionPaused) {
+        answerModelsUnion(route, request, std::move(writer));
+        return;
+    }
     CallRecord record = newRecord(route, request);
     record.outcome = Outcome::Bypass;
     record.keyInputs = "no key: a pass-through route, never shared\n";
@@ -513,6 +584,51 @@ void ProxyServer::share(const Route &route, const QByteArray &key, const Incomin
     Upstream &upstream = upstreamOf(record);
     m_flights.share(key, route.style, *upstream.breaker, {std::move(writer), std::move(record), {}},
                     [&](Flight &flight, Flight::Rider &rider) { return takeOff(route, request, body, flight, rider); });
+}
+
+void ProxyServer::answerModelsUnion(const Route &route, const IncomingRequest &request, ResponseWriter writer)
+{
+    CallRecord record = newRecord(route, request);
+    record.outcome = Outcome::Bypass;
+    record.keyInputs = "no key: the models lists of every OpenAI-API upstream, merged\n";
+    Q_EMIT callStarted(record);
+    auto *models = new ModelsUnion(this);
+    for (Upstream *upstream : allUpstreams()) {
+        if (upstream->style != ApiStyle::OpenAI)
+            continue;
+        if (upstream->breaker->state() == BreakerState::Open) {
+            models->ask(upstream->name, nullptr, u"its breaker is open"_s);
+            continue;
+        }
+        const UpstreamRequest call{"GET", upstreamUrl(upstream->baseUrl, ApiStyle::OpenAI, request.path, request.query),
+                                   forwardHeaders(request), {}, m_config.upstreamTimeout};
+        models->ask(upstream->name, upstream->pool->submit(call, models), u"its queue is full"_s);
+    }
+    connect(models, &ModelsUnion::done, this, [this, models, record = std::move(record), writer = std::move(writer)]() mutable {
+        models->deleteLater();
+        HeaderList missing;   // who is left out of the list
+        if (const QStringList names = models->missing(); !names.isEmpty()) {
+            qCWarning(lcProxy).noquote() << record.requestId << "models list without" << names.join(u", "_s);
+            missing.append({"x-breakwater-models-missing", names.join(u", "_s).toUtf8()});
+        }
+        const HeaderList own = ownHeaders(record) + missing;
+        if (models->anyListed()) {
+            record.status = 200;
+            writer.writeComplete(200, HeaderList{{"Content-Type", "application/json"}} + own,
+                                 QJsonDocument(models->list()).toJson(QJsonDocument::Compact));
+        } else if (models->firstStatus() > 0) {
+            // Nobody listed: the default upstream's own answer (a 401 for a wrong key), as passed through.
+            record.status = models->firstStatus();
+            writer.writeComplete(record.status, HeaderList{{"Content-Type", "application/json"}} + own, models->firstBody());
+        } else {
+            answerError(ApiStyle::OpenAI, ApiError::upstreamUnreachable(u"no upstream answered the models list"_s),
+                        std::move(record), std::move(writer), missing);
+            return;
+        }
+        record.responseHeaders = CallInspection::recordHeaders(writer.sentHeaders());
+        publish(record);
+    });
+    models->start();
 }
 
 bool ProxyServer::askFleetFirst(const Route &route, const QByteArray &key, const IncomingRequest &request,
@@ -676,12 +792,21 @@ Sharing::Takeoff ProxyServer::takeOff(const Route &route, const IncomingRequest 
             }
         });
     }
-    return {upstreamCall, [this, &upstream, admitted = *admitted, decidedEarly,
-                           reachesProvider = submitted.reachesProvider](Flight &landed) {
+    Sharing::Takeoff takeoff{upstreamCall, [this, &upstream, admitted = *admitted, decidedEarly,
+                                            reachesProvider = submitted.reachesProvider](Flight &landed) {
         Admitted settled = admitted;
         settled.trial = admitted.trial && !*decidedEarly;
         land(landed, upstream, settled, reachesProvider && landed.hasStarted());
-    }};
+    }, {}};
+    // A model call refused before its first byte goes to the fallback, once: never a fallback's.
+    Upstream *fallback = route.kind == Route::Kind::Proxied && rider.record.fallbackFrom.isEmpty()
+        ? namedFallback(upstream) : nullptr;
+    if (fallback) {
+        takeoff.fallback = [this, route, request, body, fallback](Flight &refused) {
+            fallBack(route, request, body, refused, *fallback);
+        };
+    }
+    return takeoff;
 }
 
 // Spend first, so that a refusal there never uses up the breaker's one trial. A refusal is answered

@@ -58,7 +58,7 @@ public:
     // One upstream provider and what guards it.
     struct Upstream
     {
-        QByteArray name;          // "openai", "anthropic" or a routed upstream's name
+        QByteArray name;          // "openai", "anthropic", "gemini" or a routed upstream's name
         QUrl baseUrl;
         ApiStyle style = ApiStyle::OpenAI;
         UpstreamPool *pool = nullptr;
@@ -135,6 +135,8 @@ private:
     void answer(const IncomingRequest &request, QTcpSocket *socket);
     void handleProxied(const Route &route, const IncomingRequest &request, ResponseWriter writer);
     void handlePassThrough(const Route &route, const IncomingRequest &request, ResponseWriter writer);
+    // GET /v1/models with routed OpenAI-API upstreams: the union of every one's list (routing/modelsunion.h).
+    void answerModelsUnion(const Route &route, const IncomingRequest &request, ResponseWriter writer);
     void share(const Route &route, const QByteArray &key, const IncomingRequest &request, const QJsonObject &body,
                CallRecord record, ResponseWriter writer);
     // With --shared-state, a key neither cached nor flying here is first looked up in the fleet's
@@ -148,6 +150,16 @@ private:
     Upstream &upstreamOf(const CallRecord &record);   // the one its record names
     // The fallback to send a call for `upstream` to instead, if its breaker refuses calls and it names one.
     Upstream *fallbackFor(const Upstream &upstream);
+    Upstream *namedFallback(const Upstream &upstream);   // the one it names, whatever its breaker says
+    // The call as it goes to `fallback` instead of its record's upstream: marked as a fallback, its
+    // model renamed by the fallback's models_map (in `record`, `request` and `body`).
+    void redirect(const Upstream &fallback, CallRecord &record, IncomingRequest &request, QJsonObject &body) const;
+    // The request key of a call to `upstream` (empty: never shared), its inputs told in `record`.
+    QByteArray keyFor(const Route &route, const Upstream &upstream, const IncomingRequest &request,
+                      const QJsonObject &body, CallRecord &record) const;
+    // The riders of a call `from` refused before answering (Sharing::Takeoff::fallback), shared anew for `to`.
+    void fallBack(const Route &route, const IncomingRequest &request, const QJsonObject &body, Flight &refused,
+                  Upstream &to);
     void setUpUpstream(Upstream &upstream, const QByteArray &name, const QUrl &baseUrl, ApiStyle style);
     // What admitting one upstream call holds until `settle`: spend reserved for it and, in half-open,
     // the breaker's one trial.
@@ -184,6 +196,10 @@ private:
     std::shared_ptr<UpstreamEngine> m_engine;   // every upstream call of both pools runs on it
     Upstream m_openai;
     Upstream m_anthropic;
+    // Listed (snapshot, dashboard lanes, /metrics) from the first call for it, or from the start when
+    // --gemini-upstream or a Gemini routed upstream was given: most users never call Gemini.
+    Upstream m_gemini;
+    bool m_geminiListed = false;
     std::deque<Upstream> m_routed;   // a deque: calls hold references to their upstream
     UpstreamRoutes m_routes;
     // Which upstream each flight in progress was sent to (countStuckCalls); set at take-off, gone at landing.

@@ -6,6 +6,7 @@
 #include <QJsonObject>
 
 #include "mockextras.h"
+#include "mockgemini.h"
 #include "mockrequest.h"
 #include "mockresponses.h"
 #include "mockstreams.h"
@@ -269,6 +270,8 @@ bool takesJson(Route route)
 
 Route routeFor(const QByteArray &method, const QString &path, const HeaderList &headers)
 {
+    if (path.startsWith(u"/v1beta/"))
+        return geminiRoute(method, path);
     const QList<QStringView> segments = QStringView(path).split(u'/');
     for (const RoutePattern &pattern : kRoutes) {
         if (pattern.method != method || !matches(pattern.path, segments))
@@ -296,6 +299,9 @@ ApiStyle styleFor(Route route)
     case Route::MessageBatchCreate: case Route::MessageBatchList: case Route::MessageBatchGet:
     case Route::AnthropicFiles: case Route::AnthropicFileList:
         return ApiStyle::Anthropic;
+    case Route::GeminiGenerate: case Route::GeminiStream: case Route::GeminiCountTokens:
+    case Route::GeminiModels: case Route::GeminiModel:
+        return ApiStyle::Gemini;
     default:
         return ApiStyle::OpenAI;
     }
@@ -305,6 +311,11 @@ Answer normalAnswer(const Call &call, ResponseStore *store, Variant variant)
 {
     const Route route = call.route;
     Request request;
+    if (isGeminiRoute(route)) {
+        if (route != Route::GeminiModels && route != Route::GeminiModel && !parseGemini(call, &request))
+            return errorOf(route, ApiError::badRequest(u"The request body is not a JSON object."_s));
+        return geminiAnswer(call, request, variant);
+    }
     if (takesJson(route) && !parse(route, call.body, &request))
         return errorOf(route, ApiError::badRequest(u"The request body is not a JSON object."_s));
     // As the providers do: a conversation that is not a list is refused, not echoed.

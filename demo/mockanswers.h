@@ -25,6 +25,8 @@ enum class Route {
     Messages, CountTokens, AnthropicModels, AnthropicModel,
     MessageBatchCreate, MessageBatchList, MessageBatchGet,
     AnthropicFiles, AnthropicFileList,   // the Files API (beta): an upload and the list
+    // Gemini (mockgemini.h)
+    GeminiGenerate, GeminiStream, GeminiCountTokens, GeminiModels, GeminiModel,
     Unknown
 };
 

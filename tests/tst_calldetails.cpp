@@ -4,6 +4,7 @@
 // the clipboard with the credential as a variable; "Export HAR" writes the selected calls.
 
 #include "dashboardmodel.h"
+#include "latencystaircase.h"
 #include "proxyharness.h"
 #include "requestpanel.h"
 #include "requesttablemodel.h"
@@ -11,6 +12,7 @@
 #include <QApplication>
 #include <QClipboard>
 #include <QFile>
+#include <QHeaderView>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -58,6 +60,7 @@ class TestCallDetails final : public QObject
 private slots:
     void initTestCase();
     void details_showHeadersKeyInputsStreamAndAttempt();
+    void fallback_isAColumnBesideTheUpstream_inTheDetails_andItsOwnColourOnTheStaircase();
     void copyAsCurl_putsTheCommandOnTheClipboard();
     void exportHar_writesTheSelectedCalls();
     void exportHar_isOwnerOnlyAndHoldsNoKeyFromTheQuery();
@@ -116,6 +119,42 @@ void TestCallDetails::details_showHeadersKeyInputsStreamAndAttempt()
     QCOMPARE(view->model()->index(retryRow, RequestTableModel::Attempt).data().toString(), u"2 of 2"_s);
     QCOMPARE(view->model()->index(rowOf(panel, m_records[1].requestId), RequestTableModel::Attempt).data().toString(),
              u"1 of 2"_s);
+}
+
+void TestCallDetails::fallback_isAColumnBesideTheUpstream_inTheDetails_andItsOwnColourOnTheStaircase()
+{
+    DashboardModel model;
+    for (const CallRecord &record : std::as_const(m_records))
+        model.addRecord(record);
+    CallRecord fell = m_records[0];
+    fell.requestId = "bw-fell-back";
+    fell.upstream = "cloud";
+    fell.fallbackFrom = "local";
+    fell.receivedAtMs += 1;
+    fell.endAtMs += 1;
+    model.addRecord(fell);
+    RequestPanel panel;
+    panel.resize(1200, 700);
+    panel.show();
+    panel.refresh(model);
+    const auto *view = panel.findChild<QTableView *>();
+    QCOMPARE(view->model()->headerData(RequestTableModel::Fallback, Qt::Horizontal).toString(), u"fallback from"_s);
+    const QHeaderView *header = view->horizontalHeader();
+    QCOMPARE(header->visualIndex(RequestTableModel::Fallback), header->visualIndex(RequestTableModel::Upstream) + 1);
+    const int row = rowOf(panel, fell.requestId);
+    QCOMPARE(view->model()->index(row, RequestTableModel::Fallback).data().toString(), u"local"_s);
+    QCOMPARE(view->model()->index(row, RequestTableModel::Upstream).data().toString(), u"cloud"_s);
+    QCOMPARE(view->model()->index(rowOf(panel, m_records[0].requestId), RequestTableModel::Fallback).data().toString(), QString());
+    panel.selectRow(row);
+    const QString details = panel.detailsText();
+    QVERIFY2(details.contains(u"from local (it refused the call; its fallback cloud answered)"_s), qPrintable(details));
+
+    LatencyStaircase staircase;
+    staircase.resize(800, 400);
+    staircase.refresh(model);
+    QCOMPARE(staircase.barCount(), 4);
+    QCOMPARE(staircase.fallbackBarCount(), 1);   // the failed calls keep their failure's colour; only this one
+    QVERIFY(staircase.legendLabels().contains(u"fallback"_s));
 }
 
 void TestCallDetails::copyAsCurl_putsTheCommandOnTheClipboard()

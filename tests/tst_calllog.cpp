@@ -67,7 +67,7 @@ QVariantList fields(const CallRecord &r)
             r.upstreamStartAtMs, r.firstByteAtMs, r.endAtMs, r.queueWaitMs, r.inputTokens, r.outputTokens,
             r.cachedTokens, r.costUsd, r.costSavedUsd, r.requestBody, r.responseBody, r.injected,
             r.method, r.target, r.requestHeaders, r.responseHeaders, r.keyInputs, r.retryAttempt, r.errorBody,
-            r.firstTokenAtMs, r.maxEventGapMs, r.eventCount, r.streamVerdict};
+            r.firstTokenAtMs, r.maxEventGapMs, r.eventCount, r.streamVerdict, r.fallbackFrom};
 }
 
 // The columns schemas 2, 3 and 4 added, as SQLite's ALTER TABLE leaves them in the table's statement.
@@ -77,6 +77,7 @@ const QString kSchema4Added = u", method TEXT, target TEXT, request_headers TEXT
                               " key_inputs TEXT, retry_attempt INTEGER, error_body BLOB, first_token_at_ms INTEGER,"
                               " max_event_gap_ms INTEGER, event_count INTEGER, stream_verdict TEXT"_s;
 const QString kSchema5Added = u", member TEXT"_s;
+const QString kSchema6Added = u", fallback_from TEXT"_s;
 
 CallRecord call(Outcome outcome, qint64 atMs, const QByteArray &key = "0123456789ab")
 {
@@ -111,6 +112,7 @@ private slots:
     void releasedDatabase_readsBackAndIsWrittenAsBefore();
     void mixedRun_everyFieldRoundTrips();
     void schema2Database_migratesToSchema4AndKeepsItsRows();
+    void schema5Database_migratesToSchema6_andAFallbackRoundTrips();
     void insideTheCall_roundTripsWithoutLogBodies();
     void bodies_storedOnlyWhenAskedAndRedacted();
     void queryKeysAndUserinfo_neverReachTheFileNorComeBackFromIt();
@@ -162,11 +164,11 @@ void TestCallLog::open_createsTheReleasedSchemaByteForByte()
     QStringList schema;
     for (const QVariant &sql : column(m_path, u"SELECT sql FROM sqlite_master ORDER BY rowid"_s))
         schema.append(sql.toString());
-    // Schema 1 as released, then schema 2's, 3's, 4's and 5's columns as SQLite's ALTER TABLE leaves the
+    // Schema 1 as released, then schema 2's, 3's, 4's, 5's and 6's columns as SQLite's ALTER TABLE leaves the
     // statement.
     QStringList expected = kReleasedSchema1;
     expected[0].replace(u"response_body BLOB)"_s,
-                        u"response_body BLOB"_s + kSchema2Added + kSchema3Added + kSchema4Added + kSchema5Added + u')');
+                        u"response_body BLOB"_s + kSchema2Added + kSchema3Added + kSchema4Added + kSchema5Added + kSchema6Added + u')');
     QCOMPARE(schema, expected);
 }
 
@@ -233,7 +235,7 @@ void TestCallLog::releasedDatabase_readsBackAndIsWrittenAsBefore()
     QCOMPARE(back.size(), 2);
     QCOMPARE(fields(back.last()), fields(released));
     const QVariantList names = column(m_path, u"SELECT name FROM pragma_table_info('calls') WHERE name != 'id'"_s);
-    QCOMPARE(names.size(), 41);   // schema 2 added `ended`, filled for the released row; 3 `injected`; 4 eleven more; 5 `member`
+    QCOMPARE(names.size(), 42);   // schema 2 added `ended`, filled for the released row; 3 `injected`; 4 eleven more; 5 `member`; 6 `fallback_from`
     for (const QVariant &name : names) {
         const QVariantList stored = column(m_path, u"SELECT typeof(%1) || ' ' || quote(%1) FROM calls ORDER BY id"_s
                                                        .arg(name.toString()));
@@ -325,6 +327,43 @@ void TestCallLog::mixedRun_everyFieldRoundTrips()
     QCOMPARE(scalar(m_path, u"SELECT typeof(route) FROM calls LIMIT 1"_s).toString(), u"text"_s);
     QCOMPARE(log.recent(2).size(), 2);
     QCOMPARE(log.recent(2).last().model, stream.model);   // the newest, oldest first
+}
+
+// A database schema 5 wrote (before fallbacks): opened, it gains `fallback_from`, NULL for its row,
+// and a fallback's record reads back naming the upstream it was meant for.
+void TestCallLog::schema5Database_migratesToSchema6_andAFallbackRoundTrips()
+{
+    const qint64 t = QDateTime::currentMSecsSinceEpoch() - 60'000;
+    QStringList schema5 = kReleasedSchema1;
+    const QString added = kSchema2Added + kSchema3Added + kSchema4Added + kSchema5Added;
+    for (const QString &column : added.split(u", "_s, Qt::SkipEmptyParts))
+        schema5.append(u"ALTER TABLE calls ADD COLUMN "_s + column.trimmed());
+    schema5 += {u"PRAGMA user_version = 5"_s,
+                u"INSERT INTO calls (request_id, received_at_ms, end_at_ms, route, upstream, model, stream, key_fp,"
+                " outcome, status, breaker_state, queue_wait_ms, cost_saved_usd, member)"
+                " VALUES ('req-v5', %1, %2, '/v1/chat/completions', 'openai', 'gpt-4o-mini', 0, '0123456789ab',"
+                " 'miss', 200, 'closed', 0, 0.0, 'ana')"_s.arg(t).arg(t + 40)};
+    for (const QString &statement : std::as_const(schema5))
+        scalar(m_path, statement);
+    QCOMPARE(scalar(m_path, u"PRAGMA user_version"_s).toInt(), 5);
+
+    CallLog log;
+    const Result opened = log.open(m_path);
+    QVERIFY2(opened.ok(), qPrintable(opened.error()));
+    QCOMPARE(scalar(m_path, u"PRAGMA user_version"_s).toInt(), CallLog::kSchemaVersion);
+    QVERIFY(scalar(m_path, u"SELECT fallback_from FROM calls WHERE request_id = 'req-v5'"_s).isNull());
+    CallRecord fell = call(Outcome::Miss, t + 100);
+    fell.upstream = "cloud";
+    fell.fallbackFrom = "local";
+    log.append(fell);
+    const QList<CallRecord> back = log.recent(10);
+    QCOMPARE(back.size(), 2);
+    QCOMPARE(back[0].member, u"ana"_s);
+    QCOMPARE(back[0].fallbackFrom, QByteArray());
+    QCOMPARE(back[1].upstream, "cloud"_ba);
+    QCOMPARE(back[1].fallbackFrom, "local"_ba);
+    QCOMPARE(scalar(m_path, u"SELECT fallback_from FROM calls WHERE request_id = '%1'"_s
+                                .arg(QString::fromLatin1(fell.requestId))).toString(), u"local"_s);
 }
 
 // A database schema 2 wrote (the release with `ended`): opened, it gains schema 4's columns, its

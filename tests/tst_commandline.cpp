@@ -176,7 +176,8 @@ void TestCommandLine::help_listsEveryOption()
     const QString help = helpText();
     for (const char *option : {"--headless", "--listen", "--upstream", "--anthropic-upstream", "--timeout",
                                "--concurrency", "--dedup-window", "--cache-size", "--breaker-failures",
-                               "--breaker-cooldown", "--demo", "--config", "--minimized", "--allow-origin", "--route"})
+                               "--breaker-cooldown", "--demo", "--config", "--minimized", "--allow-origin", "--route",
+                               "--gemini-upstream"})
         QVERIFY2(help.contains(QLatin1StringView(option)), option);
 }
 

@@ -3,12 +3,17 @@
 // call goes to the first upstream whose patterns match its model, else to its family's default,
 // and each upstream has a breaker of its own. Real sockets on loopback; upstream calls are counted.
 
+#include "cannedserver.h"
 #include "commandline.h"
 #include "fakeclock.h"
+#include "mockrequest.h"
 #include "proxyharness.h"
 #include "routing/upstreamroutes.h"
 
 #include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -44,6 +49,10 @@ private Q_SLOTS:
     void matchingModel_goesToItsUpstream_otherToTheDefault();
     void eachUpstream_hasItsOwnBreaker();
     void openBreaker_sendsTheCallToItsFallback_withTheModelMapped();
+    void refusedBeforeTheFirstByte_goesToTheFallback_data();
+    void refusedBeforeTheFirstByte_goesToTheFallback();
+    void streamCutAfterItBegan_neverFallsBack();
+    void modelsList_isTheUnionOfEveryOpenAiUpstream_aFailingOneNamed();
 };
 
 void TestRouting::configFile_readsUpstreamsInOrder()
@@ -230,6 +239,109 @@ void TestRouting::openBreaker_sendsTheCallToItsFallback_withTheModelMapped()
     QCOMPARE(again.header("x-breakwater-dedup"), QByteArray("hit"));
     QCOMPARE(again.header("x-breakwater-fallback"), QByteArray("cloud"));
     QCOMPARE(harness.mock()->callCount(u"/v1/chat/completions"_s), 1);
+}
+
+void TestRouting::refusedBeforeTheFirstByte_goesToTheFallback_data()
+{
+    QTest::addColumn<MockProvider::Mode>("mode");
+    QTest::addColumn<bool>("stream");
+    QTest::addColumn<QByteArray>("why");
+    QTest::newRow("529") << MockProvider::Mode::Overloaded529 << false << "it answered HTTP 529"_ba;
+    QTest::newRow("529 streamed") << MockProvider::Mode::Overloaded529 << true << "it answered HTTP 529"_ba;
+    QTest::newRow("429") << MockProvider::Mode::RateLimited429 << false << "it answered HTTP 429"_ba;
+    QTest::newRow("503") << MockProvider::Mode::Error503 << false << "it answered HTTP 503"_ba;
+    QTest::newRow("reset") << MockProvider::Mode::Reset << false << "it was unreachable"_ba;
+}
+
+void TestRouting::refusedBeforeTheFirstByte_goesToTheFallback()
+{
+    QFETCH(MockProvider::Mode, mode);
+    QFETCH(bool, stream);
+    QFETCH(QByteArray, why);
+    ServiceThread<MockProvider> local(u"local"_s, [] { return new MockProvider; });
+    ProxyHarness harness([&local](ProxyConfig &config) {
+        config.upstreamRoutes = {
+            {u"local"_s, ApiStyle::OpenAI, local.service()->openaiBaseUrl(), {u"llama-*"_s}, u"cloud"_s, {}},
+            {u"cloud"_s, ApiStyle::OpenAI, config.openaiUpstream, {u"meta/*"_s}, {}, {{u"llama-3"_s, u"meta/llama-3"_s}}},
+        };
+    });
+    local.service()->setMode(mode);
+    const LoopbackResponse answer = harness.post(kChat, chatBody(u"one"_s, stream, u"llama-3"_s));
+    QCOMPARE(answer.status, 200);
+    QCOMPARE(answer.header("x-breakwater-fallback"), QByteArray("cloud"));
+    QVERIFY2(answer.body.contains(stream ? "[DONE]" : "echo: one"), answer.body.constData());
+    if (mode == MockProvider::Mode::Reset)
+        QVERIFY(local.service()->callCount(u"/v1/chat/completions"_s) >= 1);   // a reset may be retried by the pool
+    else
+        QCOMPARE(local.service()->callCount(u"/v1/chat/completions"_s), 1);   // asked once, never again
+    QCOMPARE(harness.mock()->callCount(u"/v1/chat/completions"_s), 1);   // the fallback answered, once
+    QTRY_COMPARE(harness.records.size(), 1);   // one request, one record: the fallback's answer
+    QCOMPARE(harness.records[0].upstream, QByteArray("cloud"));
+    QCOMPARE(harness.records[0].fallbackFrom, QByteArray("local"));
+    QCOMPARE(harness.records[0].status, 200);
+    QCOMPARE(harness.records[0].model, u"meta/llama-3"_s);
+    QVERIFY2(harness.records[0].keyInputs.contains(QByteArray("fallback: from local (" + why + " before any byte)")),
+             harness.records[0].keyInputs.constData());
+    const LoopbackResponse metrics = harness.get("/metrics");
+    QVERIFY2(metrics.body.contains(R"(breakwater_fallbacks_total{from="local",to="cloud"} 1)"), metrics.body.constData());
+}
+
+void TestRouting::streamCutAfterItBegan_neverFallsBack()
+{
+    ServiceThread<MockProvider> local(u"local"_s, [] { return new MockProvider; });
+    ProxyHarness harness([&local](ProxyConfig &config) {
+        config.upstreamRoutes = {
+            {u"local"_s, ApiStyle::OpenAI, local.service()->openaiBaseUrl(), {u"llama-*"_s}, u"cloud"_s, {}},
+            {u"cloud"_s, ApiStyle::OpenAI, config.openaiUpstream, {u"meta/*"_s}, {}, {}},
+        };
+    });
+    local.service()->setMode(MockProvider::Mode::CutStream);
+    const LoopbackResponse cut = harness.post(kChat, chatBody(u"a long enough prompt to cut"_s, true, u"llama-3"_s));
+    QCOMPARE(cut.status, 200);   // the stream had begun: its status was sent
+    QCOMPARE(cut.header("x-breakwater-fallback"), QByteArray());
+    QVERIFY2(cut.body.contains("data: {\"error\""), cut.body.constData());   // the error event, never a clean end
+    QVERIFY(!cut.body.contains("[DONE]"));
+    QCOMPARE(local.service()->callCount(u"/v1/chat/completions"_s), 1);
+    QCOMPARE(harness.mock()->callCount(u"/v1/chat/completions"_s), 0);   // the fallback was never called
+    QTRY_COMPARE(harness.records.size(), 1);
+    QCOMPARE(harness.records[0].fallbackFrom, QByteArray());
+    QCOMPARE(harness.records[0].upstream, QByteArray("local"));
+}
+
+void TestRouting::modelsList_isTheUnionOfEveryOpenAiUpstream_aFailingOneNamed()
+{
+    // The default upstream (the mock: mock-gpt, mock-gpt-mini, mock-claude), a local server with a
+    // list of its own that repeats one of those, and one that fails.
+    CannedServer local(CannedServer::answer(200, "Content-Type: application/json\r\n",
+        R"({"object":"list","data":[{"id":"llama-3","object":"model","created":1,"owned_by":"me"},)"
+        R"({"id":"mock-gpt","object":"model","created":1,"owned_by":"me"}]})"));
+    QVERIFY(local.listenOn());
+    ServiceThread<MockProvider> broken(u"broken"_s, [] { return new MockProvider; });
+    broken.service()->setMode(MockProvider::Mode::Error503);
+    ProxyHarness harness([&](ProxyConfig &config) {
+        config.upstreamRoutes = {
+            {u"local"_s, ApiStyle::OpenAI, QUrl(u"http://127.0.0.1:%1/v1"_s.arg(local.serverPort())), {u"llama-*"_s}, {}, {}},
+            {u"broken"_s, ApiStyle::OpenAI, broken.service()->openaiBaseUrl(), {u"qwen*"_s}, {}, {}},
+        };
+    });
+    const LoopbackResponse listed = harness.get("/v1/models");   // with kOpenAiAuth
+    QCOMPARE(listed.status, 200);
+    const QJsonObject list = QJsonDocument::fromJson(listed.body).object();
+    QCOMPARE(list.value(u"object"_s).toString(), u"list"_s);
+    QStringList ids;
+    QStringList owners;
+    for (const QJsonValue &model : list.value(u"data"_s).toArray()) {
+        ids.append(model[u"id"_s].toString());
+        owners.append(model[u"upstream"_s].toString());
+    }
+    QCOMPARE(ids, (QStringList{u"mock-gpt"_s, u"mock-gpt-mini"_s, u"mock-claude"_s, u"llama-3"_s}));   // mock-gpt once
+    QCOMPARE(owners, (QStringList{u"openai"_s, u"openai"_s, u"openai"_s, u"local"_s}));
+    QCOMPARE(listed.header("x-breakwater-models-missing"), QByteArray("broken"));
+    QCOMPARE(local.requests(), 1);
+    QCOMPARE(broken.service()->callCount(u"/v1/models"_s), 1);
+    QCOMPARE(harness.mock()->callCount(u"/v1/models"_s), 1);
+    // The key went to every OpenAI-API upstream, as it goes to them for chat calls.
+    QCOMPARE(mockanswers::headerValue(broken.service()->lastRequestHeaders(), "authorization"), QByteArray("Bearer sk-test-1"));
 }
 
 QTEST_GUILESS_MAIN(TestRouting)

@@ -97,7 +97,7 @@ struct FakeUpstream
         return {call, [this](Flight &landed) {
                     if (onLanded)
                         onLanded(landed);
-                }};
+                }, {}};
     }
     UpstreamCall *last() const { return calls.back(); }
 };

@@ -139,6 +139,11 @@ QColor injectedColor()
     return QColor(0x8e, 0x24, 0xaa);   // purple: no outcome, failure or breaker state uses it
 }
 
+QColor fallbackColor()
+{
+    return QColor(0xc9, 0xa8, 0x00);   // gold: answered, by the stand-in; no outcome or failure uses it
+}
+
 QIcon trayIcon(BreakerState worst, bool faultsArmed, bool admissionPaused)
 {
     const QIcon plain = trayIcon(worst);

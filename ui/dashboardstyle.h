@@ -34,6 +34,8 @@ const QList<Ending> &failureEndings();
 QColor inFlightColor();
 // Fault injection: the armed banner, the tray's badge and the mark on injected calls.
 QColor injectedColor();
+// A call its upstream's fallback answered (x-breakwater-fallback): the staircase's bar.
+QColor fallbackColor();
 QString breakerLabel(BreakerState state);   // closed, half-open, open
 
 // The platform's Quit keys, Ctrl+Q where the platform names none (the offscreen one, for one).

@@ -31,6 +31,13 @@ QBrush injectedMark()
 {
     return QBrush(dashboardstyle::injectedColor(), Qt::DiagCrossPattern);
 }
+
+// Answered by a fallback: a failure keeps its failure's colour, since that is what the client got.
+template <typename Bar>
+bool isFallback(const Bar &bar)
+{
+    return !bar.inFlight && !bar.record.fallbackFrom.isEmpty() && !isFailure(endingOf(bar.record));
+}
 } // namespace
 
 LatencyStaircase::LatencyStaircase(QWidget *parent)
@@ -119,6 +126,11 @@ int LatencyStaircase::injectedBarCount() const
     return int(std::count_if(m_bars.begin(), m_bars.end(), [](const Bar &bar) { return !bar.record.injected.isEmpty(); }));
 }
 
+int LatencyStaircase::fallbackBarCount() const
+{
+    return int(std::count_if(m_bars.begin(), m_bars.end(), [](const Bar &bar) { return isFallback(bar); }));
+}
+
 QList<QByteArray> LatencyStaircase::barRequestIds() const
 {
     QList<QByteArray> ids;
@@ -174,6 +186,8 @@ QString LatencyStaircase::toolTipAt(const QPoint &position) const
     text += u"total %1"_s.arg(dashboardstyle::formatDuration(r.totalMs()));
     if (!r.injected.isEmpty())
         text += u"\ninjected by Breakwater: %1"_s.arg(r.injected);
+    if (!r.fallbackFrom.isEmpty())
+        text += u"\n"_s + tr("answered by %1, the fallback of %2").arg(QString::fromUtf8(r.upstream), QString::fromUtf8(r.fallbackFrom));
     return text;
 }
 
@@ -212,6 +226,8 @@ QList<LatencyStaircase::LegendEntry> LatencyStaircase::legendEntries() const
     }
     if (injectedBarCount() > 0)
         entries.append({grey.lighter(170), injectedMark(), u"injected"_s});
+    if (fallbackBarCount() > 0)
+        entries.append({dashboardstyle::fallbackColor(), Qt::NoBrush, tr("fallback")});
     return entries;
 }
 
@@ -301,7 +317,9 @@ void LatencyStaircase::paintEvent(QPaintEvent *)
     for (int i = 0; i < m_bars.size(); ++i) {
         const Bar &bar = m_bars[i];
         const CallRecord &r = bar.record;
-        const QColor colour = bar.inFlight ? dashboardstyle::inFlightColor() : dashboardstyle::callColor(r);
+        const QColor colour = bar.inFlight ? dashboardstyle::inFlightColor()
+                            : isFallback(bar)  ? dashboardstyle::fallbackColor()
+                                               : dashboardstyle::callColor(r);
         const double top = plot.top() + i * rowHeight;
         const double h = std::max(rowHeight - gap, 1.0);
         const double start = xFor(r.receivedAtMs);

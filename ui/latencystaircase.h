@@ -16,7 +16,8 @@ class DashboardModel;
 // twenty prompts served in parallel form a wall, served one at a time a staircase, and a herd is one
 // solid bar with many joined riders under it. A call answered by fault injection is cross-hatched
 // in purple over its colour ("injected" in the legend and the tooltip), so a failure made on
-// purpose is never read as the provider's. Hand-drawn: a few hundred rects per repaint.
+// purpose is never read as the provider's. An answer from an upstream's fallback is drawn in the
+// fallback colour ("fallback" in the legend, the upstreams in the tooltip). Hand-drawn: a few hundred rects per repaint.
 class LatencyStaircase final : public QWidget
 {
     Q_OBJECT
@@ -35,6 +36,7 @@ public:
     int barCount() const { return int(m_bars.size()); }
     int inFlightBarCount() const;
     int injectedBarCount() const;
+    int fallbackBarCount() const;   // answered by an upstream's fallback, drawn in its own colour
     QList<QByteArray> barRequestIds() const;
     QString toolTipAt(const QPoint &position) const;
     // The legend as laid out at the current width: its labels and where each entry is drawn.

@@ -142,6 +142,9 @@ RequestPanel::RequestPanel(QWidget *parent)
     // "2 of 3" beside the outcome, not past the right edge of a laptop's window.
     m_view->horizontalHeader()->moveSection(m_view->horizontalHeader()->visualIndex(RequestTableModel::Attempt),
                                             RequestTableModel::OutcomeColumn + 1);
+    // Which upstream a fallback stood in for, beside the one that answered.
+    m_view->horizontalHeader()->moveSection(m_view->horizontalHeader()->visualIndex(RequestTableModel::Fallback),
+                                            m_view->horizontalHeader()->visualIndex(RequestTableModel::Upstream) + 1);
     m_view->setAlternatingRowColors(true);
     m_details = new QPlainTextEdit(this);
     m_details->setReadOnly(true);
@@ -455,6 +458,9 @@ QString RequestPanel::describe(const CallRecord &r, const RetryPlace &place)
     text += field(u"status"_s, QString::number(r.status) +
                   (r.errorKind.isEmpty() ? QString() : u"  ("_s + QString::fromLatin1(r.errorKind) + u')'));
     text += field(u"route"_s, QString::fromLatin1(r.route) + u" → "_s + QString::fromLatin1(r.upstream));
+    if (!r.fallbackFrom.isEmpty())
+        text += field(tr("fallback"), tr("from %1 (it refused the call; its fallback %2 answered)")
+                                          .arg(QString::fromUtf8(r.fallbackFrom), QString::fromUtf8(r.upstream)));
     text += field(u"model"_s, r.model + (r.stream ? u"  (stream)"_s : QString()));
     text += field(u"client"_s, r.clientAddress);
     text += field(u"key fingerprint"_s, QString::fromLatin1(r.keyFingerprint));

@@ -20,7 +20,9 @@ class RequestTableModel final : public QAbstractTableModel
 public:
     static QColor retryTint(int group);   // the background of a retry group's rows
     enum Column { Arrival, OutcomeColumn, Status, Ended, Upstream, Model, Route, Total, Queue, UpstreamTime,
-                  Tokens, Cost, Key, RequestId, Attempt, Injected, ColumnCount };
+                  Tokens, Cost, Key, RequestId, Attempt, Injected,
+                  Fallback,   // the upstream the call was meant for, when its fallback answered (shown beside Upstream)
+                  ColumnCount };
     static constexpr int kMaxRows = 2000;
 
     explicit RequestTableModel(QObject *parent = nullptr);

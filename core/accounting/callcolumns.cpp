@@ -193,9 +193,15 @@ constexpr Column kColumns[] = {
     {u"member", u"TEXT",
      [](const CallRecord &r, bool) { return r.member.isEmpty() ? QVariant(QMetaType::fromType<QString>()) : QVariant(r.member); },
      [](CallRecord &r, const QVariant &v) { r.member = v.toString(); }},
+    // Schema 6. The upstream the call was meant for when its fallback answered it, NULL otherwise.
+    {u"fallback_from", u"TEXT",
+     [](const CallRecord &r, bool) {
+         return r.fallbackFrom.isEmpty() ? QVariant(QMetaType::fromType<QString>()) : QVariant(QString::fromUtf8(r.fallbackFrom));
+     },
+     [](CallRecord &r, const QVariant &v) { r.fallbackFrom = v.toString().toUtf8(); }},
 };
 constexpr int kColumnCount = int(std::size(kColumns));
-static_assert(kColumnCount == CallColumns::kSchema5Columns);
+static_assert(kColumnCount == CallColumns::kSchema6Columns);
 
 QString names()
 {

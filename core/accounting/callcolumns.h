@@ -23,6 +23,8 @@ constexpr qsizetype kSchema3Columns = 29;
 constexpr qsizetype kSchema4Columns = kSchema3Columns + 11;
 // Schema 5 adds the team member who made the call (team/membergate.h).
 constexpr qsizetype kSchema5Columns = kSchema4Columns + 1;
+// Schema 6 adds the upstream a fallback answered for (routing/upstreamroutes.h).
+constexpr qsizetype kSchema6Columns = kSchema5Columns + 1;
 
 // CREATE TABLE calls with the id and the first `columns` columns, byte for byte as it was shipped.
 QString createTable(qsizetype columns);

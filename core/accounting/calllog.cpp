@@ -41,6 +41,8 @@ const QList<QStringList> &migrations()
         CallColumns::addColumns(CallColumns::kSchema3Columns, CallColumns::kSchema4Columns),
         // Schema 5: the team member. Rows from before stay NULL (no team then).
         CallColumns::addColumns(CallColumns::kSchema4Columns, CallColumns::kSchema5Columns),
+        // Schema 6: the fallback's origin. Rows from before stay NULL (no fallbacks then).
+        CallColumns::addColumns(CallColumns::kSchema5Columns, CallColumns::kSchema6Columns),
     };
     return list;
 }

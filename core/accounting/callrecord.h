@@ -24,8 +24,9 @@ struct CallRecord
     QByteArray requestId;
     QByteArray route;            // "/v1/chat/completions"
     QByteArray upstream;         // "openai", "anthropic" or a routed upstream's name (the one called)
-    // Set when the call went to `upstream` as the fallback of this one (its breaker was open);
-    // answered as x-breakwater-fallback: <upstream> (routing/upstreamroutes.h).
+    // Set when the call went to `upstream` as the fallback of this one (its breaker was open, or it
+    // refused the call before a byte reached the client); answered as x-breakwater-fallback:
+    // <upstream> (routing/upstreamroutes.h). Schema 6's fallback_from.
     QByteArray fallbackFrom;
     QString model;
     bool stream = false;

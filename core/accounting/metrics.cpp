@@ -165,7 +165,7 @@ QByteArray Metrics::prometheusText(const ProxySnapshot &gauges) const
                "Upstream calls that failed, by kind (timeout, unreachable, stream_cut, ...).");
     counterPairs("breakwater_upstream_errors_total", "upstream", "kind", m_upstreamErrors);
     out.family("breakwater_fallbacks_total", "counter",
-               "Requests sent to an upstream's fallback because its breaker was open, by upstream and fallback.");
+               "Requests sent to an upstream's fallback (its breaker was open, or it refused the call before a byte), by upstream and fallback.");
     counterPairs("breakwater_fallbacks_total", "from", "to", m_fallbacks);
     out.family("breakwater_breaker_transitions_total", "counter", "Circuit breaker state changes, by new state.");
     counterPairs("breakwater_breaker_transitions_total", "upstream", "to", m_transitions);

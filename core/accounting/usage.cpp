@@ -1,5 +1,6 @@
 #include "accounting/usage.h"
 
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QList>
 
@@ -69,11 +70,44 @@ QList<QJsonObject> dataObjects(const QByteArray &events, const QByteArray &mustC
     return objects;
 }
 
+// Gemini's usageMetadata: promptTokenCount (cached included, cachedContentTokenCount of it),
+// candidatesTokenCount plus thoughtsTokenCount (thinking is billed as output). Each chunk of a
+// stream carries the counts so far: the last one wins.
+Usage geminiUsage(const QJsonObject &metadata)
+{
+    Usage result;
+    result.inputTokens = count(metadata, u"promptTokenCount");
+    const qint64 candidates = count(metadata, u"candidatesTokenCount");
+    const qint64 thoughts = count(metadata, u"thoughtsTokenCount");
+    result.outputTokens = candidates < 0 && thoughts < 0 ? (result.inputTokens >= 0 ? 0 : -1)
+                                                         : qMax<qint64>(candidates, 0) + qMax<qint64>(thoughts, 0);
+    result.cachedTokens = count(metadata, u"cachedContentTokenCount");
+    if (result.cachedTokens < 0 && result.inputTokens >= 0)
+        result.cachedTokens = 0;
+    return result;
+}
+
 } // namespace
 
 Usage parseUsage(ApiStyle style, const QByteArray &body, bool stream)
 {
     Usage result;
+    if (style == ApiStyle::Gemini) {
+        if (!stream) {
+            // generateContent answers an object; streamGenerateContent without alt=sse a JSON array of them.
+            const QJsonDocument document = QJsonDocument::fromJson(body);
+            const QJsonArray chunks = document.array();
+            const QJsonObject last = document.isArray() ? (chunks.isEmpty() ? QJsonObject() : chunks.last().toObject())
+                                                        : document.object();
+            const QJsonObject metadata = last.value(u"usageMetadata").toObject();
+            return metadata.isEmpty() ? result : geminiUsage(metadata);
+        }
+        for (const QJsonObject &chunk : dataObjects(body, "\"usageMetadata\"")) {
+            if (const QJsonValue metadata = chunk.value(u"usageMetadata"); metadata.isObject())
+                result = geminiUsage(metadata.toObject());
+        }
+        return result;
+    }
     if (!stream) {
         const QJsonObject usage = QJsonDocument::fromJson(body).object().value(u"usage").toObject();
         if (usage.isEmpty())

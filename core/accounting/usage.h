@@ -29,7 +29,8 @@ inline constexpr qint64 kMaxTokenCount = qint64(1) << 53;
 // Reads the usage from a complete answer body. For a stream, `body` is the whole event sequence:
 // OpenAI sends usage on one chunk near the end (only with stream_options.include_usage), the
 // Responses API in the `response` of its response.completed event (usage.input_tokens, ...);
-// Anthropic sends input counts in message_start and cumulative output counts in message_delta.
+// Anthropic sends input counts in message_start and cumulative output counts in message_delta;
+// Gemini sends usageMetadata on every chunk, cumulative (the last one counts).
 Usage parseUsage(ApiStyle style, const QByteArray &body, bool stream);
 
 // The output tokens a request allows in all: max_tokens (chat, completions, Anthropic),

@@ -79,8 +79,8 @@ FaultAnswer garbageAnswer(bool passThrough)
 
 QByteArray streamErrorEvent(ApiStyle style, const QByteArray &route, qint64 sequence)
 {
-    if (style == ApiStyle::Anthropic)
-        return errorEvent(style, providerError(529));
+    if (style == ApiStyle::Anthropic || style == ApiStyle::Gemini)
+        return errorEvent(style, providerError(style == ApiStyle::Gemini ? 503 : 529));
     const QString message = u"The server had an error while processing your request (fault injected by Breakwater)."_s;
     if (route == "/v1/responses") {
         const QJsonObject response{{u"id"_s, u"resp_injected"_s}, {u"object"_s, u"response"_s},

@@ -67,8 +67,30 @@ QByteArray anthropicErrorType(int status)
     }
 }
 
+QByteArray geminiErrorStatus(int status)
+{
+    switch (status) {
+    case 400: case 413: case 431: return "INVALID_ARGUMENT";
+    case 401: return "UNAUTHENTICATED";
+    case 403: return "PERMISSION_DENIED";
+    case 404: return "NOT_FOUND";
+    case 405: case 426: return "UNIMPLEMENTED";
+    case 409: return "ABORTED";
+    case 429: return "RESOURCE_EXHAUSTED";
+    case 499: return "CANCELLED";
+    case 502: case 503: case 529: return "UNAVAILABLE";
+    case 504: return "DEADLINE_EXCEEDED";
+    default: return status < 500 ? "FAILED_PRECONDITION" : "INTERNAL";
+    }
+}
+
 static QJsonObject errorObject(ApiStyle style, const ApiError &error)
 {
+    if (style == ApiStyle::Gemini) {
+        return QJsonObject{{u"error"_s, QJsonObject{{u"code"_s, error.status},
+                                                    {u"message"_s, error.message},
+                                                    {u"status"_s, QString::fromLatin1(geminiErrorStatus(error.status))}}}};
+    }
     if (style == ApiStyle::Anthropic) {
         return QJsonObject{{u"type"_s, u"error"_s},
                            {u"error"_s, QJsonObject{{u"type"_s, QString::fromLatin1(anthropicErrorType(error.status))},

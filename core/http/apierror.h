@@ -8,7 +8,7 @@
 // Errors are values at boundaries: every error Breakwater itself answers is described by an ApiError
 // and rendered in the shape of the API the route belongs to, so the official SDKs parse it.
 
-enum class ApiStyle { OpenAI, Anthropic };
+enum class ApiStyle { OpenAI, Anthropic, Gemini };
 
 using HeaderList = QList<QPair<QByteArray, QByteArray>>;
 
@@ -31,7 +31,8 @@ struct ApiError
 };
 
 // The error body in the route's own shape (OpenAI: {"error":{message,type,param,code}};
-// Anthropic: {"type":"error","error":{type,message},"request_id":null}).
+// Anthropic: {"type":"error","error":{type,message},"request_id":null}; Gemini:
+// {"error":{code,message,status}}, code the HTTP status and status Google's word for it).
 QByteArray errorBody(ApiStyle style, const ApiError &error);
 
 // A streamed error event in the route's own shape, so an SDK reading a stream throws instead of
@@ -43,3 +44,5 @@ HeaderList errorHeaders(const ApiError &error);
 
 // Anthropic's error type for a status (invalid_request_error, overloaded_error, ...).
 QByteArray anthropicErrorType(int status);
+// Gemini's (google.rpc) status for an HTTP status (INVALID_ARGUMENT, RESOURCE_EXHAUSTED, UNAVAILABLE, ...).
+QByteArray geminiErrorStatus(int status);

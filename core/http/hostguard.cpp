@@ -138,7 +138,9 @@ bool admitRequest(const HostGuard &guard, const IncomingRequest &request, Respon
                        QString::fromUtf8(request.path)).arg(verdict.refusal->status).arg(shown(request.header("host")),
                        origin.isEmpty() ? QString() : u" and Origin '%1'"_s.arg(shown(origin)));
         }
-        const ApiStyle style = request.path.startsWith("/v1/messages") ? ApiStyle::Anthropic : ApiStyle::OpenAI;
+        const ApiStyle style = request.path.startsWith("/v1beta/") ? ApiStyle::Gemini
+                             : request.path.startsWith("/v1/messages") ? ApiStyle::Anthropic
+                                                                       : ApiStyle::OpenAI;
         writer.writeError(style, *verdict.refusal);
         return false;
     }

@@ -23,7 +23,12 @@ enum class ApiFamily { OpenAI, Anthropic, Gemini };
 
 constexpr ApiFamily familyOf(ApiStyle style)
 {
-    return style == ApiStyle::Anthropic ? ApiFamily::Anthropic : ApiFamily::OpenAI;
+    switch (style) {
+    case ApiStyle::Anthropic: return ApiFamily::Anthropic;
+    case ApiStyle::Gemini: return ApiFamily::Gemini;
+    case ApiStyle::OpenAI: break;
+    }
+    return ApiFamily::OpenAI;
 }
 // "OpenAI", "Anthropic", "Gemini", for messages.
 QByteArray familyName(ApiFamily family);

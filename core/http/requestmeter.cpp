@@ -148,7 +148,9 @@ void RequestMeter::refuse(int status)
     m_framer.refuse();
     m_watchdog.stop();
     const bool anthropic = m_framer.head().contains(" /v1/messages");
-    const ApiStyle style = anthropic ? ApiStyle::Anthropic : ApiStyle::OpenAI;
+    const ApiStyle style = m_framer.head().contains(" /v1beta/") ? ApiStyle::Gemini
+                         : anthropic                             ? ApiStyle::Anthropic
+                                                                 : ApiStyle::OpenAI;
     ApiError error;
     if (status == 413)
         error = ApiError::bodyTooLarge(m_limits.maxBodyBytes);

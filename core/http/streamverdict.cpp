@@ -68,9 +68,16 @@ void StreamVerdict::judge(const ServerSentEvent &event)
         m_state = State::Complete;
         return;
     }
-    if (!event.data.contains("\"error\"") && !event.data.contains("\"type\""))
+    if (!event.data.contains("\"error\"") && !event.data.contains("\"type\"") && !event.data.contains("\"finishReason\""))
         return;
     const QJsonObject data = objectOf(event.data);
+    // Gemini: the chunk whose candidate carries a finishReason is the last.
+    for (const QJsonValue &candidate : data.value(u"candidates"_s).toArray()) {
+        if (!candidate.toObject().value(u"finishReason"_s).toString().isEmpty()) {
+            m_state = State::Complete;
+            return;
+        }
+    }
     if (const QJsonValue error = data.value(u"error"); error.isObject()) {
         fail(errorFrom(event.type, error.toObject()));
         m_errorData = event.data;

@@ -9,7 +9,7 @@
 // What a streamed LLM answer says of its own end, read from its parsed events as they arrive, for
 // any of the APIs Breakwater proxies and without knowing which route it came from:
 //   complete  `data: [DONE]` (OpenAI chat and completions), Anthropic's `message_stop`, the
-//             Responses API's `response.completed`;
+//             Responses API's `response.completed`, Gemini's chunk with a candidate's `finishReason`;
 //   failed    an `error` event (Anthropic, and the Responses API's bare error), a data chunk whose
 //             top-level "error" is an object (OpenAI's error inside a 200 stream), the Responses
 //             API's `response.failed` and `response.incomplete`;

@@ -56,6 +56,8 @@ std::optional<ApiStyle> apiNamed(const QString &name)
         return ApiStyle::OpenAI;
     if (name == u"anthropic"_s)
         return ApiStyle::Anthropic;
+    if (name == u"gemini"_s)
+        return ApiStyle::Gemini;
     return std::nullopt;
 }
 
@@ -109,11 +111,8 @@ Expected<QList<UpstreamRoute>> parseUpstreamRoutes(const QJsonArray &array)
             return Failure{u"%1.name: every upstream needs a name"_s.arg(at)};
         const QString api = object.value(u"api"_s).toString(u"openai"_s);
         const std::optional<ApiStyle> style = apiNamed(api);
-        if (!style) {
-            return Failure{api == u"gemini"_s
-                ? u"%1.api: 'gemini' upstreams are not supported by this build yet (openai or anthropic)"_s.arg(at)
-                : u"%1.api: unknown API '%2' (openai, anthropic or gemini)"_s.arg(at, api)};
-        }
+        if (!style)
+            return Failure{u"%1.api: unknown API '%2' (openai, anthropic or gemini)"_s.arg(at, api)};
         route.api = *style;
         const QString url = object.value(u"url"_s).toString();
         route.url = QUrl(url, QUrl::StrictMode);
@@ -173,7 +172,8 @@ Result checkUpstreamRoutes(const QList<UpstreamRoute> &routes)
     const UpstreamRoutes table(routes);
     for (qsizetype i = 0; i < routes.size(); ++i) {
         const UpstreamRoute &route = routes[i];
-        if (route.name == u"openai"_s || route.name == u"anthropic"_s || table.indexOf(route.name) != i)
+        if (route.name == u"openai"_s || route.name == u"anthropic"_s || route.name == u"gemini"_s
+            || table.indexOf(route.name) != i)
             return Failure{u"upstreams[%1].name: '%2' names another upstream already"_s.arg(i).arg(route.name)};
     }
     for (qsizetype i = 0; i < routes.size(); ++i) {

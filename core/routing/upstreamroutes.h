@@ -29,8 +29,10 @@ struct UpstreamRoute
 };
 
 // The fallback rule (README, "Fallbacks"): a call whose upstream's breaker refuses it (open, its
-// cool-down not over) goes to the upstream that one names as `fallback`, once (a fallback's own
-// fallback is never taken), with its model renamed by the fallback's `models_map`. Fallbacks stay
+// cool-down not over), or that its upstream refused before any byte reached the client (429, 5xx,
+// unreachable, our timeout before its headers), goes to the upstream that one names as `fallback`,
+// once (a fallback's own fallback is never taken), with its model renamed by the fallback's
+// `models_map`. Once a stream has begun it never falls back: the client gets the error event. Fallbacks stay
 // within one API (checkUpstreamRoutes), since no call is translated between APIs.
 
 // The named upstreams in the order they were given: the first whose patterns match a call's model

@@ -191,6 +191,27 @@ bool Flight::hasFailedEarly() const
     return m_streaming && m_verdict.state() == StreamVerdict::State::Failed;
 }
 
+bool Flight::refusedBeforeAnswering() const
+{
+    if (m_relaying)
+        return false;
+    switch (m_result.failure) {
+    case UpstreamFailure::Unreachable: return true;
+    case UpstreamFailure::Timeout: return !m_headersReceived;
+    case UpstreamFailure::None: return m_status == 429 || m_status >= 500;
+    default: return false;
+    }
+}
+
+QList<Flight::Rider> Flight::takeRiders()
+{
+    for (const Rider &rider : std::as_const(m_riders)) {
+        if (QTcpSocket *socket = rider.writer.socket())
+            disconnect(socket, nullptr, this, nullptr);
+    }
+    return std::exchange(m_riders, {});
+}
+
 void Flight::cancel()
 {
     if (m_call && !m_finished)

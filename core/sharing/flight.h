@@ -124,6 +124,12 @@ public:
     // The answer is already known to be a failure while the call still runs: its stream carried the
     // provider's error. Such a flight takes no new riders (Sharing::share).
     bool hasFailedEarly() const;
+    // The upstream refused the call before any of it reached a rider: a 429 or 5xx answer that is
+    // no stream, or no answer at all (unreachable, or our timeout before its headers). Such a call
+    // may go to the upstream's fallback (Sharing::land); once a stream has begun it never does.
+    bool refusedBeforeAnswering() const;
+    // Hands every rider over (to be sent to a fallback): the flight then answers nobody.
+    QList<Rider> takeRiders();
     // Ends the upstream call now; it lands as UpstreamFailure::Cancelled (Sharing decides when).
     void cancel();
     bool isCancelled() const { return m_call && m_call->isCancelled(); }

@@ -94,8 +94,9 @@ void Sharing::fly(const QByteArray &key, ApiStyle style, Rider rider, Start star
         return;
     }
     flight->follow(takeoff.call);
-    connect(flight, &Flight::upstreamFinished, this, [this, landed = std::move(takeoff.landed)](Flight *finished) {
-        land(finished, landed);
+    connect(flight, &Flight::upstreamFinished, this,
+            [this, landed = std::move(takeoff.landed), fallback = std::move(takeoff.fallback)](Flight *finished) {
+        land(finished, landed, fallback);
     });
     connect(flight, &Flight::riderFinished, this, &Sharing::riderFinished);
     connect(flight, &Flight::abandoned, this, &Sharing::onAbandoned);
@@ -105,7 +106,8 @@ void Sharing::fly(const QByteArray &key, ApiStyle style, Rider rider, Start star
         m_flights.insert(key, flight);
 }
 
-void Sharing::land(Flight *flight, const std::function<void(Flight &)> &landed)
+void Sharing::land(Flight *flight, const std::function<void(Flight &)> &landed,
+                   const std::function<void(Flight &)> &fallback)
 {
     if (landed)
         landed(*flight);
@@ -125,6 +127,10 @@ void Sharing::land(Flight *flight, const std::function<void(Flight &)> &landed)
                 m_answerStored(key, answer);
         }
     }
+    // Refused before a byte reached anyone: its riders go to the fallback, which answers them. A
+    // flight nobody waits for any more is answered (to nobody) as it is.
+    if (fallback && flight->refusedBeforeAnswering() && !flight->isAbandoned())
+        fallback(*flight);
     flight->release();
     flight->deleteLater();
 }

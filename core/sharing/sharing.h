@@ -39,6 +39,10 @@ public:
         // Called once when the call ended, before the flight leaves the table and before any rider
         // is answered: sets the flight's usage and cost, settles spend and tells the breaker.
         std::function<void(Flight &flight)> landed;
+        // Set when the call has somewhere else to go (its upstream's fallback): called after
+        // `landed`, instead of answering, for a call the upstream refused before any of it reached
+        // a rider (Flight::refusedBeforeAnswering). It takes the riders and shares each anew.
+        std::function<void(Flight &refused)> fallback;
     };
     // Go's `fn`: admits and submits the one upstream call of `flight`, whose first rider is `rider`.
     // Called during `share` only, so it may refer to the request on the caller's stack.
@@ -81,7 +85,8 @@ Q_SIGNALS:
 private:
     void answerFromCache(const CachedAnswer &answer, Rider rider);
     void fly(const QByteArray &key, ApiStyle style, Rider rider, Start start);
-    void land(Flight *flight, const std::function<void(Flight &)> &landed);
+    void land(Flight *flight, const std::function<void(Flight &)> &landed,
+              const std::function<void(Flight &)> &fallback);
     void onAbandoned(Flight *flight);
     void cancel(Flight *flight);
 
