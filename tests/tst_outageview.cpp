@@ -9,6 +9,7 @@
 #include "dashboardfixture.h"
 #include "dashboardmodel.h"
 #include "dashboardwindow.h"
+#include "democontroller.h"
 #include "desktopapp.h"
 #include "dashboardstyle.h"
 #include "faultbanner.h"
@@ -25,13 +26,17 @@
 #include <QDateTime>
 #include <QFile>
 #include <QHeaderView>
+#include <QLabel>
 #include <QMenu>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QScrollBar>
 #include <QTabWidget>
 #include <QTableView>
+#include <QRegularExpression>
+#include <QScreen>
 #include <QTemporaryDir>
+#include <QTextDocument>
 #include <QTest>
 
 using namespace Qt::StringLiterals;
@@ -64,6 +69,56 @@ void feedMore(DashboardModel &model, int first, int count)
     for (int i = first; i < first + count; ++i)
         model.addRecord(record("more-" + QByteArray::number(i), Outcome::Miss, T + 60'000 + i * 1000, T + 60'400 + i * 1000));
 }
+// The labels shown in `root` whose one line is wider than the room they were given (a cut text),
+// and the sideways scroll bars shown, each as "what: why".
+QStringList cutTexts(QWidget *root)
+{
+    QStringList cut;
+    for (QLabel *label : root->findChildren<QLabel *>()) {
+        if (!label->isVisible() || label->wordWrap() || label->text().isEmpty())
+            continue;
+        QString text = label->text();
+        if (label->textFormat() == Qt::RichText || (label->textFormat() == Qt::AutoText && Qt::mightBeRichText(text))) {
+            QTextDocument document;
+            document.setHtml(text);
+            text = document.toPlainText();
+        }
+        const int room = label->contentsRect().width() - 2 * label->margin();
+        // Bold parts of rich text are measured a little wider than they are; the plain ones exactly.
+        int needed = 0;   // its widest line
+        for (const QString &line : text.split(QRegularExpression(u"[\\n\\x{2028}]"_s)))
+            needed = std::max(needed, QFontMetrics(label->font()).horizontalAdvance(line));
+        if (needed > room + (label->textFormat() == Qt::PlainText ? 0 : 4))
+            cut << u"\"%1\" needs %2 px, has %3"_s.arg(text).arg(needed).arg(room);
+    }
+    for (QAbstractScrollArea *area : root->findChildren<QAbstractScrollArea *>()) {
+        if (area->isVisible() && area->horizontalScrollBar()->isVisible())
+            cut << u"%1 (%2) scrolls sideways: %3 px of content in %4"_s
+                       .arg(QString::fromLatin1(area->metaObject()->className()), area->objectName())
+                       .arg(area->horizontalScrollBar()->maximum() + area->viewport()->width())
+                       .arg(area->viewport()->width());
+    }
+    return cut;
+}
+
+// The Requests table's cells whose text is wider than their column.
+QStringList cutCells(QTableView *view)
+{
+    QStringList cut;
+    const QFontMetrics metrics = view->fontMetrics();
+    for (int row = 0; row < std::min(view->model()->rowCount(), 30); ++row) {
+        for (int column = 0; column < view->model()->columnCount(); ++column) {
+            if (view->isColumnHidden(column))
+                continue;
+            const QString text = view->model()->index(row, column).data().toString();
+            const int needed = metrics.horizontalAdvance(text) + 8;   // the delegate's margins
+            if (needed > view->columnWidth(column))
+                cut << u"\"%1\" in %2"_s.arg(text, view->model()->headerData(column, Qt::Horizontal).toString());
+        }
+    }
+    return cut;
+}
+
 } // namespace
 
 class TestOutageView final : public QObject
@@ -80,6 +135,7 @@ private slots:
     void probeAndCooldown_sayWhatIsSo();
     void countsAndWords_pluralsAndFailuresFormattedOneWay();
     void retriesTintedAsOneCall_injectedNeverMiss_exportsConfirm();
+    void atLaptopSize_noTextIsCut_andNothingScrollsSideways();
 };
 
 void TestOutageView::exportTable_fromTheLiveTab_savesEveryRow()
@@ -371,3 +427,69 @@ void TestOutageView::retriesTintedAsOneCall_injectedNeverMiss_exportsConfirm()
 
 DASHBOARD_TEST_MAIN(TestOutageView)
 #include "tst_outageview.moc"
+
+void TestOutageView::atLaptopSize_noTextIsCut_andNothingScrollsSideways()
+{
+    ProxyHarness harness;
+    DashboardModel model;
+    DashboardWindow window(&model);
+    DemoController demo(&model, harness.port(), harness.mock(), harness.config());
+    window.setDemoController(&demo);
+    window.setProxyInfo(u"http://127.0.0.1:41435/v1"_s, true);
+    window.setUpstreamUrl(u"openai"_s, u"http://127.0.0.1:44457/v1"_s);
+    window.setUpstreamUrl(u"anthropic"_s, u"http://127.0.0.1:44457"_s);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QCOMPARE(window.size(), DashboardWindow::defaultSize(window.screen()->availableGeometry()));
+    QCOMPARE(window.screen()->geometry().size(), QSize(1366, 768));
+
+    // The worst moment of an outage: the breaker open after a failed trial, its reason long, and
+    // the demo's summary with every part, on every tab.
+    feed(model, recording());
+    for (const char *ending : {"upstream_error", "breaker_refused", "client_closed"}) {
+        CallRecord r = record(QByteArray("long-") + ending, Outcome::Miss, T + 40'000, T + 43'011, 503);
+        r.model = u"claude-3-5-sonnet-20241022"_s;
+        r.upstream = "anthropic";
+        r.route = "/v1/messages/count_tokens";
+        if (QByteArray(ending) == "breaker_refused")
+            r.outcome = Outcome::BreakerRefused;
+        else if (QByteArray(ending) == "client_closed")
+            r.errorKind = "client_closed";
+        model.addRecord(r);
+    }
+    ProxySnapshot s = snapshot(T + 45'000, BreakerState::Open, 3, 2);
+    s.upstreams[0].protocol = "HTTP/1.1";
+    s.upstreams[0].failureThreshold = 5;
+    s.upstreams[0].consecutiveFailures = 16;
+    s.upstreams[0].cooldownLeftMs = 52'910;
+    s.upstreams[0].lastProbeAtMs = T + 40'000;
+    s.upstreams[0].lastProbeResult = u"200"_s;
+    s.upstreams[0].lastProbeAlive = true;
+    s.upstreams[0].lastFailure = u"stuck: no byte for 5.003 s after a timeout"_s;
+    s.upstreams[0].lastFailureAtMs = T + 44'000;
+    s.upstreams[1].failureThreshold = 5;
+    model.setSnapshot(s);
+    Q_EMIT demo.statusChanged(u"Outage: 1275 requests, 1248 upstream calls; 1048 miss, 200 joined, 27 refused; "
+                              "status 943× 200, 32× 503, 300× 504; 10 without an answer; slowest 30011 ms"_s);
+    window.setClock([] { return T + 45'000; });
+    window.redraw();
+    for (int tab = 0; tab < window.tabs()->count(); ++tab) {
+        window.tabs()->setCurrentIndex(tab);
+        window.redraw();
+        QCoreApplication::processEvents();
+        const QStringList cut = cutTexts(&window);
+        QVERIFY2(cut.isEmpty(), qPrintable(window.tabs()->tabText(tab) + u": "_s + cut.join(u"; "_s)));
+    }
+    // What was left out of a line is in its tool tip, and the line says the state and the time.
+    const QString whole = window.proxyPanel()->upstreamText(u"openai"_s);
+    QVERIFY2(whole.contains(u"stuck: no byte for 5.003 s after a timeout"_s), qPrintable(whole));
+    window.tabs()->setCurrentWidget(window.requests());
+    window.redraw();
+    auto *view = window.requests()->findChild<QTableView *>();
+    QVERIFY(!view->horizontalScrollBar()->isVisible());
+    const QStringList cells = cutCells(view);
+    QVERIFY2(cells.isEmpty(), qPrintable(cells.join(u"; "_s)));
+    for (const int column : {RequestTableModel::Arrival, RequestTableModel::OutcomeColumn, RequestTableModel::Status,
+                             RequestTableModel::Ended, RequestTableModel::Model})
+        QVERIFY2(!view->isColumnHidden(column), qPrintable(QString::number(column)));
+}

@@ -13,6 +13,7 @@ struct CallRecord;
 class FaultBanner;
 class FaultsPanel;
 class FiguresPanel;
+class FittedLabel;
 class GettingStarted;
 class InFlightPanel;
 class LatencyScatter;
@@ -190,6 +191,6 @@ private:
     QComboBox *m_barsChoice = nullptr;
     QAction *m_demoMenuAction = nullptr;
     QToolButton *m_demoButton = nullptr;
-    QLabel *m_demoStatus = nullptr;
+    FittedLabel *m_demoStatus = nullptr;
     QLabel *m_proxyInfo = nullptr;
 };
