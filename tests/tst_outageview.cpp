@@ -14,7 +14,12 @@
 #include "dashboardstyle.h"
 #include "faultbanner.h"
 #include "figurespanel.h"
+#include "chartlegend.h"
 #include "inflightpanel.h"
+#include "latencystaircase.h"
+#include "outcomechart.h"
+#include "appsettings.h"
+#include "settingsdialog.h"
 #include "livecontrol.h"
 #include "proxyharness.h"
 #include "proxypanel.h"
@@ -22,7 +27,13 @@
 #include "requesttablemodel.h"
 #include "traycontroller.h"
 
+#include <QAbstractAxis>
 #include <QApplication>
+#include <QChart>
+#include <QLegend>
+#include <QTime>
+
+#include <cmath>
 #include <QDateTime>
 #include <QFile>
 #include <QHeaderView>
@@ -136,6 +147,9 @@ private slots:
     void countsAndWords_pluralsAndFailuresFormattedOneWay();
     void retriesTintedAsOneCall_injectedNeverMiss_exportsConfirm();
     void atLaptopSize_noTextIsCut_andNothingScrollsSideways();
+    void outcomes_axesReadAcross_ticksOnRoundTimes_legendSaysUnits();
+    void staircase_captionsCountWhatIsDrawn_queueWaitIsNotInFlight();
+    void demoMenuAndSettings_sayWhatRunsNow();
 };
 
 void TestOutageView::exportTable_fromTheLiveTab_savesEveryRow()
@@ -492,4 +506,124 @@ void TestOutageView::atLaptopSize_noTextIsCut_andNothingScrollsSideways()
     for (const int column : {RequestTableModel::Arrival, RequestTableModel::OutcomeColumn, RequestTableModel::Status,
                              RequestTableModel::Ended, RequestTableModel::Model})
         QVERIFY2(!view->isColumnHidden(column), qPrintable(QString::number(column)));
+}
+
+void TestOutageView::outcomes_axesReadAcross_ticksOnRoundTimes_legendSaysUnits()
+{
+    // A herd of 100 in one second, then an outage's refusals every 2 s: two rate axes.
+    DashboardModel model;
+    for (int i = 0; i < 100; ++i)
+        model.addRecord(record("h" + QByteArray::number(i), Outcome::Joined, T + 1000, T + 1500));
+    for (int i = 0; i < 15; ++i)
+        model.addRecord(record("r" + QByteArray::number(i), Outcome::BreakerRefused, T + 20'000 + i * 2000,
+                               T + 20'001 + i * 2000, 503));
+    OutcomeChart chart;
+    chart.resize(420, 300);
+    chart.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&chart));
+    chart.refresh(model, T, T + 60'000);
+    QVERIFY(chart.failureAxisShown());
+
+    // Both axes have the same ticks from 0, each a round step: a gridline has one value on each side.
+    const QList<double> left = chart.rateTicks(false), right = chart.rateTicks(true);
+    QCOMPARE(left.size(), OutcomeChart::kRateTicks);
+    QCOMPARE(right.size(), left.size());
+    QCOMPARE(left.first(), 0.0);
+    QCOMPARE(right.first(), 0.0);
+    QVERIFY2(left.last() >= chart.peakRate() && right.last() >= chart.peakFailureRate(),
+             qPrintable(u"%1 %2"_s.arg(left.last()).arg(right.last())));
+    for (const double step : {left[1], right[1]}) {
+        const double mantissa = step / std::pow(10.0, std::floor(std::log10(step)));
+        QVERIFY2(QList<double>({1, 2, 2.5, 3, 4, 5, 8}).contains(std::round(mantissa * 10) / 10), qPrintable(QString::number(step)));
+    }
+
+    // Clock labels on round seconds (a minute's window: every 10 s or more), the same ones while
+    // the window moves by a second.
+    const auto onRoundTimes = [](const QStringList &labels) {
+        return !labels.isEmpty() && std::all_of(labels.cbegin(), labels.cend(), [](const QString &label) {
+            return QTime::fromString(label, u"HH:mm:ss"_s).second() % 10 == 0;
+        });
+    };
+    const QStringList before = chart.timeLabels();
+    QVERIFY2(onRoundTimes(before), qPrintable(before.join(u' ')));
+    chart.refresh(model, T + 1000, T + 61'000);
+    const QStringList after = chart.timeLabels();
+    QVERIFY2(onRoundTimes(after), qPrintable(after.join(u' ')));
+    int kept = 0;
+    for (const QString &label : before)
+        kept += after.contains(label) ? 1 : 0;
+    QVERIFY2(kept >= before.size() - 1, qPrintable(before.join(u' ') + u" | "_s + after.join(u' ')));
+
+    // The axes and the legend say what and in which unit; the legend lists the failure line.
+    QStringList titles;
+    for (QAbstractAxis *axis : chart.chart()->axes(Qt::Vertical))
+        titles << axis->titleText();
+    QVERIFY2(titles.contains(u"requests/s, stacked"_s) && titles.contains(u"refused + failed/s"_s), qPrintable(titles.join(u", "_s)));
+    QVERIFY(!chart.chart()->legend()->isVisible());
+    QVERIFY2(chart.legend()->entries().contains(u"refused + failed (right axis, per s)"_s), qPrintable(chart.legend()->entries().join(u", "_s)));
+}
+
+void TestOutageView::staircase_captionsCountWhatIsDrawn_queueWaitIsNotInFlight()
+{
+    // After a restart: 454 calls from the call log, the staircase showing the newest 200.
+    DashboardModel model;
+    QList<CallRecord> logged;
+    for (int i = 0; i < 454; ++i)
+        logged.append(record("log-" + QByteArray::number(i), Outcome::Miss, T + i * 100, T + i * 100 + 80));
+    model.addHistory(logged);
+    LatencyStaircase view;
+    view.resize(560, 900);
+    view.setBarLimit(200);
+    view.refresh(model, T + 60'000);
+    QCOMPARE(view.barCount(), 200);
+    QCOMPARE(view.drawnBarCount(), 200);
+    QCOMPARE(view.sideCaption(), u"200 requests by arrival ↓"_s);
+    // The note counts the bars it is about, as the axis does, not the 454 the log gave.
+    QCOMPARE(view.historyNote().left(view.historyNote().indexOf(u'(')), u"200 of these from the call log "_s);
+
+    // A herd of 200 then an outage in 300 px: the newest bars that get 3 px each, and it says so.
+    DashboardModel herd;
+    for (int i = 0; i < 200; ++i)
+        herd.addRecord(record("h" + QByteArray::number(i), i == 0 ? Outcome::Miss : Outcome::Joined, T, T + 1500));
+    for (int i = 0; i < 60; ++i)
+        herd.addRecord(record("o" + QByteArray::number(i), Outcome::Miss, T + 5000 + i * 400, T + 5100 + i * 400, 503));
+    view.resize(560, 300);
+    view.setBarLimit(200);
+    view.refresh(herd, T + 60'000);
+    QCOMPARE(view.barCount(), 200);
+    QVERIFY2(view.drawnBarCount() < 200 && view.drawnBarCount() >= 60, qPrintable(QString::number(view.drawnBarCount())));
+    QCOMPARE(view.sideCaption(), u"newest %1 of 200 requests by arrival ↓"_s.arg(view.drawnBarCount()));
+    QVERIFY(view.historyNote().isEmpty());
+    QVERIFY(LatencyStaircase::queueWaitColor() != dashboardstyle::inFlightColor().lighter(130));
+}
+
+void TestOutageView::demoMenuAndSettings_sayWhatRunsNow()
+{
+    ProxyHarness harness;
+    DashboardModel model;
+    DemoController demo(&model, harness.port(), harness.mock(), harness.config());
+    QMenu menu;
+    demo.populate(&menu);
+    // The timeout set to 3 s live (Settings): the menu says so when it next opens.
+    ProxySnapshot s = snapshot(T, BreakerState::Closed, 0, 0);
+    s.settings.timeout = std::chrono::milliseconds(3000);
+    model.setSnapshot(s);
+    Q_EMIT menu.aboutToShow();
+    QStringList hangs;
+    for (QAction *action : menu.actions()) {
+        if (action->text().contains(u"ang:"_s))
+            hangs << action->text();
+    }
+    QCOMPARE(hangs.size(), 2);
+    for (const QString &text : hangs)
+        QVERIFY2(text.contains(u"(proxy timeout 3 s"_s), qPrintable(text));
+
+    // Settings in demo mode: the saved upstreams in the fields, and where calls go now beside them.
+    SettingsDialog dialog(AppSettings::defaults(), {}, true);
+    dialog.setUpstreamsInUse(u"http://127.0.0.1:44457/v1"_s, u"http://127.0.0.1:44457"_s);
+    auto *inUse = dialog.findChild<QLabel *>(u"upstreamsInUse"_s);
+    QVERIFY(inUse && inUse->isVisibleTo(&dialog));
+    QVERIFY2(inUse->text().contains(u"http://127.0.0.1:44457/v1"_s) && inUse->text().contains(u"mock"_s), qPrintable(inUse->text()));
+    SettingsDialog real(AppSettings::defaults(), {}, false);
+    QVERIFY(!real.findChild<QLabel *>(u"upstreamsInUse"_s)->isVisibleTo(&real));
 }

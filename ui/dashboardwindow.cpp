@@ -17,6 +17,7 @@
 #include <QGridLayout>
 #include <QGroupBox>
 #include <QLabel>
+#include <QLegend>
 #include <QMenu>
 #include <QMessageBox>
 #include <QPushButton>
@@ -34,6 +35,7 @@
 
 #include "privatefiles.h"
 #include "breakertimeline.h"
+#include "chartlegend.h"
 #include "dashboardmodel.h"
 #include "dashboardstyle.h"
 #include "democontroller.h"
@@ -125,14 +127,21 @@ DashboardWindow::DashboardWindow(DashboardModel *model, QWidget *parent)
     auto *live = new QWidget;
     m_liveGrid = new QGridLayout(live);
     m_liveGrid->setContentsMargins(4, 4, 4, 4);
-    for (QChartView *chart : std::initializer_list<QChartView *>{m_outcomes, m_scatter}) {
+    for (QChartView *chart : std::initializer_list<QChartView *>{m_outcomes, m_scatter})
         chart->setMinimumSize(kChartMinimumWidth, kChartMinimumHeight);
-        // As many time labels as fit the plot's width, whenever it changes (a resize, the legend
-        // moving beside the plot in the compact layout).
-        connect(chart->chart(), &QChart::plotAreaChanged, this, [chart](const QRectF &plot) { fitTimeTicks(chart, plot.width()); });
-    }
+    // As many time labels as fit the plot's width, whenever it changes (a resize, the legend
+    // moving beside the plot in the compact layout); the outcomes chart places its own.
+    connect(m_scatter->chart(), &QChart::plotAreaChanged, this, [this](const QRectF &plot) { fitTimeTicks(m_scatter, plot.width()); });
     m_staircase->setMinimumHeight(kChartMinimumHeight);
-    m_outcomesFrame = framed(u"Outcomes over time (requests per second, stacked)"_s, m_outcomes);
+    // The outcomes' legend above their plot, wrapping, so the plot keeps the frame's width.
+    auto *outcomes = new QWidget;
+    auto *outcomesLayout = new QVBoxLayout(outcomes);
+    outcomesLayout->setContentsMargins(0, 0, 0, 0);
+    outcomesLayout->setSpacing(2);
+    outcomesLayout->addWidget(m_outcomes->legend());
+    outcomesLayout->addWidget(m_outcomes, 1);
+    m_outcomes->legend()->show();
+    m_outcomesFrame = framed(u"Outcomes over time (requests per second, stacked)"_s, outcomes);
     m_breakersFrame = framed(u"Breaker timeline"_s, m_breakers);
     m_scatterFrame = framed(u"Latency vs arrival time"_s, m_scatter);
     m_staircaseFrame = framed(u"Latency staircase: arrival to last byte, by arrival"_s, m_staircase, m_barsChoice);
@@ -396,14 +405,13 @@ void DashboardWindow::arrangeLive(bool compact)
         title->setToolTip(names.first);
     }
     if (compact != wasCompact) {
-        for (QChartView *view : std::initializer_list<QChartView *>{m_outcomes, m_scatter}) {
-            QFont legend = view->chart()->legend()->font();
-            legend.setPointSizeF(legend.pointSizeF() * (compact ? 0.85 : 1 / 0.85));
-            view->chart()->legend()->setFont(legend);
-            // Seven entries in a row do not fit a third of a laptop's width ("joi...", "fai..."):
-            // there they stand in a column beside the plot.
-            view->chart()->legend()->setAlignment(compact ? Qt::AlignRight : Qt::AlignTop);
-        }
+        QLegend *legend = m_scatter->chart()->legend();
+        QFont font = legend->font();
+        font.setPointSizeF(font.pointSizeF() * (compact ? 0.85 : 1 / 0.85));
+        legend->setFont(font);
+        // Seven entries in a row do not fit a third of a laptop's width ("joi...", "fai..."):
+        // there they stand in a column beside the plot.
+        legend->setAlignment(compact ? Qt::AlignRight : Qt::AlignTop);
         m_outcomes->setCompact(compact);
     }
 }
