@@ -14,6 +14,8 @@
 #include "dashboardstyle.h"
 #include "faultbanner.h"
 #include "figurespanel.h"
+#include "gettingstarted.h"
+#include "latencyscatter.h"
 #include "chartlegend.h"
 #include "inflightpanel.h"
 #include "latencystaircase.h"
@@ -150,6 +152,7 @@ private slots:
     void outcomes_axesReadAcross_ticksOnRoundTimes_legendSaysUnits();
     void staircase_captionsCountWhatIsDrawn_queueWaitIsNotInFlight();
     void demoMenuAndSettings_sayWhatRunsNow();
+    void steadyLayout_nothingMovesAsCallsFaultsAndPausesCome();
 };
 
 void TestOutageView::exportTable_fromTheLiveTab_savesEveryRow()
@@ -626,4 +629,57 @@ void TestOutageView::demoMenuAndSettings_sayWhatRunsNow()
     QVERIFY2(inUse->text().contains(u"http://127.0.0.1:44457/v1"_s) && inUse->text().contains(u"mock"_s), qPrintable(inUse->text()));
     SettingsDialog real(AppSettings::defaults(), {}, false);
     QVERIFY(!real.findChild<QLabel *>(u"upstreamsInUse"_s)->isVisibleTo(&real));
+}
+
+void TestOutageView::steadyLayout_nothingMovesAsCallsFaultsAndPausesCome()
+{
+    DashboardModel model;
+    DashboardWindow window(&model);
+    window.setProxyInfo(u"http://127.0.0.1:41435/v1"_s, true);
+    window.setClock([] { return T + 45'000; });
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    model.setSnapshot(snapshot(T, BreakerState::Closed, 0, 0));
+    window.redraw();
+    QCoreApplication::processEvents();
+    QVERIFY(window.gettingStarted()->isVisible());   // the first start: the guide over the Live tab
+
+    // Where each thing a user aims at is, in the window.
+    QList<QWidget *> watched{window.tabs()->tabBar(), window.proxyPanel(), window.outcomeChart(), window.breakerTimeline(),
+                             window.latencyScatter(), window.staircase()};
+    for (QFrame *tile : window.figures()->findChildren<QFrame *>(u"tile"_s))
+        watched.append(tile);
+    const auto places = [&] {
+        QStringList where;
+        for (int t = 0; t < window.tabs()->count(); ++t)
+            where << u"tab %1 at %2, %3 wide"_s.arg(t).arg(window.tabs()->tabBar()->tabRect(t).x()).arg(window.tabs()->tabBar()->tabRect(t).width());
+        for (QWidget *widget : watched)
+            where << u"%1 %2,%3 %4x%5"_s.arg(QString::fromLatin1(widget->metaObject()->className()))
+                         .arg(widget->mapTo(&window, QPoint()).x()).arg(widget->mapTo(&window, QPoint()).y())
+                         .arg(widget->width()).arg(widget->height());
+        return where;
+    };
+    const QStringList atStart = places();
+
+    // The first calls (the guide goes), then a burst with long figures and failure captions,
+    // then admission paused (the strip comes): nothing moves.
+    feed(model, recording());
+    window.redraw();
+    QCoreApplication::processEvents();
+    QVERIFY(!window.gettingStarted()->isVisible());
+    QCOMPARE(places(), atStart);
+    for (int i = 0; i < 40; ++i) {
+        CallRecord r = record("burst-" + QByteArray::number(i), Outcome::Miss, T + 30'000 + i, T + 33'000 + i, i % 2 ? 504 : 529);
+        r.errorKind = i % 2 ? "upstream_timeout" : QByteArray();
+        r.costUsd = 1.2345;
+        model.addRecord(r);
+    }
+    ProxySnapshot s = snapshot(T + 44'000, BreakerState::Open, 1234, 56);
+    s.admissionPaused = true;
+    model.setSnapshot(s);
+    window.redraw();
+    QCoreApplication::processEvents();
+    QVERIFY2(window.faultBanner()->text().startsWith(u"Admission paused"_s), qPrintable(window.faultBanner()->text()));
+    QVERIFY(wholeInWindow(window.faultBanner()));
+    QCOMPARE(places(), atStart);
 }

@@ -161,6 +161,11 @@ DashboardWindow::DashboardWindow(DashboardModel *model, QWidget *parent)
     m_faultsPanel = new FaultsPanel;
     m_tabs->addTab(m_faultsPanel, u"Faults"_s);
     connect(m_tabs, &QTabWidget::currentChanged, this, [this] { draw(false); });   // catch up at once
+    // Every tab as wide as the widest title a count can make ("Faults (12 armed)"): a count that
+    // changes no longer moves the tabs after it, where a click was aimed (with room for the tab's margins).
+    const QFontMetrics tabFont = m_tabs->tabBar()->fontMetrics();
+    m_tabs->tabBar()->setStyleSheet(u"QTabBar::tab { min-width: %1px; }"_s.arg(
+        std::max(tabFont.horizontalAdvance(tr("Faults (000 armed)")), tabFont.horizontalAdvance(tr("In flight (00000)")))));
 
     m_proxyPanel = new ProxyPanel;
     m_gettingStarted = new GettingStarted;
@@ -178,9 +183,15 @@ DashboardWindow::DashboardWindow(DashboardModel *model, QWidget *parent)
     // The strip's Resume does what the proxy panel's toggle does (livecontrol wires that signal).
     connect(m_faultBanner, &FaultBanner::resumeAdmissionRequested, this,
             [this] { Q_EMIT m_proxyPanel->admissionPauseRequested(false); });
-    layout->addWidget(m_faultBanner);
+    // Nothing above the tabs comes and goes with the traffic, so nothing under it moves (issue 27:
+    // the first call removed the guide and everything rose 74 px; an armed rule's strip pushed it
+    // all 32 px down): the strip sits beside the tabs, in the tab bar's own height, and the guide
+    // lies over the empty Live tab until the first call.
+    m_tabs->setCornerWidget(m_faultBanner, Qt::TopRightCorner);
+    m_gettingStarted->setParent(m_tabs->widget(0));
+    m_gettingStarted->setAutoFillBackground(true);
+    m_tabs->widget(0)->installEventFilter(this);
     layout->addWidget(m_proxyPanel);
-    layout->addWidget(m_gettingStarted);
     layout->addWidget(m_figuresStrip);
     m_replotBar = new QWidget;
     auto *replot = new QHBoxLayout(m_replotBar);
@@ -416,6 +427,23 @@ void DashboardWindow::arrangeLive(bool compact)
     }
 }
 
+void DashboardWindow::placeGuide()
+{
+    // Across the top of the Live tab, over the charts (empty while it shows), as tall as it needs.
+    QWidget *live = m_tabs->widget(0);
+    m_gettingStarted->setGeometry(0, 0, live->width(), m_gettingStarted->heightForWidth(live->width()) > 0
+                                                           ? m_gettingStarted->heightForWidth(live->width())
+                                                           : m_gettingStarted->sizeHint().height());
+    m_gettingStarted->raise();
+}
+
+bool DashboardWindow::eventFilter(QObject *watched, QEvent *event)
+{
+    if (watched == m_tabs->widget(0) && event->type() == QEvent::Resize)
+        placeGuide();
+    return QMainWindow::eventFilter(watched, event);
+}
+
 void DashboardWindow::fitTimeTicks(QChartView *view, qreal plotWidth)
 {
     // A time axis prints a clock time per tick: only as many ticks as their labels fit side by side,
@@ -430,6 +458,8 @@ void DashboardWindow::fitTimeTicks(QChartView *view, qreal plotWidth)
 
 void DashboardWindow::fitFiguresStrip()
 {
+    // The fault strip takes the tab bar's free width (the tabs' titles change with their counts).
+    m_faultBanner->setPreferredWidth(std::max(m_tabs->width() - m_tabs->tabBar()->sizeHint().width() - 24, 200));
     // As tall as the tiles, plus the scroll bar's height only when the tiles are wider than the strip.
     const int tilesWidth = m_figures->minimumSizeHint().width();
     const bool scrolls = tilesWidth > m_figuresStrip->viewport()->width() && m_figuresStrip->width() < tilesWidth;
@@ -543,8 +573,10 @@ void DashboardWindow::draw(bool everything)
         m_tabs->setTabText(faultsTab, faults > 0 ? u"Faults (%1 armed)"_s.arg(faults) : u"Faults"_s);
         m_tabs->tabBar()->setTabTextColor(faultsTab, faults > 0 ? dashboardstyle::injectedColor() : QColor());
         const bool empty = m_model->records().empty() && m_model->totals().requests == 0;
-        if (m_gettingStarted->isVisibleTo(this) != empty)
+        if (m_gettingStarted->isVisibleTo(this) != empty) {
             m_gettingStarted->setVisible(empty);
+            placeGuide();
+        }
         fitFiguresStrip();
     }
     const DataKey key = dataKey();

@@ -118,9 +118,11 @@ protected:
     // Without a tray, closing the last window ends the proxy that apps may be pointed at: ask first.
     void closeEvent(QCloseEvent *event) override;
     void resizeEvent(QResizeEvent *event) override;
+    bool eventFilter(QObject *watched, QEvent *event) override;
 
 private:
     void fitToScreen();
+    void placeGuide();   // the first-start guide over the top of the Live tab
     static void fitTimeTicks(QChartView *view, qreal plotWidth);
     void onTick();
     void fitFiguresStrip();
