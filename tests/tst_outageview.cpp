@@ -467,6 +467,7 @@ void TestOutageView::atLaptopSize_noTextIsCut_andNothingScrollsSideways()
         CallRecord r = record(QByteArray("long-") + ending, Outcome::Miss, T + 40'000, T + 43'011, 503);
         r.model = u"claude-3-5-sonnet-20241022"_s;
         r.upstream = "anthropic";
+        r.costUsd = 0.00001;   // "<$0.0001" spent, the widest money figure
         r.route = "/v1/messages/count_tokens";
         if (QByteArray(ending) == "breaker_refused")
             r.outcome = Outcome::BreakerRefused;

@@ -50,7 +50,7 @@ QString shortCount(qint64 n)
 
 // The widest value each kind of tile keeps room for: the tiles do not move as figures change.
 const QString kCountRoom = u"00000"_s;
-const QString kMoneyRoom = u"$0.0000"_s;
+const QString kMoneyRoom = u"<$0.0001"_s;
 const QString kDurationRoom = u"0 min 00 s"_s;
 const QString kBreakerRoom = u"half-open"_s;
 }
@@ -60,7 +60,7 @@ FiguresPanel::FiguresPanel(QWidget *parent)
 {
     m_layout = new QGridLayout(this);
     m_layout->setContentsMargins(0, 0, 0, 0);
-    m_layout->setHorizontalSpacing(5);
+    m_layout->setHorizontalSpacing(4);
     m_layout->setVerticalSpacing(6);
     // Fixed tiles first, in the order a reader asks the questions: how much, how much reached the
     // provider, how much was saved, what is happening now.

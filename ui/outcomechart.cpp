@@ -201,7 +201,13 @@ void OutcomeChart::placeTimeTicks(qint64 fromMs, qint64 toMs)
     if (toMs <= fromMs)
         return;
     m_timeAxis->setRange(double(fromMs), double(toMs));
-    const QList<qint64> ticks = timeaxis::ticks(fromMs, toMs, std::max(m_timeTicks, 2));
+    // Not within half a label of either end, where the label would be cut ("11:16:3").
+    QList<qint64> ticks = timeaxis::ticks(fromMs, toMs, std::max(m_timeTicks, 2));
+    const double plotWidth = chart()->plotArea().width();
+    if (plotWidth > 0) {
+        const qint64 half = qint64(double(fontMetrics().horizontalAdvance(u"00:00:00"_s)) / 2 * double(toMs - fromMs) / plotWidth);
+        ticks.removeIf([&](qint64 tick) { return tick < fromMs + half || tick > toMs - half; });
+    }
     if (ticks == m_timeTickMs)
         return;   // the labels stay; only the range moved
     m_timeTickMs = ticks;
