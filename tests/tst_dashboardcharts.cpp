@@ -140,10 +140,17 @@ void TestDashboardCharts::staircase_wallStaircaseAndHerdShapes()
     view.refresh(stairs);
     QCOMPARE(view.barCount(), 20);
     const QImage stairsImage = view.grab().toImage();
-    // The staircase's queue waits are drawn hatched on a light tint; the wall has none.
-    const QColor queueTint = dashboardstyle::outcomeColor(Outcome::Miss).lighter(160);
-    QVERIFY(containsColour(stairsImage, queueTint, 4));
-    QVERIFY(!containsColour(wallImage, queueTint, 4));
+    // The staircase's queue waits are drawn hatched on the legend's queue-wait grey; the wall has
+    // none. Not in the call's own tint: that is the "in flight" swatch's look, for calls long ended.
+    // Below the legend, which has the queue-wait swatch.
+    const QColor queueTint = LatencyStaircase::queueWaitColor();
+    int legendBottom = 0;
+    for (const QRect &entry : view.legendRects())
+        legendBottom = std::max(legendBottom, entry.bottom() + 1);
+    const auto plot = [legendBottom](const QImage &image) { return image.copy(0, legendBottom, image.width(), image.height() - legendBottom); };
+    QVERIFY(containsColour(plot(stairsImage), queueTint, 4));
+    QVERIFY(!containsColour(plot(wallImage), queueTint, 4));
+    QVERIFY(!containsColour(stairsImage, dashboardstyle::outcomeColor(Outcome::Miss).lighter(160), 4));
     // The last stair (rows are 18 px from y = 46) waited 28.5 s in the queue and ended 30 s after the first.
     const QString tip = view.toolTipAt(QPoint(100, 46 + 19 * 18 + 9));
     QVERIFY2(tip.startsWith(u"#20 "_s) && tip.contains(u"queue wait 28.50 s"_s) && tip.contains(u"total 29.98 s"_s),
@@ -255,7 +262,8 @@ void TestDashboardCharts::formats_oneMoneyRuleAndExactAxisLabels()
 {
     using dashboardstyle::formatUsd;
     QCOMPARE(formatUsd(0.0012), u"$0.0012"_s);
-    QCOMPARE(formatUsd(0), u"$0.0000"_s);
+    QCOMPARE(formatUsd(0), u"$0"_s);   // nothing saved is "$0", not a rounded "$0.0000"
+    QCOMPARE(formatUsd(0.00004), u"<$0.0001"_s);
     QCOMPARE(formatUsd(0.000001), u"<$0.0001"_s);
     QCOMPARE(formatUsd(12.5), u"$12.5000"_s);
     QCOMPARE(formatUsd(0.5, false), u"–"_s);

@@ -9,11 +9,19 @@
 #include "dashboardfixture.h"
 #include "dashboardmodel.h"
 #include "dashboardwindow.h"
+#include "democontroller.h"
 #include "desktopapp.h"
 #include "dashboardstyle.h"
 #include "faultbanner.h"
 #include "figurespanel.h"
+#include "gettingstarted.h"
+#include "latencyscatter.h"
+#include "chartlegend.h"
 #include "inflightpanel.h"
+#include "latencystaircase.h"
+#include "outcomechart.h"
+#include "appsettings.h"
+#include "settingsdialog.h"
 #include "livecontrol.h"
 #include "proxyharness.h"
 #include "proxypanel.h"
@@ -21,17 +29,27 @@
 #include "requesttablemodel.h"
 #include "traycontroller.h"
 
+#include <QAbstractAxis>
 #include <QApplication>
+#include <QChart>
+#include <QLegend>
+#include <QTime>
+
+#include <cmath>
 #include <QDateTime>
 #include <QFile>
 #include <QHeaderView>
+#include <QLabel>
 #include <QMenu>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QScrollBar>
 #include <QTabWidget>
 #include <QTableView>
+#include <QRegularExpression>
+#include <QScreen>
 #include <QTemporaryDir>
+#include <QTextDocument>
 #include <QTest>
 
 using namespace Qt::StringLiterals;
@@ -64,6 +82,56 @@ void feedMore(DashboardModel &model, int first, int count)
     for (int i = first; i < first + count; ++i)
         model.addRecord(record("more-" + QByteArray::number(i), Outcome::Miss, T + 60'000 + i * 1000, T + 60'400 + i * 1000));
 }
+// The labels shown in `root` whose one line is wider than the room they were given (a cut text),
+// and the sideways scroll bars shown, each as "what: why".
+QStringList cutTexts(QWidget *root)
+{
+    QStringList cut;
+    for (QLabel *label : root->findChildren<QLabel *>()) {
+        if (!label->isVisible() || label->wordWrap() || label->text().isEmpty())
+            continue;
+        QString text = label->text();
+        if (label->textFormat() == Qt::RichText || (label->textFormat() == Qt::AutoText && Qt::mightBeRichText(text))) {
+            QTextDocument document;
+            document.setHtml(text);
+            text = document.toPlainText();
+        }
+        const int room = label->contentsRect().width() - 2 * label->margin();
+        // Bold parts of rich text are measured a little wider than they are; the plain ones exactly.
+        int needed = 0;   // its widest line
+        for (const QString &line : text.split(QRegularExpression(u"[\\n\\x{2028}]"_s)))
+            needed = std::max(needed, QFontMetrics(label->font()).horizontalAdvance(line));
+        if (needed > room + (label->textFormat() == Qt::PlainText ? 0 : 4))
+            cut << u"\"%1\" needs %2 px, has %3"_s.arg(text).arg(needed).arg(room);
+    }
+    for (QAbstractScrollArea *area : root->findChildren<QAbstractScrollArea *>()) {
+        if (area->isVisible() && area->horizontalScrollBar()->isVisible())
+            cut << u"%1 (%2) scrolls sideways: %3 px of content in %4"_s
+                       .arg(QString::fromLatin1(area->metaObject()->className()), area->objectName())
+                       .arg(area->horizontalScrollBar()->maximum() + area->viewport()->width())
+                       .arg(area->viewport()->width());
+    }
+    return cut;
+}
+
+// The Requests table's cells whose text is wider than their column.
+QStringList cutCells(QTableView *view)
+{
+    QStringList cut;
+    const QFontMetrics metrics = view->fontMetrics();
+    for (int row = 0; row < std::min(view->model()->rowCount(), 30); ++row) {
+        for (int column = 0; column < view->model()->columnCount(); ++column) {
+            if (view->isColumnHidden(column))
+                continue;
+            const QString text = view->model()->index(row, column).data().toString();
+            const int needed = metrics.horizontalAdvance(text) + 8;   // the delegate's margins
+            if (needed > view->columnWidth(column))
+                cut << u"\"%1\" in %2"_s.arg(text, view->model()->headerData(column, Qt::Horizontal).toString());
+        }
+    }
+    return cut;
+}
+
 } // namespace
 
 class TestOutageView final : public QObject
@@ -80,6 +148,11 @@ private slots:
     void probeAndCooldown_sayWhatIsSo();
     void countsAndWords_pluralsAndFailuresFormattedOneWay();
     void retriesTintedAsOneCall_injectedNeverMiss_exportsConfirm();
+    void atLaptopSize_noTextIsCut_andNothingScrollsSideways();
+    void outcomes_axesReadAcross_ticksOnRoundTimes_legendSaysUnits();
+    void staircase_captionsCountWhatIsDrawn_queueWaitIsNotInFlight();
+    void demoMenuAndSettings_sayWhatRunsNow();
+    void steadyLayout_nothingMovesAsCallsFaultsAndPausesCome();
 };
 
 void TestOutageView::exportTable_fromTheLiveTab_savesEveryRow()
@@ -371,3 +444,243 @@ void TestOutageView::retriesTintedAsOneCall_injectedNeverMiss_exportsConfirm()
 
 DASHBOARD_TEST_MAIN(TestOutageView)
 #include "tst_outageview.moc"
+
+void TestOutageView::atLaptopSize_noTextIsCut_andNothingScrollsSideways()
+{
+    ProxyHarness harness;
+    DashboardModel model;
+    DashboardWindow window(&model);
+    DemoController demo(&model, harness.port(), harness.mock(), harness.config());
+    window.setDemoController(&demo);
+    window.setProxyInfo(u"http://127.0.0.1:41435/v1"_s, true);
+    window.setUpstreamUrl(u"openai"_s, u"http://127.0.0.1:44457/v1"_s);
+    window.setUpstreamUrl(u"anthropic"_s, u"http://127.0.0.1:44457"_s);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QCOMPARE(window.size(), DashboardWindow::defaultSize(window.screen()->availableGeometry()));
+    QCOMPARE(window.screen()->geometry().size(), QSize(1366, 768));
+
+    // The worst moment of an outage: the breaker open after a failed trial, its reason long, and
+    // the demo's summary with every part, on every tab.
+    feed(model, recording());
+    for (const char *ending : {"upstream_error", "breaker_refused", "client_closed"}) {
+        CallRecord r = record(QByteArray("long-") + ending, Outcome::Miss, T + 40'000, T + 43'011, 503);
+        r.model = u"claude-3-5-sonnet-20241022"_s;
+        r.upstream = "anthropic";
+        r.costUsd = 0.00001;   // "<$0.0001" spent, the widest money figure
+        r.route = "/v1/messages/count_tokens";
+        if (QByteArray(ending) == "breaker_refused")
+            r.outcome = Outcome::BreakerRefused;
+        else if (QByteArray(ending) == "client_closed")
+            r.errorKind = "client_closed";
+        model.addRecord(r);
+    }
+    ProxySnapshot s = snapshot(T + 45'000, BreakerState::Open, 3, 2);
+    s.upstreams[0].protocol = "HTTP/1.1";
+    s.upstreams[0].failureThreshold = 5;
+    s.upstreams[0].consecutiveFailures = 16;
+    s.upstreams[0].cooldownLeftMs = 52'910;
+    s.upstreams[0].lastProbeAtMs = T + 40'000;
+    s.upstreams[0].lastProbeResult = u"200"_s;
+    s.upstreams[0].lastProbeAlive = true;
+    s.upstreams[0].lastFailure = u"stuck: no byte for 5.003 s after a timeout"_s;
+    s.upstreams[0].lastFailureAtMs = T + 44'000;
+    s.upstreams[1].failureThreshold = 5;
+    model.setSnapshot(s);
+    Q_EMIT demo.statusChanged(u"Outage: 1275 requests, 1248 upstream calls; 1048 miss, 200 joined, 27 refused; "
+                              "status 943× 200, 32× 503, 300× 504; 10 without an answer; slowest 30011 ms"_s);
+    window.setClock([] { return T + 45'000; });
+    window.redraw();
+    for (int tab = 0; tab < window.tabs()->count(); ++tab) {
+        window.tabs()->setCurrentIndex(tab);
+        window.redraw();
+        QCoreApplication::processEvents();
+        const QStringList cut = cutTexts(&window);
+        QVERIFY2(cut.isEmpty(), qPrintable(window.tabs()->tabText(tab) + u": "_s + cut.join(u"; "_s)));
+    }
+    // What was left out of a line is in its tool tip, and the line says the state and the time.
+    const QString whole = window.proxyPanel()->upstreamText(u"openai"_s);
+    QVERIFY2(whole.contains(u"stuck: no byte for 5.003 s after a timeout"_s), qPrintable(whole));
+    window.tabs()->setCurrentWidget(window.requests());
+    window.redraw();
+    auto *view = window.requests()->findChild<QTableView *>();
+    QVERIFY(!view->horizontalScrollBar()->isVisible());
+    const QStringList cells = cutCells(view);
+    QVERIFY2(cells.isEmpty(), qPrintable(cells.join(u"; "_s)));
+    for (const int column : {RequestTableModel::Arrival, RequestTableModel::OutcomeColumn, RequestTableModel::Status,
+                             RequestTableModel::Ended, RequestTableModel::Model})
+        QVERIFY2(!view->isColumnHidden(column), qPrintable(QString::number(column)));
+}
+
+void TestOutageView::outcomes_axesReadAcross_ticksOnRoundTimes_legendSaysUnits()
+{
+    // A herd of 100 in one second, then an outage's refusals every 2 s: two rate axes.
+    DashboardModel model;
+    for (int i = 0; i < 100; ++i)
+        model.addRecord(record("h" + QByteArray::number(i), Outcome::Joined, T + 1000, T + 1500));
+    for (int i = 0; i < 15; ++i)
+        model.addRecord(record("r" + QByteArray::number(i), Outcome::BreakerRefused, T + 20'000 + i * 2000,
+                               T + 20'001 + i * 2000, 503));
+    OutcomeChart chart;
+    chart.resize(420, 300);
+    chart.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&chart));
+    chart.refresh(model, T, T + 60'000);
+    QVERIFY(chart.failureAxisShown());
+
+    // Both axes have the same ticks from 0, each a round step: a gridline has one value on each side.
+    const QList<double> left = chart.rateTicks(false), right = chart.rateTicks(true);
+    QCOMPARE(left.size(), OutcomeChart::kRateTicks);
+    QCOMPARE(right.size(), left.size());
+    QCOMPARE(left.first(), 0.0);
+    QCOMPARE(right.first(), 0.0);
+    QVERIFY2(left.last() >= chart.peakRate() && right.last() >= chart.peakFailureRate(),
+             qPrintable(u"%1 %2"_s.arg(left.last()).arg(right.last())));
+    for (const double step : {left[1], right[1]}) {
+        const double mantissa = step / std::pow(10.0, std::floor(std::log10(step)));
+        QVERIFY2(QList<double>({1, 2, 2.5, 3, 4, 5, 8}).contains(std::round(mantissa * 10) / 10), qPrintable(QString::number(step)));
+    }
+
+    // Clock labels on round seconds (a minute's window: every 10 s or more), the same ones while
+    // the window moves by a second.
+    const auto onRoundTimes = [](const QStringList &labels) {
+        return !labels.isEmpty() && std::all_of(labels.cbegin(), labels.cend(), [](const QString &label) {
+            return QTime::fromString(label, u"HH:mm:ss"_s).second() % 10 == 0;
+        });
+    };
+    const QStringList before = chart.timeLabels();
+    QVERIFY2(onRoundTimes(before), qPrintable(before.join(u' ')));
+    chart.refresh(model, T + 1000, T + 61'000);
+    const QStringList after = chart.timeLabels();
+    QVERIFY2(onRoundTimes(after), qPrintable(after.join(u' ')));
+    int kept = 0;
+    for (const QString &label : before)
+        kept += after.contains(label) ? 1 : 0;
+    QVERIFY2(kept >= before.size() - 1, qPrintable(before.join(u' ') + u" | "_s + after.join(u' ')));
+
+    // The axes and the legend say what and in which unit; the legend lists the failure line.
+    QStringList titles;
+    for (QAbstractAxis *axis : chart.chart()->axes(Qt::Vertical))
+        titles << axis->titleText();
+    QVERIFY2(titles.contains(u"requests/s, stacked"_s) && titles.contains(u"refused + failed/s"_s), qPrintable(titles.join(u", "_s)));
+    QVERIFY(!chart.chart()->legend()->isVisible());
+    QVERIFY2(chart.legend()->entries().contains(u"refused + failed (right axis, per s)"_s), qPrintable(chart.legend()->entries().join(u", "_s)));
+}
+
+void TestOutageView::staircase_captionsCountWhatIsDrawn_queueWaitIsNotInFlight()
+{
+    // After a restart: 454 calls from the call log, the staircase showing the newest 200.
+    DashboardModel model;
+    QList<CallRecord> logged;
+    for (int i = 0; i < 454; ++i)
+        logged.append(record("log-" + QByteArray::number(i), Outcome::Miss, T + i * 100, T + i * 100 + 80));
+    model.addHistory(logged);
+    LatencyStaircase view;
+    view.resize(560, 900);
+    view.setBarLimit(200);
+    view.refresh(model, T + 60'000);
+    QCOMPARE(view.barCount(), 200);
+    QCOMPARE(view.drawnBarCount(), 200);
+    QCOMPARE(view.sideCaption(), u"200 requests by arrival ↓"_s);
+    // The note counts the bars it is about, as the axis does, not the 454 the log gave.
+    QCOMPARE(view.historyNote().left(view.historyNote().indexOf(u'(')), u"200 of these from the call log "_s);
+
+    // A herd of 200 then an outage in 300 px: the newest bars that get 3 px each, and it says so.
+    DashboardModel herd;
+    for (int i = 0; i < 200; ++i)
+        herd.addRecord(record("h" + QByteArray::number(i), i == 0 ? Outcome::Miss : Outcome::Joined, T, T + 1500));
+    for (int i = 0; i < 60; ++i)
+        herd.addRecord(record("o" + QByteArray::number(i), Outcome::Miss, T + 5000 + i * 400, T + 5100 + i * 400, 503));
+    view.resize(560, 300);
+    view.setBarLimit(200);
+    view.refresh(herd, T + 60'000);
+    QCOMPARE(view.barCount(), 200);
+    QVERIFY2(view.drawnBarCount() < 200 && view.drawnBarCount() >= 60, qPrintable(QString::number(view.drawnBarCount())));
+    QCOMPARE(view.sideCaption(), u"newest %1 of 200 requests by arrival ↓"_s.arg(view.drawnBarCount()));
+    QVERIFY(view.historyNote().isEmpty());
+    QVERIFY(LatencyStaircase::queueWaitColor() != dashboardstyle::inFlightColor().lighter(130));
+}
+
+void TestOutageView::demoMenuAndSettings_sayWhatRunsNow()
+{
+    ProxyHarness harness;
+    DashboardModel model;
+    DemoController demo(&model, harness.port(), harness.mock(), harness.config());
+    QMenu menu;
+    demo.populate(&menu);
+    // The timeout set to 3 s live (Settings): the menu says so when it next opens.
+    ProxySnapshot s = snapshot(T, BreakerState::Closed, 0, 0);
+    s.settings.timeout = std::chrono::milliseconds(3000);
+    model.setSnapshot(s);
+    Q_EMIT menu.aboutToShow();
+    QStringList hangs;
+    for (QAction *action : menu.actions()) {
+        if (action->text().contains(u"ang:"_s))
+            hangs << action->text();
+    }
+    QCOMPARE(hangs.size(), 2);
+    for (const QString &text : hangs)
+        QVERIFY2(text.contains(u"(proxy timeout 3 s"_s), qPrintable(text));
+
+    // Settings in demo mode: the saved upstreams in the fields, and where calls go now beside them.
+    SettingsDialog dialog(AppSettings::defaults(), {}, true);
+    dialog.setUpstreamsInUse(u"http://127.0.0.1:44457/v1"_s, u"http://127.0.0.1:44457"_s);
+    auto *inUse = dialog.findChild<QLabel *>(u"upstreamsInUse"_s);
+    QVERIFY(inUse && inUse->isVisibleTo(&dialog));
+    QVERIFY2(inUse->text().contains(u"http://127.0.0.1:44457/v1"_s) && inUse->text().contains(u"mock"_s), qPrintable(inUse->text()));
+    SettingsDialog real(AppSettings::defaults(), {}, false);
+    QVERIFY(!real.findChild<QLabel *>(u"upstreamsInUse"_s)->isVisibleTo(&real));
+}
+
+void TestOutageView::steadyLayout_nothingMovesAsCallsFaultsAndPausesCome()
+{
+    DashboardModel model;
+    DashboardWindow window(&model);
+    window.setProxyInfo(u"http://127.0.0.1:41435/v1"_s, true);
+    window.setClock([] { return T + 45'000; });
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    model.setSnapshot(snapshot(T, BreakerState::Closed, 0, 0));
+    window.redraw();
+    QCoreApplication::processEvents();
+    QVERIFY(window.gettingStarted()->isVisible());   // the first start: the guide over the Live tab
+
+    // Where each thing a user aims at is, in the window.
+    QList<QWidget *> watched{window.tabs()->tabBar(), window.proxyPanel(), window.outcomeChart(), window.breakerTimeline(),
+                             window.latencyScatter(), window.staircase()};
+    for (QFrame *tile : window.figures()->findChildren<QFrame *>(u"tile"_s))
+        watched.append(tile);
+    const auto places = [&] {
+        QStringList where;
+        for (int t = 0; t < window.tabs()->count(); ++t)
+            where << u"tab %1 at %2, %3 wide"_s.arg(t).arg(window.tabs()->tabBar()->tabRect(t).x()).arg(window.tabs()->tabBar()->tabRect(t).width());
+        for (QWidget *widget : watched)
+            where << u"%1 %2,%3 %4x%5"_s.arg(QString::fromLatin1(widget->metaObject()->className()))
+                         .arg(widget->mapTo(&window, QPoint()).x()).arg(widget->mapTo(&window, QPoint()).y())
+                         .arg(widget->width()).arg(widget->height());
+        return where;
+    };
+    const QStringList atStart = places();
+
+    // The first calls (the guide goes), then a burst with long figures and failure captions,
+    // then admission paused (the strip comes): nothing moves.
+    feed(model, recording());
+    window.redraw();
+    QCoreApplication::processEvents();
+    QVERIFY(!window.gettingStarted()->isVisible());
+    QCOMPARE(places(), atStart);
+    for (int i = 0; i < 40; ++i) {
+        CallRecord r = record("burst-" + QByteArray::number(i), Outcome::Miss, T + 30'000 + i, T + 33'000 + i, i % 2 ? 504 : 529);
+        r.errorKind = i % 2 ? "upstream_timeout" : QByteArray();
+        r.costUsd = 1.2345;
+        model.addRecord(r);
+    }
+    ProxySnapshot s = snapshot(T + 44'000, BreakerState::Open, 1234, 56);
+    s.admissionPaused = true;
+    model.setSnapshot(s);
+    window.redraw();
+    QCoreApplication::processEvents();
+    QVERIFY2(window.faultBanner()->text().startsWith(u"Admission paused"_s), qPrintable(window.faultBanner()->text()));
+    QVERIFY(wholeInWindow(window.faultBanner()));
+    QCOMPARE(places(), atStart);
+}

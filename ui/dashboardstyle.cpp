@@ -221,6 +221,8 @@ QString formatUsd(double usd, bool known)
     // (which reads as free), say they are below the smallest amount shown.
     if (usd > 0 && usd < 0.00005)
         return u"<$0.0001"_s;
+    if (usd == 0)
+        return u"$0"_s;   // nothing, said plainly (not "$0.0000", which reads as rounded)
     return u"$"_s + QString::number(usd, 'f', 4);
 }
 

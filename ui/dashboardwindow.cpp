@@ -17,6 +17,7 @@
 #include <QGridLayout>
 #include <QGroupBox>
 #include <QLabel>
+#include <QLegend>
 #include <QMenu>
 #include <QMessageBox>
 #include <QPushButton>
@@ -34,12 +35,14 @@
 
 #include "privatefiles.h"
 #include "breakertimeline.h"
+#include "chartlegend.h"
 #include "dashboardmodel.h"
 #include "dashboardstyle.h"
 #include "democontroller.h"
 #include "faultbanner.h"
 #include "faultspanel.h"
 #include "figurespanel.h"
+#include "fittedlabel.h"
 #include "gettingstarted.h"
 #include "inflightpanel.h"
 #include "latencyscatter.h"
@@ -124,14 +127,21 @@ DashboardWindow::DashboardWindow(DashboardModel *model, QWidget *parent)
     auto *live = new QWidget;
     m_liveGrid = new QGridLayout(live);
     m_liveGrid->setContentsMargins(4, 4, 4, 4);
-    for (QChartView *chart : std::initializer_list<QChartView *>{m_outcomes, m_scatter}) {
+    for (QChartView *chart : std::initializer_list<QChartView *>{m_outcomes, m_scatter})
         chart->setMinimumSize(kChartMinimumWidth, kChartMinimumHeight);
-        // As many time labels as fit the plot's width, whenever it changes (a resize, the legend
-        // moving beside the plot in the compact layout).
-        connect(chart->chart(), &QChart::plotAreaChanged, this, [chart](const QRectF &plot) { fitTimeTicks(chart, plot.width()); });
-    }
+    // As many time labels as fit the plot's width, whenever it changes (a resize, the legend
+    // moving beside the plot in the compact layout); the outcomes chart places its own.
+    connect(m_scatter->chart(), &QChart::plotAreaChanged, this, [this](const QRectF &plot) { fitTimeTicks(m_scatter, plot.width()); });
     m_staircase->setMinimumHeight(kChartMinimumHeight);
-    m_outcomesFrame = framed(u"Outcomes over time (requests per second, stacked)"_s, m_outcomes);
+    // The outcomes' legend above their plot, wrapping, so the plot keeps the frame's width.
+    auto *outcomes = new QWidget;
+    auto *outcomesLayout = new QVBoxLayout(outcomes);
+    outcomesLayout->setContentsMargins(0, 0, 0, 0);
+    outcomesLayout->setSpacing(2);
+    outcomesLayout->addWidget(m_outcomes->legend());
+    outcomesLayout->addWidget(m_outcomes, 1);
+    m_outcomes->legend()->show();
+    m_outcomesFrame = framed(u"Outcomes over time (requests per second, stacked)"_s, outcomes);
     m_breakersFrame = framed(u"Breaker timeline"_s, m_breakers);
     m_scatterFrame = framed(u"Latency vs arrival time"_s, m_scatter);
     m_staircaseFrame = framed(u"Latency staircase: arrival to last byte, by arrival"_s, m_staircase, m_barsChoice);
@@ -151,6 +161,11 @@ DashboardWindow::DashboardWindow(DashboardModel *model, QWidget *parent)
     m_faultsPanel = new FaultsPanel;
     m_tabs->addTab(m_faultsPanel, u"Faults"_s);
     connect(m_tabs, &QTabWidget::currentChanged, this, [this] { draw(false); });   // catch up at once
+    // Every tab as wide as the widest title a count can make ("Faults (12 armed)"): a count that
+    // changes no longer moves the tabs after it, where a click was aimed (with room for the tab's margins).
+    const QFontMetrics tabFont = m_tabs->tabBar()->fontMetrics();
+    m_tabs->tabBar()->setStyleSheet(u"QTabBar::tab { min-width: %1px; }"_s.arg(
+        std::max(tabFont.horizontalAdvance(tr("Faults (000 armed)")), tabFont.horizontalAdvance(tr("In flight (00000)")))));
 
     m_proxyPanel = new ProxyPanel;
     m_gettingStarted = new GettingStarted;
@@ -168,9 +183,15 @@ DashboardWindow::DashboardWindow(DashboardModel *model, QWidget *parent)
     // The strip's Resume does what the proxy panel's toggle does (livecontrol wires that signal).
     connect(m_faultBanner, &FaultBanner::resumeAdmissionRequested, this,
             [this] { Q_EMIT m_proxyPanel->admissionPauseRequested(false); });
-    layout->addWidget(m_faultBanner);
+    // Nothing above the tabs comes and goes with the traffic, so nothing under it moves (issue 27:
+    // the first call removed the guide and everything rose 74 px; an armed rule's strip pushed it
+    // all 32 px down): the strip sits beside the tabs, in the tab bar's own height, and the guide
+    // lies over the empty Live tab until the first call.
+    m_tabs->setCornerWidget(m_faultBanner, Qt::TopRightCorner);
+    m_gettingStarted->setParent(m_tabs->widget(0));
+    m_gettingStarted->setAutoFillBackground(true);
+    m_tabs->widget(0)->installEventFilter(this);
     layout->addWidget(m_proxyPanel);
-    layout->addWidget(m_gettingStarted);
     layout->addWidget(m_figuresStrip);
     m_replotBar = new QWidget;
     auto *replot = new QHBoxLayout(m_replotBar);
@@ -187,7 +208,7 @@ DashboardWindow::DashboardWindow(DashboardModel *model, QWidget *parent)
     setCentralWidget(central);
 
     buildToolBar();
-    m_demoStatus = new QLabel;
+    m_demoStatus = new FittedLabel;
     m_proxyInfo = new QLabel;
     statusBar()->addWidget(m_demoStatus, 1);
     statusBar()->addPermanentWidget(m_proxyInfo);
@@ -308,7 +329,7 @@ void DashboardWindow::clearAll()
 {
     m_model->clear();
     m_model->clearBreakerHistory(m_nowMs());
-    m_demoStatus->clear();
+    m_demoStatus->setWholeText({});
     statusBar()->clearMessage();
     redraw();
 }
@@ -395,16 +416,32 @@ void DashboardWindow::arrangeLive(bool compact)
         title->setToolTip(names.first);
     }
     if (compact != wasCompact) {
-        for (QChartView *view : std::initializer_list<QChartView *>{m_outcomes, m_scatter}) {
-            QFont legend = view->chart()->legend()->font();
-            legend.setPointSizeF(legend.pointSizeF() * (compact ? 0.85 : 1 / 0.85));
-            view->chart()->legend()->setFont(legend);
-            // Seven entries in a row do not fit a third of a laptop's width ("joi...", "fai..."):
-            // there they stand in a column beside the plot.
-            view->chart()->legend()->setAlignment(compact ? Qt::AlignRight : Qt::AlignTop);
-        }
+        QLegend *legend = m_scatter->chart()->legend();
+        QFont font = legend->font();
+        font.setPointSizeF(font.pointSizeF() * (compact ? 0.85 : 1 / 0.85));
+        legend->setFont(font);
+        // Seven entries in a row do not fit a third of a laptop's width ("joi...", "fai..."):
+        // there they stand in a column beside the plot.
+        legend->setAlignment(compact ? Qt::AlignRight : Qt::AlignTop);
         m_outcomes->setCompact(compact);
     }
+}
+
+void DashboardWindow::placeGuide()
+{
+    // Across the top of the Live tab, over the charts (empty while it shows), as tall as it needs.
+    QWidget *live = m_tabs->widget(0);
+    m_gettingStarted->setGeometry(0, 0, live->width(), m_gettingStarted->heightForWidth(live->width()) > 0
+                                                           ? m_gettingStarted->heightForWidth(live->width())
+                                                           : m_gettingStarted->sizeHint().height());
+    m_gettingStarted->raise();
+}
+
+bool DashboardWindow::eventFilter(QObject *watched, QEvent *event)
+{
+    if (watched == m_tabs->widget(0) && event->type() == QEvent::Resize)
+        placeGuide();
+    return QMainWindow::eventFilter(watched, event);
 }
 
 void DashboardWindow::fitTimeTicks(QChartView *view, qreal plotWidth)
@@ -421,6 +458,8 @@ void DashboardWindow::fitTimeTicks(QChartView *view, qreal plotWidth)
 
 void DashboardWindow::fitFiguresStrip()
 {
+    // The fault strip takes the tab bar's free width (the tabs' titles change with their counts).
+    m_faultBanner->setPreferredWidth(std::max(m_tabs->width() - m_tabs->tabBar()->sizeHint().width() - 24, 200));
     // As tall as the tiles, plus the scroll bar's height only when the tiles are wider than the strip.
     const int tilesWidth = m_figures->minimumSizeHint().width();
     const bool scrolls = tilesWidth > m_figuresStrip->viewport()->width() && m_figuresStrip->width() < tilesWidth;
@@ -485,7 +524,17 @@ void DashboardWindow::setDemoController(DemoController *demo)
     if (!demo)
         return;
     demo->populate(m_demoButton->menu());
-    connect(demo, &DemoController::statusChanged, m_demoStatus, &QLabel::setText);
+    connect(demo, &DemoController::statusChanged, m_demoStatus, [this](const QString &text) {
+        // "Outage: 75 requests, 48 upstream calls; 48 miss, 27 refused; status ...; slowest 104 ms":
+        // on a narrow status bar the middle parts give way before the slowest call, never cut.
+        const QStringList pieces = text.split(u"; "_s);
+        QList<FittedLabel::Part> parts;
+        for (qsizetype i = 0; i < pieces.size(); ++i) {
+            const bool first = i == 0, last = i + 1 == pieces.size();
+            parts.append({{pieces[i], first ? pieces[i] : QString()}, first ? 99 : last ? 50 : int(pieces.size() - i)});
+        }
+        m_demoStatus->setParts(parts, u"; "_s);
+    });
 }
 
 void DashboardWindow::setSettingsHandler(std::function<void()> openSettings)
@@ -524,8 +573,10 @@ void DashboardWindow::draw(bool everything)
         m_tabs->setTabText(faultsTab, faults > 0 ? u"Faults (%1 armed)"_s.arg(faults) : u"Faults"_s);
         m_tabs->tabBar()->setTabTextColor(faultsTab, faults > 0 ? dashboardstyle::injectedColor() : QColor());
         const bool empty = m_model->records().empty() && m_model->totals().requests == 0;
-        if (m_gettingStarted->isVisibleTo(this) != empty)
+        if (m_gettingStarted->isVisibleTo(this) != empty) {
             m_gettingStarted->setVisible(empty);
+            placeGuide();
+        }
         fitFiguresStrip();
     }
     const DataKey key = dataKey();

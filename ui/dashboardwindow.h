@@ -13,6 +13,7 @@ struct CallRecord;
 class FaultBanner;
 class FaultsPanel;
 class FiguresPanel;
+class FittedLabel;
 class GettingStarted;
 class InFlightPanel;
 class LatencyScatter;
@@ -117,9 +118,11 @@ protected:
     // Without a tray, closing the last window ends the proxy that apps may be pointed at: ask first.
     void closeEvent(QCloseEvent *event) override;
     void resizeEvent(QResizeEvent *event) override;
+    bool eventFilter(QObject *watched, QEvent *event) override;
 
 private:
     void fitToScreen();
+    void placeGuide();   // the first-start guide over the top of the Live tab
     static void fitTimeTicks(QChartView *view, qreal plotWidth);
     void onTick();
     void fitFiguresStrip();
@@ -190,6 +193,6 @@ private:
     QComboBox *m_barsChoice = nullptr;
     QAction *m_demoMenuAction = nullptr;
     QToolButton *m_demoButton = nullptr;
-    QLabel *m_demoStatus = nullptr;
+    FittedLabel *m_demoStatus = nullptr;
     QLabel *m_proxyInfo = nullptr;
 };

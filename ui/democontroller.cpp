@@ -36,13 +36,12 @@ DemoController::DemoController(DashboardModel *model, quint16 proxyPort, MockPro
     const DemoScenarios::Options &options = m_scenarios->options();
     addScenario(DemoScenarios::Scenario::Herd, u"Herd: %1 identical requests at once"_s.arg(options.herdSize));
     addScenario(DemoScenarios::Scenario::Outage, u"Outage: 503s from 15 s to 75 s in steady traffic"_s);
-    addScenario(DemoScenarios::Scenario::Hang,
-                u"Hang: provider hangs from 15 s to 75 s (proxy timeout %1 s)"_s.arg(
-                    double(config.upstreamTimeout.count()) / 1000.0));
+    addScenario(DemoScenarios::Scenario::Hang, {});
+    m_hang = m_actions.last();
     // Breakwater's own fault injection instead of the mock: with --timeout 5 the breaker opens.
-    addScenario(DemoScenarios::Scenario::InjectedHang,
-                u"Injected hang: hang:for=60s from 15 s (proxy timeout %1 s; --timeout 5 opens the breaker)"_s.arg(
-                    double(config.upstreamTimeout.count()) / 1000.0));
+    addScenario(DemoScenarios::Scenario::InjectedHang, {});
+    m_injectedHang = m_actions.last();
+    showTimeout(config.upstreamTimeout);
 
     // Burst choices: the running proxy's own concurrency, then one and four at a time.
     auto *ownBurst = new QAction(u"Burst of %1 prompts, %2 at a time (this proxy)"_s
@@ -78,8 +77,21 @@ DemoController::~DemoController()
     m_sideProxies.clear();  // each joins its thread
 }
 
-void DemoController::populate(QMenu *menu) const
+void DemoController::showTimeout(std::chrono::milliseconds timeout)
 {
+    const double seconds = double(timeout.count()) / 1000.0;
+    m_hang->setText(tr("Hang: provider hangs from 15 s to 75 s (proxy timeout %1 s)").arg(seconds));
+    m_injectedHang->setText(tr("Injected hang: hang:for=60s from 15 s (proxy timeout %1 s; --timeout 5 opens the breaker)").arg(seconds));
+}
+
+void DemoController::populate(QMenu *menu)
+{
+    // The timeout the proxy runs with when the menu opens: Settings may have changed it live
+    // (the menu said "proxy timeout 5 s" after it was set to 3 s).
+    connect(menu, &QMenu::aboutToShow, this, [this] {
+        if (!m_model->snapshot().upstreams.isEmpty())
+            showTimeout(m_model->snapshot().settings.timeout);
+    });
     for (QAction *action : m_actions) {
         if (action == m_burstActions.first())
             menu->addSeparator();

@@ -36,8 +36,10 @@ public:
                    QObject *parent = nullptr);
     ~DemoController() override;
 
-    // Adds the scenario actions to `menu` (shared actions: a second menu shows the same state).
-    void populate(QMenu *menu) const;
+    // Adds the scenario actions to `menu` (shared actions: a second menu shows the same state);
+    // each time it opens, the hang scenarios name the timeout in the proxy's latest snapshot.
+    void populate(QMenu *menu);
+    void showTimeout(std::chrono::milliseconds timeout);
     DemoScenarios *scenarios() const { return m_scenarios; }
     // Runs the burst through a proxy with this concurrency (a second proxy unless it is the main one's).
     bool startBurst(int concurrency);
@@ -63,5 +65,7 @@ private:
     QList<QAction *> m_actions;   // scenario starters, disabled while one runs
     QList<QAction *> m_burstActions;
     QAction *m_stop = nullptr;
+    QAction *m_hang = nullptr;
+    QAction *m_injectedHang = nullptr;
     QString m_status;
 };

@@ -149,6 +149,9 @@ int runDesktop(ProxyServer *proxy, MockProvider *mock, const ProxyConfig &config
         }
         SettingsDialog dialog(shown, overridden, demoMode, &window);
         dialog.setStartAtLogin(LoginAutostart::isEnabled());
+        if (demoMode)   // where calls go now, without a user:password
+            dialog.setUpstreamsInUse(config.openaiUpstream.toString(QUrl::RemoveUserInfo),
+                                     config.anthropicUpstream.toString(QUrl::RemoveUserInfo));
         dialog.setLiveApply([proxy](const AppSettings &values, const QStringList &changed) {
             return livecontrol::applySettings(proxy, values, changed);
         });

@@ -19,7 +19,9 @@ FaultBanner::FaultBanner(QWidget *parent)
     setStyleSheet(u"#faultBanner { background: %1; border-radius: 3px; } #faultBanner QLabel { color: white; }"_s
                       .arg(dashboardstyle::injectedColor().name()));
     auto *layout = new QHBoxLayout(this);
-    layout->setContentsMargins(8, 3, 4, 3);
+    // In the tab bar's corner (DashboardWindow): as tall as the tabs, so it appears without moving anything.
+    layout->setContentsMargins(8, 0, 2, 0);
+    layout->setSpacing(4);
     m_text = new QLabel;
     QFont bold = m_text->font();
     bold.setBold(true);
@@ -67,6 +69,20 @@ void FaultBanner::refresh(const ProxySnapshot &snapshot)
     if (isHidden() == text.isEmpty())
         return;
     setVisible(!text.isEmpty());
+}
+
+void FaultBanner::setPreferredWidth(int width)
+{
+    if (width == m_preferredWidth)
+        return;
+    m_preferredWidth = width;
+    updateGeometry();
+}
+
+QSize FaultBanner::sizeHint() const
+{
+    const QSize hint = QFrame::sizeHint();
+    return {std::max(hint.width(), m_preferredWidth), hint.height()};
 }
 
 QString FaultBanner::text() const

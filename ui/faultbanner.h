@@ -20,6 +20,9 @@ public:
 
     void refresh(const ProxySnapshot &snapshot);
     QString text() const;
+    // The width it asks for: the room beside the tabs (its text is fitted to what it gets).
+    void setPreferredWidth(int width);
+    QSize sizeHint() const override;
     QPushButton *clearButton() const { return m_clear; }
     QPushButton *resumeButton() const { return m_resume; }
 
@@ -35,6 +38,7 @@ private:
     void fitText();   // the whole text, or elided to the label's width (the tooltip has all)
 
     QString m_full;
+    int m_preferredWidth = 0;
     QLabel *m_text = nullptr;
     QPushButton *m_show = nullptr;
     QPushButton *m_clear = nullptr;

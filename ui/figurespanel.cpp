@@ -10,11 +10,13 @@
 
 #include "dashboardmodel.h"
 #include "dashboardstyle.h"
+#include "fittedlabel.h"
 
 using namespace Qt::StringLiterals;
 
 namespace {
 constexpr int kTilesPerRow = 14;
+constexpr int kTileMargin = 7;
 
 // The failures by kind ("503", "timeout"; upstream errors by status), most frequent first.
 QList<std::pair<qint64, QString>> failureKinds(const DashboardModel::Totals &totals)
@@ -34,6 +36,23 @@ QString countedKind(const std::pair<qint64, QString> &kind)
 {
     return u"%1 ×%2"_s.arg(kind.second).arg(kind.first);
 }
+
+// At most five characters, so a count never outgrows the room its tile keeps: 99999, then 123k,
+// then 1.2M (the exact count is in the tile's tool tip).
+QString shortCount(qint64 n)
+{
+    if (n < 100'000)
+        return QString::number(n);
+    if (n < 1'000'000)
+        return u"%1k"_s.arg(n / 1000);
+    return u"%1M"_s.arg(double(n) / 1e6, 0, 'f', n < 10'000'000 ? 1 : 0);
+}
+
+// The widest value each kind of tile keeps room for: the tiles do not move as figures change.
+const QString kCountRoom = u"00000"_s;
+const QString kMoneyRoom = u"<$0.0001"_s;
+const QString kDurationRoom = u"0 min 00 s"_s;
+const QString kBreakerRoom = u"half-open"_s;
 }
 
 FiguresPanel::FiguresPanel(QWidget *parent)
@@ -41,22 +60,22 @@ FiguresPanel::FiguresPanel(QWidget *parent)
 {
     m_layout = new QGridLayout(this);
     m_layout->setContentsMargins(0, 0, 0, 0);
-    m_layout->setHorizontalSpacing(6);
+    m_layout->setHorizontalSpacing(4);
     m_layout->setVerticalSpacing(6);
     // Fixed tiles first, in the order a reader asks the questions: how much, how much reached the
     // provider, how much was saved, what is happening now.
-    tile(u"requests"_s, u"requests"_s, u"Client requests answered"_s);
-    tile(u"upstream"_s, u"upstream calls"_s, u"Calls that reached a provider (misses + bypasses): what is billed"_s);
-    tile(u"joined"_s, u"joined"_s, u"Requests that rode along on an identical call in flight"_s);
-    tile(u"hits"_s, u"cache hits"_s, u"Requests answered from the answer cache"_s);
-    tile(u"refused"_s, u"refused"_s,
-         u"Refused without an upstream call: open breaker, spend limit, full queue or bad input"_s);
-    tile(u"failed"_s, u"failed"_s, m_failedHelp);
-    tile(u"spent"_s, u"cost spent"_s, u"Cost of the upstream calls made"_s);
-    tile(u"saved"_s, u"cost saved"_s, u"Cost of the calls that joined or cache hits did not make"_s);
-    tile(u"inflight"_s, u"in flight"_s, u"Upstream calls running now"_s);
-    tile(u"oldest"_s, u"oldest in flight"_s, u"How long the oldest request not yet answered has waited"_s);
-    tile(u"queued"_s, u"queued"_s, u"Upstream calls waiting for a free pool slot"_s);
+    tile(u"requests"_s, tr("requests"), tr("Client requests answered"), kCountRoom);
+    tile(u"upstream"_s, tr("upstream calls"), tr("Calls that reached a provider (misses + bypasses): what is billed"), kCountRoom);
+    tile(u"joined"_s, tr("joined"), tr("Requests that rode along on an identical call in flight"), kCountRoom);
+    tile(u"hits"_s, tr("cache hits"), tr("Requests answered from the answer cache"), kCountRoom);
+    tile(u"refused"_s, tr("refused"),
+         tr("Refused without an upstream call: open breaker, spend limit, full queue or bad input"), kCountRoom);
+    tile(u"failed"_s, tr("failed"), m_failedHelp, kCountRoom, tr("failed: 503 +00"));
+    tile(u"spent"_s, tr("cost spent"), tr("Cost of the upstream calls made"), kMoneyRoom);
+    tile(u"saved"_s, tr("cost saved"), tr("Cost of the calls that joined or cache hits did not make"), kMoneyRoom);
+    tile(u"inflight"_s, tr("in flight"), tr("Upstream calls running now"), kCountRoom);
+    tile(u"oldest"_s, tr("oldest in flight"), tr("How long the oldest request not yet answered has waited"), kDurationRoom);
+    tile(u"queued"_s, tr("queued"), tr("Upstream calls waiting for a free pool slot"), kCountRoom);
     for (const QString &key : m_tiles.keys())
         setValue(key, u"0"_s);
     setValue(u"oldest"_s, u"–"_s);
@@ -70,30 +89,34 @@ void FiguresPanel::refresh(const DashboardModel &model, qint64 nowMs)
 {
     const DashboardModel::Totals &totals = model.totals();
     using Category = DashboardModel::Category;
-    setValue(u"requests"_s, QString::number(totals.requests));
-    setValue(u"upstream"_s, QString::number(totals.upstreamCalls()));
-    setValue(u"joined"_s, QString::number(totals.count(Category::Joined)));
-    setValue(u"hits"_s, QString::number(totals.count(Category::Hit)));
-    setValue(u"refused"_s, QString::number(totals.count(Category::Refused)));
-    setValue(u"failed"_s, QString::number(totals.failures()));
+    setValue(u"requests"_s, shortCount(totals.requests));
+    setValue(u"upstream"_s, shortCount(totals.upstreamCalls()));
+    setValue(u"joined"_s, shortCount(totals.count(Category::Joined)));
+    setValue(u"hits"_s, shortCount(totals.count(Category::Hit)));
+    setValue(u"refused"_s, shortCount(totals.count(Category::Refused)));
+    setValue(u"failed"_s, shortCount(totals.failures()));
     // The caption stays short, so the tiles fit a laptop's width: one kind is named (the figure is
     // its count), several by the most frequent and how many more; the tooltip has them all.
     const QList<std::pair<qint64, QString>> kinds = failureKinds(totals);
     Tile &failed = m_tiles[u"failed"_s];
-    QString failedCaption = u"failed"_s;
-    if (kinds.size() == 1)
-        failedCaption = u"failed: "_s + kinds.first().second;
-    else if (kinds.size() > 1)
+    // Shorter forms when the tile's width does not hold the longest (FittedLabel), never cut.
+    QStringList failedCaption{tr("failed")};
+    if (kinds.size() == 1) {
+        failedCaption = QStringList{tr("failed: %1").arg(kinds.first().second), tr("failed")};
+    } else if (kinds.size() > 1) {
         // "+5 other" counts failures, not kinds: "+1 more" for five 503s read as one more failure.
-        failedCaption = u"failed: %1 +%2 other"_s.arg(countedKind(kinds.first())).arg(totals.failures() - kinds.first().first);
+        const qint64 others = totals.failures() - kinds.first().first;
+        failedCaption = QStringList{tr("failed: %1 +%2 other").arg(countedKind(kinds.first())).arg(others),
+                                    tr("failed: %1 +%2").arg(kinds.first().second).arg(others), tr("failed")};
+    }
     QStringList all;
     for (const auto &kind : kinds)
         all.append(countedKind(kind));
     const QString failedTip = all.isEmpty() ? m_failedHelp : m_failedHelp + u"\n"_s + all.join(u", "_s);
     if (failed.frame->toolTip() != failedTip)
         failed.frame->setToolTip(failedTip);
-    if (failed.caption->text() != failedCaption) {
-        failed.caption->setText(failedCaption);
+    if (failed.caption->wholeText() != failedCaption.first()) {
+        failed.caption->setParts({{failedCaption, 0}}, {});
         failed.value->setStyleSheet(totals.failures() > 0
             ? u"color: %1;"_s.arg(dashboardstyle::outcomeColor(Category::Failed).darker(130).name()) : QString());
     }
@@ -103,9 +126,13 @@ void FiguresPanel::refresh(const DashboardModel &model, qint64 nowMs)
     setValue(u"inflight"_s, QString::number(model.inFlight()));
     setValue(u"queued"_s, QString::number(model.queued()));
     // The demo's second proxy (the bursts at concurrency 1 and 4) counts too, and says so.
-    setCaption(u"inflight"_s, model.sideInFlight() > 0 ? u"in flight, %1 on 2nd proxy"_s.arg(model.sideInFlight())
-                                                       : u"in flight"_s);
-    setCaption(u"queued"_s, model.sideQueued() > 0 ? u"queued, %1 on 2nd proxy"_s.arg(model.sideQueued()) : u"queued"_s);
+    setCaption(u"inflight"_s, model.sideInFlight() > 0
+                                  ? QStringList{tr("in flight, %1 on 2nd proxy").arg(model.sideInFlight()),
+                                                tr("in flight +%1").arg(model.sideInFlight())}
+                                  : QStringList{tr("in flight")});
+    setCaption(u"queued"_s, model.sideQueued() > 0 ? QStringList{tr("queued, %1 on 2nd proxy").arg(model.sideQueued()),
+                                                                 tr("queued +%1").arg(model.sideQueued())}
+                                                   : QStringList{tr("queued")});
     const qint64 oldest = model.oldestFlightStartMs();
     const qint64 now = nowMs > 0 ? nowMs : model.latestEventMs();
     setValue(u"oldest"_s, oldest > 0 ? dashboardstyle::formatDuration(std::max<qint64>(now - oldest, 0)) : u"–"_s);
@@ -122,8 +149,8 @@ void FiguresPanel::refresh(const DashboardModel &model, qint64 nowMs)
 
     for (const QString &upstream : model.upstreams()) {
         const QString key = u"breaker:"_s + upstream;
-        Tile &breaker = tile(key, upstream + u" breaker"_s,
-                             u"State of the %1 upstream's circuit breaker"_s.arg(upstream));
+        Tile &breaker = tile(key, tr("%1 breaker").arg(upstream),
+                             tr("State of the %1 upstream's circuit breaker").arg(upstream), kBreakerRoom);
         const BreakerState state = model.breakerState(upstream);
         const QString label = dashboardstyle::breakerLabel(state);
         if (breaker.value->text() != label) {
@@ -144,7 +171,7 @@ QString FiguresPanel::figure(const QString &key) const
 QString FiguresPanel::caption(const QString &key) const
 {
     const auto it = m_tiles.constFind(key);
-    return it == m_tiles.constEnd() ? QString() : it->caption->text();
+    return it == m_tiles.constEnd() ? QString() : it->caption->wholeText();
 }
 
 QString FiguresPanel::toolTip(const QString &key) const
@@ -158,7 +185,8 @@ QString FiguresPanel::historyText() const
     return m_history->text();
 }
 
-FiguresPanel::Tile &FiguresPanel::tile(const QString &key, const QString &caption, const QString &help)
+FiguresPanel::Tile &FiguresPanel::tile(const QString &key, const QString &caption, const QString &help,
+                                       const QString &valueRoom, const QString &captionRoom)
 {
     auto it = m_tiles.find(key);
     if (it != m_tiles.end())
@@ -169,18 +197,28 @@ FiguresPanel::Tile &FiguresPanel::tile(const QString &key, const QString &captio
     frame->setStyleSheet(u"QFrame#tile { background: palette(base); border: 1px solid palette(mid);"
                          " border-radius: 6px; }"_s);
     frame->setToolTip(help);
+    frame->setAccessibleName(caption);
+    frame->setAccessibleDescription(help);
     auto *layout = new QVBoxLayout(frame);
-    layout->setContentsMargins(10, 4, 10, 4);
+    layout->setContentsMargins(kTileMargin, 4, kTileMargin, 4);
     layout->setSpacing(0);
     created.frame = frame;
     created.value = new QLabel(frame);
     QFont big = created.value->font();
-    big.setPointSizeF(big.pointSizeF() * 1.5);
+    big.setPointSizeF(big.pointSizeF() * 1.4);
     big.setBold(true);
     created.value->setFont(big);
-    created.caption = new QLabel(caption, frame);
+    created.caption = new FittedLabel(frame);
+    created.caption->setWholeText(caption);
     layout->addWidget(created.value);
     layout->addWidget(created.caption);
+    // A fixed width, from the widest value and caption it keeps room for: a figure that grows, a
+    // longer failure caption or "in flight, 3 on 2nd proxy" no longer moves the tiles after it
+    // (the anthropic breaker's tile was pushed off the strip).
+    const int room = std::max({QFontMetrics(big).horizontalAdvance(valueRoom),
+                               created.caption->fontMetrics().horizontalAdvance(caption),
+                               created.caption->fontMetrics().horizontalAdvance(captionRoom)});
+    frame->setFixedWidth(room + 2 * kTileMargin + 2);   // the border
     m_layout->addWidget(frame, m_nextColumn / kTilesPerRow, m_nextColumn % kTilesPerRow);
     ++m_nextColumn;
     return *m_tiles.insert(key, created);
@@ -193,9 +231,9 @@ void FiguresPanel::setValue(const QString &key, const QString &value)
         target.value->setText(value);
 }
 
-void FiguresPanel::setCaption(const QString &key, const QString &caption)
+void FiguresPanel::setCaption(const QString &key, const QStringList &forms)
 {
     Tile &target = m_tiles[key];
-    if (target.caption && target.caption->text() != caption)
-        target.caption->setText(caption);
+    if (target.caption && target.caption->wholeText() != forms.first())
+        target.caption->setParts({{forms, 0}}, {});
 }

@@ -1,9 +1,11 @@
 #pragma once
 
 #include <QHash>
+#include <QStringList>
 #include <QWidget>
 
 class DashboardModel;
+class FittedLabel;
 class QGridLayout;
 class QLabel;
 
@@ -22,7 +24,7 @@ public:
     // `nowMs`: the clock the oldest call in flight is aged by (0: the model's latest event).
     void refresh(const DashboardModel &model, qint64 nowMs = 0);
     QString figure(const QString &key) const;   // the value shown, empty if no such tile
-    QString caption(const QString &key) const;
+    QString caption(const QString &key) const;   // the whole caption (the tile shows what fits)
     QString toolTip(const QString &key) const;
     QString historyText() const;   // "history from 10:02 to 10:15 (407 calls)", or empty
 
@@ -31,16 +33,17 @@ private:
     {
         QWidget *frame = nullptr;
         QLabel *value = nullptr;
-        QLabel *caption = nullptr;
+        FittedLabel *caption = nullptr;
     };
-    Tile &tile(const QString &key, const QString &caption, const QString &help);
+    // `valueRoom` and `captionRoom`: the widest value and caption the tile keeps room for.
+    Tile &tile(const QString &key, const QString &caption, const QString &help, const QString &valueRoom,
+               const QString &captionRoom = {});
     void setValue(const QString &key, const QString &value);
-    void setCaption(const QString &key, const QString &caption);
+    void setCaption(const QString &key, const QStringList &forms);   // longest first
 
     QGridLayout *m_layout = nullptr;
     QLabel *m_history = nullptr;
-    const QString m_failedHelp = QStringLiteral(
-        "Served, but did not end well: upstream errors by status, timeouts, unreachable, cut streams, ...");
+    const QString m_failedHelp = tr("Served, but did not end well: upstream errors by status, timeouts, unreachable, cut streams, ...");
     QHash<QString, Tile> m_tiles;
     int m_nextColumn = 0;
 };

@@ -20,6 +20,11 @@ constexpr int kSwatchWidth = 14;
 constexpr int kSwatchHeight = 12;
 constexpr int kAxisHeight = 22;
 constexpr int kMaxRowHeight = 18;
+// Below this a bar is a dash nobody can point at (a herd's 199 riders left an outage 1 px a bar):
+// only the newest bars that get it are drawn, and the side caption says how many of how many.
+constexpr int kMinRowHeight = 3;
+
+const QColor kQueueGrey(0x70, 0x70, 0x70);   // a bar's parts (queue wait, joined wait, upstream)
 
 QBrush hatch(const QColor &colour)
 {
@@ -61,12 +66,10 @@ void LatencyStaircase::setBarLimit(int bars)
 void LatencyStaircase::refresh(const DashboardModel &model, qint64 nowMs)
 {
     m_bars.clear();
+    m_firstDrawn = 0;
     m_nowMs = nowMs > 0 ? nowMs : model.latestEventMs();
     const DashboardModel::History &history = model.history();
-    m_historyNote = history.calls == 0 ? QString()
-        : u"includes %1 calls from the call log, %2 to %3"_s.arg(history.calls)
-              .arg(QDateTime::fromMSecsSinceEpoch(history.fromMs).toString(u"HH:mm"_s),
-                   QDateTime::fromMSecsSinceEpoch(history.toMs).toString(u"HH:mm"_s));
+
     // The finished and the unfinished, by arrival; the newest m_limit of them.
     QList<CallRecord> records = model.recentByArrival(m_limit);
     const qsizetype finished = records.size();
@@ -79,16 +82,15 @@ void LatencyStaircase::refresh(const DashboardModel &model, qint64 nowMs)
         return;
     }
     m_originMs = records[firstShown].receivedAtMs;
-    qint64 lastEnd = m_originMs + 1;
     for (qsizetype i = firstShown; i < records.size(); ++i) {
         const CallRecord &record = records[i];
         Bar bar{record};
         bar.inFlight = record.endAtMs == 0;
         const qint64 end = bar.inFlight ? std::max(m_nowMs, record.receivedAtMs)
                                         : std::max(record.endAtMs, record.receivedAtMs);
+        bar.endMs = end;
         if (bar.inFlight) {
             bar.upstreamFromMs = record.receivedAtMs;
-            lastEnd = std::max(lastEnd, end);
             m_bars.append(bar);
             continue;
         }
@@ -107,13 +109,67 @@ void LatencyStaircase::refresh(const DashboardModel &model, qint64 nowMs)
             bar.upstreamFromMs = record.receivedAtMs;
             break;
         }
-        lastEnd = std::max(lastEnd, end);
         m_bars.append(bar);
     }
+    placeDrawn();
+    // Of the bars drawn, those from the call log (this run's calls all arrived after them): the
+    // note counts what the axis counts, not every call the log gave (454 beside "200 requests").
+    m_historyNote.clear();
+    if (history.calls > 0) {
+        const auto fromLog = std::count_if(m_bars.cbegin() + m_firstDrawn, m_bars.cend(), [&history](const Bar &bar) {
+            return bar.record.receivedAtMs >= history.fromMs && bar.record.receivedAtMs <= history.toMs;
+        });
+        if (fromLog > 0)
+            m_historyNote = tr("%1 of these from the call log (%2–%3)")
+                                .arg(fromLog)
+                                .arg(QDateTime::fromMSecsSinceEpoch(history.fromMs).toString(u"HH:mm"_s),
+                                     QDateTime::fromMSecsSinceEpoch(history.toMs).toString(u"HH:mm"_s));
+    }
+    update();
+}
+
+void LatencyStaircase::placeDrawn()
+{
+    // The newest bars that get kMinRowHeight each, and the time they span from the first of them.
+    const int fit = std::max(plotRect().height() / kMinRowHeight, 1);
+    m_firstDrawn = std::max<qsizetype>(0, m_bars.size() - fit);
+    if (m_bars.isEmpty())
+        return;
+    m_originMs = m_bars[m_firstDrawn].record.receivedAtMs;
+    qint64 lastEnd = m_originMs + 1;
+    for (qsizetype i = m_firstDrawn; i < m_bars.size(); ++i)
+        lastEnd = std::max(lastEnd, m_bars[i].endMs);
     // Round the span up a little so the last bar does not touch the edge.
     m_spanMs = std::max<qint64>(lastEnd - m_originMs, 50);
     m_spanMs += m_spanMs / 20;
-    update();
+}
+
+void LatencyStaircase::resizeEvent(QResizeEvent *event)
+{
+    QWidget::resizeEvent(event);
+    placeDrawn();
+}
+
+int LatencyStaircase::drawnBarCount() const
+{
+    return int(m_bars.size() - m_firstDrawn);
+}
+
+QString LatencyStaircase::sideCaption() const
+{
+    const int drawn = drawnBarCount();
+    const QString all = dashboardstyle::countOf(int(m_bars.size()), tr("request"), tr("requests"));
+    return drawn == m_bars.size() ? tr("%1 by arrival ↓").arg(all) : tr("newest %1 of %2 by arrival ↓").arg(drawn).arg(all);
+}
+
+QString LatencyStaircase::historyNote() const
+{
+    return m_historyNote;
+}
+
+QColor LatencyStaircase::queueWaitColor()
+{
+    return QColor(0xd2, 0xbf, 0x9e);   // a sand tint: no outcome's colour, and no grey text's either
 }
 
 int LatencyStaircase::inFlightBarCount() const
@@ -143,8 +199,10 @@ QList<QByteArray> LatencyStaircase::barRequestIds() const
 QRect LatencyStaircase::plotRect() const
 {
     const int legend = legendHeight();
+    // A line under the axis for the history note, kept whether or not there is one (no jump).
+    const int note = fontMetrics().height();
     return QRect(kLeft, legend + 6, std::max(width() - kLeft - kRight, 10),
-                 std::max(height() - legend - kAxisHeight - 10, 10));
+                 std::max(height() - legend - kAxisHeight - note - 10, 10));
 }
 
 int LatencyStaircase::rowAt(int y) const
@@ -152,9 +210,9 @@ int LatencyStaircase::rowAt(int y) const
     const QRect plot = plotRect();
     if (m_bars.isEmpty() || y < plot.top() || y > plot.bottom())
         return -1;
-    const double rowHeight = std::min<double>(kMaxRowHeight, double(plot.height()) / m_bars.size());
-    const int row = int((y - plot.top()) / rowHeight);
-    return row < m_bars.size() ? row : -1;
+    const double rowHeight = std::min<double>(kMaxRowHeight, double(plot.height()) / drawnBarCount());
+    const qsizetype row = m_firstDrawn + qsizetype((y - plot.top()) / rowHeight);
+    return row < m_bars.size() ? int(row) : -1;
 }
 
 QString LatencyStaircase::toolTipAt(const QPoint &position) const
@@ -211,8 +269,8 @@ QList<LatencyStaircase::LegendEntry> LatencyStaircase::legendEntries() const
     }
     entries.append({dashboardstyle::inFlightColor().lighter(130), hatch(dashboardstyle::inFlightColor()), u"in flight"_s});
     // The parts of a bar start a line of their own.
-    const QColor grey(0x70, 0x70, 0x70);
-    entries.append({grey.lighter(170), hatch(grey), u"queue wait"_s, true});
+    const QColor grey = kQueueGrey;
+    entries.append({queueWaitColor(), hatch(grey), u"queue wait"_s, true});
     QColor tint = grey;
     tint.setAlpha(110);
     entries.append({tint, Qt::NoBrush, u"joined wait"_s});
@@ -303,7 +361,7 @@ void LatencyStaircase::paintEvent(QPaintEvent *)
         painter.drawText(plot, Qt::AlignCenter, u"No requests yet"_s);
         return;
     }
-    const double rowHeight = std::min<double>(kMaxRowHeight, double(plot.height()) / m_bars.size());
+    const double rowHeight = std::min<double>(kMaxRowHeight, double(plot.height()) / drawnBarCount());
     const double gap = rowHeight >= 5 ? 1.0 : 0.0;
     const double scale = double(plot.width()) / double(m_spanMs);
     const auto xFor = [&](qint64 atMs) { return plot.left() + double(atMs - m_originMs) * scale; };
@@ -314,13 +372,13 @@ void LatencyStaircase::paintEvent(QPaintEvent *)
         painter.drawLine(QPointF(plot.left() + t * scale, plot.top()), QPointF(plot.left() + t * scale, plot.bottom()));
 
     const QFontMetrics metrics(font());
-    for (int i = 0; i < m_bars.size(); ++i) {
+    for (qsizetype i = m_firstDrawn; i < m_bars.size(); ++i) {
         const Bar &bar = m_bars[i];
         const CallRecord &r = bar.record;
         const QColor colour = bar.inFlight ? dashboardstyle::inFlightColor()
                             : isFallback(bar)  ? dashboardstyle::fallbackColor()
                                                : dashboardstyle::callColor(r);
-        const double top = plot.top() + i * rowHeight;
+        const double top = plot.top() + double(i - m_firstDrawn) * rowHeight;
         const double h = std::max(rowHeight - gap, 1.0);
         const double start = xFor(r.receivedAtMs);
         const qint64 endMs = bar.inFlight ? m_nowMs : r.endAtMs;
@@ -339,9 +397,11 @@ void LatencyStaircase::paintEvent(QPaintEvent *)
         } else {
             const double split = std::clamp(xFor(bar.upstreamFromMs), start, end);
             if (split > start) {
+                // In the legend's "queue wait" grey: in the call's own colour, hatched, it read as
+                // the "in flight" swatch on a call that had ended.
                 const QRectF wait(start, top, split - start, h);
-                painter.fillRect(wait, colour.lighter(160));
-                painter.fillRect(wait, hatch(colour));
+                painter.fillRect(wait, queueWaitColor());
+                painter.fillRect(wait, hatch(kQueueGrey));
             }
             painter.fillRect(QRectF(split, top, end - split, h), colour);
         }
@@ -359,16 +419,18 @@ void LatencyStaircase::paintEvent(QPaintEvent *)
     // Axes: seconds since the first shown arrival along the bottom, arrival order down the side.
     painter.setPen(QColor(0x60, 0x60, 0x60));
     painter.drawLine(plot.topLeft(), plot.bottomLeft());
-    const QRect axis(plot.left(), plot.top(), plot.width(), int(std::min<double>(plot.height(), m_bars.size() * rowHeight)));
+    const QRect axis(plot.left(), plot.top(), plot.width(), int(std::min<double>(plot.height(), drawnBarCount() * rowHeight)));
     timeaxis::drawBottom(painter, axis, 0, m_spanMs, std::max(2, plot.width() / 80), false);
     painter.save();
     painter.translate(12, plot.top() + axis.height() / 2);
     painter.rotate(-90);
-    const QString side = u"%1 requests by arrival ↓"_s.arg(m_bars.size());
+    const QString side = sideCaption();
     painter.drawText(-metrics.horizontalAdvance(side) / 2, 0, side);
     painter.restore();
-    if (!m_historyNote.isEmpty()) {   // bars that are old should say so
+    if (!m_historyNote.isEmpty()) {
+        // Under the axis, in a line of its own (over the bars it hid some and read as a count).
         painter.setPen(palette().color(QPalette::PlaceholderText));
-        painter.drawText(plot.adjusted(0, 0, -4, -2), Qt::AlignRight | Qt::AlignBottom, m_historyNote);
+        painter.drawText(QRect(plot.left(), plot.bottom() + kAxisHeight, plot.width(), metrics.height()),
+                         Qt::AlignRight | Qt::AlignVCenter, m_historyNote);
     }
 }

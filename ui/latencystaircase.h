@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QBrush>
+#include <QColor>
 #include <QList>
 #include <QStringList>
 #include <QWidget>
@@ -35,6 +36,10 @@ public:
     // As last refreshed: one bar per request, top to bottom.
     int barCount() const { return int(m_bars.size()); }
     int inFlightBarCount() const;
+    // The newest bars that get 3 px or more each at this height; the side caption says how many of how many.
+    int drawnBarCount() const;
+    QString sideCaption() const;
+    QString historyNote() const;   // "12 of these from the call log (10:02–10:15)", or empty
     int injectedBarCount() const;
     int fallbackBarCount() const;   // answered by an upstream's fallback, drawn in its own colour
     QList<QByteArray> barRequestIds() const;
@@ -43,10 +48,14 @@ public:
     QStringList legendLabels() const;
     QList<QRect> legendRects() const;
     QSize sizeHint() const override;
+    // A finished call's queue wait, as in the legend: hatched on this, whatever the call's colour
+    // (in its own colour it read as the "in flight" swatch).
+    static QColor queueWaitColor();
 
 protected:
     bool event(QEvent *event) override;
     void paintEvent(QPaintEvent *event) override;
+    void resizeEvent(QResizeEvent *event) override;
 
 private:
     struct Bar
@@ -56,6 +65,7 @@ private:
         bool joined = false;         // the whole bar waited on someone else's flight
         bool answeredHere = false;   // hit, refusal or our own error: no upstream time at all
         bool inFlight = false;       // not finished: the bar ends at m_nowMs
+        qint64 endMs = 0;            // where the bar ends (now, for one in flight)
     };
     struct LegendEntry
     {
@@ -68,14 +78,16 @@ private:
     // Where each entry goes at the current width; `height` gets the legend's height.
     QList<QRect> legendLayout(const QList<LegendEntry> &entries, int *height) const;
     int legendHeight() const;
+    void placeDrawn();   // which bars fit, and the span they take
     QRect plotRect() const;
     int rowAt(int y) const;
     void paintLegend(QPainter &painter);
 
     QList<Bar> m_bars;
+    qsizetype m_firstDrawn = 0;
     qint64 m_originMs = 0;
     qint64 m_spanMs = 1;
     qint64 m_nowMs = 0;
-    QString m_historyNote;   // "includes history from 10:02 to 10:15", or empty
+    QString m_historyNote;
     int m_limit = kDefaultBars;
 };

@@ -1,14 +1,18 @@
 #include "outcomechart.h"
 
+#include <cmath>
+
 #include <QAreaSeries>
 #include <QChart>
 #include <QDateTime>
-#include <QDateTimeAxis>
+#include <QCategoryAxis>
 #include <QLineSeries>
 #include <QValueAxis>
 
 #include "dashboardmodel.h"
+#include "chartlegend.h"
 #include "dashboardstyle.h"
+#include "timeaxis.h"
 
 using namespace Qt::StringLiterals;
 
@@ -17,15 +21,16 @@ OutcomeChart::OutcomeChart(QWidget *parent)
 {
     auto *chart = new QChart;
     chart->setAnimationOptions(QChart::NoAnimation);   // animations repaint for 1 s after each update
-    chart->legend()->setAlignment(Qt::AlignTop);
     chart->setMargins(QMargins(4, 4, 4, 4));
     chart->setBackgroundRoundness(0);
 
-    m_timeAxis = new QDateTimeAxis(chart);
-    m_timeAxis->setFormat(u"HH:mm:ss"_s);
-    m_timeAxis->setTickCount(7);
+    // Clock times at round seconds or minutes that move with the data, as the breaker timeline's
+    // (a date-time axis spreads its ticks evenly: odd seconds that changed on every update).
+    m_timeAxis = new QCategoryAxis(chart);
+    m_timeAxis->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
     m_rateAxis = new QValueAxis(chart);
-    m_rateAxis->setTitleText(u"requests / s"_s);
+    m_rateAxis->setTitleText(tr("requests/s, stacked"));
+    m_rateAxis->setTickCount(kRateTicks);
     m_rateAxis->setLabelFormat(u"%g"_s);
     m_rateAxis->setRange(0, 1);
     chart->addAxis(m_timeAxis, Qt::AlignBottom);
@@ -59,7 +64,8 @@ OutcomeChart::OutcomeChart(QWidget *parent)
     // would be a flat line at its foot. Shown only while the window holds a failure.
     const QColor failures = failureLineColor();
     m_failureAxis = new QValueAxis(chart);
-    m_failureAxis->setTitleText(u"refused + failed / s"_s);
+    m_failureAxis->setTitleText(tr("refused + failed/s"));
+    m_failureAxis->setTickCount(kRateTicks);
     m_failureAxis->setLabelFormat(u"%g"_s);
     m_failureAxis->setRange(0, 1);
     m_failureAxis->setLabelsColor(failures);
@@ -68,7 +74,7 @@ OutcomeChart::OutcomeChart(QWidget *parent)
     m_failureAxis->setGridLineVisible(false);
     chart->addAxis(m_failureAxis, Qt::AlignRight);
     m_failureLine = new QLineSeries(this);
-    m_failureLine->setName(u"refused + failed (right axis)"_s);
+    m_failureLine->setName(tr("refused + failed (right axis, per s)"));
     QPen pen(failures);
     pen.setWidthF(2);
     m_failureLine->setPen(pen);
@@ -79,6 +85,17 @@ OutcomeChart::OutcomeChart(QWidget *parent)
     m_failureAxis->setVisible(false);
 
     setChart(chart);
+    // Shown by the frame that places it (DashboardWindow); owned by the view until then.
+    m_legend = new ChartLegend(chart, this);
+    m_legend->hide();
+    connect(chart, &QChart::plotAreaChanged, this, [this](const QRectF &plot) {
+        // As many clock labels as fit side by side, rather than labels cut to "11:4...".
+        const int ticks = std::max(int(plot.width()) / std::max(fontMetrics().horizontalAdvance(u"00:00:00"_s) * 3 / 2, 1), 2);
+        if (ticks != m_timeTicks) {
+            m_timeTicks = ticks;
+            placeTimeTicks(m_timeFromMs, m_timeToMs);
+        }
+    });
     setRenderHint(QPainter::Antialiasing);
     setMinimumSize(360, 200);
 }
@@ -147,10 +164,72 @@ void OutcomeChart::refresh(const DashboardModel &model, qint64 fromMs, qint64 to
         m_failureLine->setVisible(failures);
         m_failureAxis->setVisible(failures);
     }
-    m_timeAxis->setRange(QDateTime::fromMSecsSinceEpoch(fromMs), QDateTime::fromMSecsSinceEpoch(toMs));
-    dashboardstyle::rescaleToPeak(m_rateAxis, m_peakRate, 1.0);
+    placeTimeTicks(fromMs, toMs);
+    // Both rate axes have the same ticks from 0, so each gridline has a value on either side, in its
+    // colour: the failure line at 0.5 no longer sat on the left axis' "1" with nothing to say 0.5.
+    rescale(m_rateAxis, m_peakRate, 1.0);
     if (failures)
-        dashboardstyle::rescaleToPeak(m_failureAxis, m_peakFailureRate, 0.5);
+        rescale(m_failureAxis, m_peakFailureRate, 0.5);
+    m_legend->refresh();
+}
+
+void OutcomeChart::rescale(QValueAxis *axis, double peak, double minimum)
+{
+    // A step from 1, 2, 2.5, 3, 4, 5, 8 x 10^n for kRateTicks - 1 intervals; kept while the
+    // peak stays between a third of the top and the top, so the scale does not jump on every update.
+    const double top = std::max(peak * 1.15, minimum);
+    if (peak <= axis->max() && top >= axis->max() / 3 && axis->max() > 0)
+        return;
+    const double rough = top / double(kRateTicks - 1);
+    const double magnitude = std::pow(10.0, std::floor(std::log10(rough)));
+    double step = 10 * magnitude;
+    for (const double nice : {1.0, 2.0, 2.5, 3.0, 4.0, 5.0, 8.0, 10.0}) {
+        if (nice * magnitude >= rough * (1 - 1e-9)) {
+            step = nice * magnitude;
+            break;
+        }
+    }
+    axis->setRange(0, step * double(kRateTicks - 1));
+    axis->setTickCount(kRateTicks);
+    dashboardstyle::fitLabelsToTicks(axis);
+}
+
+void OutcomeChart::placeTimeTicks(qint64 fromMs, qint64 toMs)
+{
+    m_timeFromMs = fromMs;
+    m_timeToMs = toMs;
+    if (toMs <= fromMs)
+        return;
+    m_timeAxis->setRange(double(fromMs), double(toMs));
+    // Not within half a label of either end, where the label would be cut ("11:16:3").
+    QList<qint64> ticks = timeaxis::ticks(fromMs, toMs, std::max(m_timeTicks, 2));
+    const double plotWidth = chart()->plotArea().width();
+    if (plotWidth > 0) {
+        const qint64 half = qint64(double(fontMetrics().horizontalAdvance(u"00:00:00"_s)) / 2 * double(toMs - fromMs) / plotWidth);
+        ticks.removeIf([&](qint64 tick) { return tick < fromMs + half || tick > toMs - half; });
+    }
+    if (ticks == m_timeTickMs)
+        return;   // the labels stay; only the range moved
+    m_timeTickMs = ticks;
+    for (const QString &label : m_timeAxis->categoriesLabels())
+        m_timeAxis->remove(label);
+    m_timeAxis->setStartValue(double(fromMs));
+    for (const qint64 tick : ticks)
+        m_timeAxis->append(dashboardstyle::formatClock(tick, false), double(tick));
+}
+
+QStringList OutcomeChart::timeLabels() const
+{
+    return m_timeAxis->categoriesLabels();
+}
+
+QList<double> OutcomeChart::rateTicks(bool failureAxis) const
+{
+    const QValueAxis *axis = failureAxis ? m_failureAxis : m_rateAxis;
+    QList<double> ticks;
+    for (int i = 0; i < axis->tickCount(); ++i)
+        ticks.append(axis->min() + (axis->max() - axis->min()) * i / (axis->tickCount() - 1));
+    return ticks;
 }
 
 QList<QPointF> OutcomeChart::stepPoints(const QList<double> &values, qint64 fromMs, qint64 toMs, qint64 bucketMs)
@@ -175,16 +254,12 @@ QList<QPointF> OutcomeChart::stepPoints(const QList<double> &values, qint64 from
 
 void OutcomeChart::setCompact(bool compact)
 {
-    // A third of a laptop's width has no room for two axis titles beside the legend: the labels
-    // would be cut to "3...". The frame's title names the rate; the right axis' red labels and the
-    // legend name the failures.
-    m_rateAxis->setTitleVisible(!compact);
-    m_failureAxis->setTitleVisible(!compact);
+    // The legend above the plot (ChartLegend) leaves room for both axis titles at any width.
     m_compact = compact;
-    // The compact legend's column has no room for the injected count (it would be cut to "refused + f..."):
-    // there the staircase's marked bars say it.
-    const QString injected = m_injectedFailures > 0 ? u", %1 injected"_s.arg(m_injectedFailures) : QString();
-    m_failureLine->setName(compact ? u"refused + failed"_s : u"refused + failed%1 (right axis)"_s.arg(injected));
+    const QString injected = m_injectedFailures > 0 ? tr(", %1 injected").arg(m_injectedFailures) : QString();
+    m_failureLine->setName(tr("refused + failed%1 (right axis, per s)").arg(injected));
+    if (m_legend)
+        m_legend->refresh();
 }
 
 QColor OutcomeChart::failureLineColor()

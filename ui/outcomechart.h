@@ -4,10 +4,12 @@
 #include <QColor>
 #include <QList>
 #include <QPointF>
+#include <QStringList>
 
 class DashboardModel;
 class QAreaSeries;
-class QDateTimeAxis;
+class ChartLegend;
+class QCategoryAxis;
 class QLineSeries;
 class QValueAxis;
 
@@ -39,15 +41,28 @@ public:
     // The window's failures made by fault injection: the failure line's legend says how many.
     int injectedFailures() const { return m_injectedFailures; }
     static constexpr qint64 kFailureBucketMs = 6000;   // the failure line's narrowest bucket
-    // The window's compact layout (a laptop): no axis titles, a shorter legend.
-    void setCompact(bool compact);
+    void setCompact(bool compact);   // the window's compact layout (a laptop)
+    // The legend, for the frame to put above the chart (the chart's own is hidden).
+    ChartLegend *legend() const { return m_legend; }
+    // The clock labels at the ticks (round seconds or minutes), and each rate axis' tick values:
+    // both have kRateTicks from 0, so a gridline reads on either side.
+    QStringList timeLabels() const;
+    QList<double> rateTicks(bool failureAxis) const;
+    static constexpr int kRateTicks = 5;
 
 private:
+    static void rescale(QValueAxis *axis, double peak, double minimum);
+    void placeTimeTicks(qint64 fromMs, qint64 toMs);
     static QList<QPointF> stepPoints(const QList<double> &values, qint64 fromMs, qint64 toMs, qint64 bucketMs);
 
     QList<QLineSeries *> m_upper;   // cumulative top edge of each band: in flight, then each category
     QList<QAreaSeries *> m_areas;
-    QDateTimeAxis *m_timeAxis = nullptr;
+    QCategoryAxis *m_timeAxis = nullptr;
+    ChartLegend *m_legend = nullptr;
+    int m_timeTicks = 7;
+    qint64 m_timeFromMs = 0;
+    qint64 m_timeToMs = 0;
+    QList<qint64> m_timeTickMs;
     QValueAxis *m_rateAxis = nullptr;
     QLineSeries *m_failureLine = nullptr;
     QValueAxis *m_failureAxis = nullptr;

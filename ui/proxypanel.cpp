@@ -7,58 +7,66 @@
 #include <QHBoxLayout>
 #include <QPushButton>
 #include <QToolButton>
+#include <QVBoxLayout>
 
 #include "dashboardmodel.h"
 #include "dashboardstyle.h"
+#include "fittedlabel.h"
 
 using namespace Qt::StringLiterals;
 
 namespace {
 
-// A label that may be cut short when the window is narrow (its tooltip keeps the whole text),
-// rather than forcing the window wider than a small screen.
-QLabel *shrinkingLabel(QWidget *parent)
+// The health line's parts, in the order they read; on a narrow strip the less needed ones give way
+// first (FittedLabel): the reasons in parentheses, then the protocol, the URL, and last the state.
+QList<FittedLabel::Part> healthParts(const UpstreamSnapshot &u, const QString &url)
 {
-    auto *label = new QLabel(parent);
-    label->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
-    label->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    return label;
-}
-
-QString healthText(const UpstreamSnapshot &u, const QString &url)
-{
-    QStringList parts{url.isEmpty() ? u"(URL unknown)"_s : url};
+    QList<FittedLabel::Part> parts{{{url.isEmpty() ? u"(URL unknown)"_s : url, url, QString()}, 2}};
     // What the latest answer came over: HTTP/2 multiplexes the calls on one connection.
     if (!u.protocol.isEmpty())
-        parts << QString::fromLatin1(u.protocol);
-    parts << dashboardstyle::breakerLabel(u.breakerState);
-    if (u.failureThreshold > 0)
+        parts.append({{QString::fromLatin1(u.protocol), QString()}, 4});
+    parts.append({{dashboardstyle::breakerLabel(u.breakerState)}, 99});
+    if (u.failureThreshold > 0) {
         // Past the threshold (an open breaker's failed trials count on) "6 of 5" read as a wrong sum.
-        parts << (u.consecutiveFailures <= u.failureThreshold
-                      ? u"%1 of %2 failures in a row"_s.arg(u.consecutiveFailures).arg(u.failureThreshold)
-                      : u"%1 failures in a row (opens at %2)"_s.arg(u.consecutiveFailures).arg(u.failureThreshold));
-    if (u.breakerState == BreakerState::Open && u.cooldownLeftMs > 0)
+        if (u.consecutiveFailures <= u.failureThreshold)
+            parts.append({{ProxyPanel::tr("%1 of %2 failures in a row").arg(u.consecutiveFailures).arg(u.failureThreshold),
+                           ProxyPanel::tr("%1 of %2 failures").arg(u.consecutiveFailures).arg(u.failureThreshold)}, 2});
+        else
+            parts.append({{ProxyPanel::tr("%1 failures in a row (opens at %2)").arg(u.consecutiveFailures).arg(u.failureThreshold),
+                           ProxyPanel::tr("%1 failures in a row").arg(u.consecutiveFailures)}, 1});
+    }
+    if (u.breakerState == BreakerState::Open && u.cooldownLeftMs > 0) {
         // At most: a probe that sees the provider answer half-opens the breaker sooner (the injected
         // hang's breaker half-opened 1.4 s after "cool-down 59 s left").
-        parts << u"trial in ≤ %1 (sooner if a probe answers)"_s.arg(dashboardstyle::formatCountdown(u.cooldownLeftMs));
-    parts << (u.lastFailureAtMs > 0 ? u"last error %1 at %2"_s.arg(u.lastFailure, dashboardstyle::formatClock(u.lastFailureAtMs, false))
-                                    : u"no errors"_s);
+        const QString left = dashboardstyle::formatCountdown(u.cooldownLeftMs);
+        parts.append({{ProxyPanel::tr("trial in ≤ %1 (sooner if a probe answers)").arg(left),
+                       ProxyPanel::tr("trial in ≤ %1").arg(left)}, 1});
+    }
+    if (u.lastFailureAtMs > 0) {
+        const QString at = dashboardstyle::formatClock(u.lastFailureAtMs, false);
+        parts.append({{ProxyPanel::tr("last error %1 at %2").arg(u.lastFailure, at), ProxyPanel::tr("last error at %1").arg(at),
+                       QString()}, 3});
+    } else {
+        parts.append({{ProxyPanel::tr("no errors")}, 6});
+    }
     // The probe asks only while the breaker is open: its newest answer says whether the provider is
-    // back (a 401 counts: it answered), and "no probe yet" while the first is awaited. Last, as the
-    // part a narrow window may cut: the error says what went wrong.
+    // back (a 401 counts: it answered), and "no probe yet" while the first is awaited.
     // An "up" answer older than the newest failure while still open is not the state: it half-
     // opened the breaker and the trial failed after it (issue 27: "probe 200 (up)" beside open).
     const bool trialFailedSince = u.breakerState == BreakerState::Open && u.lastProbeAlive
         && u.lastFailureAtMs >= u.lastProbeAtMs;
+    const QString probedAt = dashboardstyle::formatClock(u.lastProbeAtMs, false);
     if (u.lastProbeAtMs > 0 && trialFailedSince)
-        parts << u"probe %1 (up) at %2, then the trial failed: open again"_s.arg(
-            u.lastProbeResult, dashboardstyle::formatClock(u.lastProbeAtMs, false));
+        parts.append({{ProxyPanel::tr("probe %1 (up) at %2, then the trial failed: open again").arg(u.lastProbeResult, probedAt),
+                       ProxyPanel::tr("probe up at %1, trial failed").arg(probedAt), QString()}, 1});
     else if (u.lastProbeAtMs > 0)
-        parts << u"probe %1 (%2) at %3"_s.arg(u.lastProbeResult, u.lastProbeAlive ? u"up"_s : u"down"_s,
-                                              dashboardstyle::formatClock(u.lastProbeAtMs, false));
+        parts.append({{ProxyPanel::tr("probe %1 (%2) at %3").arg(u.lastProbeResult,
+                                                                 u.lastProbeAlive ? ProxyPanel::tr("up") : ProxyPanel::tr("down"), probedAt),
+                       ProxyPanel::tr("probe %1 at %2").arg(u.lastProbeAlive ? ProxyPanel::tr("up") : ProxyPanel::tr("down"), probedAt),
+                       QString()}, 1});
     else if (u.breakerState == BreakerState::Open)
-        parts << u"no probe yet"_s;
-    return parts.join(u"  ·  "_s);
+        parts.append({{ProxyPanel::tr("no probe yet"), ProxyPanel::tr("no probe yet"), QString()}, 2});
+    return parts;
 }
 
 } // namespace
@@ -66,40 +74,55 @@ QString healthText(const UpstreamSnapshot &u, const QString &url)
 ProxyPanel::ProxyPanel(QWidget *parent)
     : QWidget(parent)
 {
-    m_layout = new QGridLayout(this);
-    m_layout->setContentsMargins(2, 0, 2, 0);
-    m_layout->setHorizontalSpacing(8);
-    m_layout->setVerticalSpacing(2);
-    auto *title = new QLabel(u"Listening on"_s, this);
-    m_listen = shrinkingLabel(this);
+    // The listen address and the mode on the first line, then one full-width line per upstream:
+    // at 1366x768 a line beside the address had room for half of an upstream's health.
+    auto *strip = new QVBoxLayout(this);
+    strip->setContentsMargins(2, 0, 2, 0);
+    strip->setSpacing(2);
+    auto *top = new QHBoxLayout;
+    top->setSpacing(8);
+    auto *title = new QLabel(tr("Listening on"), this);
+    m_listen = new QLabel(this);
+    m_listen->setTextInteractionFlags(Qt::TextSelectableByMouse);
     QFont bold = m_listen->font();
     bold.setBold(true);
     m_listen->setFont(bold);
-    auto *copy = new QPushButton(u"Copy"_s, this);
-    copy->setToolTip(u"Copy the OpenAI base URL (the Anthropic one is the same without /v1)"_s);
+    auto *copy = new QPushButton(tr("Copy"), this);
+    copy->setToolTip(tr("Copy the OpenAI base URL (the Anthropic one is the same without /v1)"));
+    copy->setAccessibleName(tr("Copy the base URL"));
     connect(copy, &QPushButton::clicked, this, [this] { QApplication::clipboard()->setText(m_listen->text()); });
-    m_mode = shrinkingLabel(this);
+    m_mode = new FittedLabel(this);
     // Refused, not held: a held client would meet its own timeout (README, "Live control").
     m_pause = new QToolButton(this);
     m_pause->setObjectName(u"pauseAdmission"_s);
     m_pause->setCheckable(true);
-    m_pause->setText(u"Pause admission"_s);
-    m_pause->setToolTip(u"Refuse new calls with 503 `paused` (x-should-retry: false); calls in flight go on"_s);
+    m_pause->setText(tr("Pause admission"));
+    m_pause->setToolTip(tr("Refuse new calls with 503 `paused` (x-should-retry: false); calls in flight go on"));
     connect(m_pause, &QToolButton::clicked, this, &ProxyPanel::admissionPauseRequested);
-    m_layout->addWidget(title, 0, 0);
-    m_layout->addWidget(m_listen, 0, 1);
-    m_layout->addWidget(copy, 0, 2);
-    m_layout->addWidget(m_mode, 1, 0, 1, 2);
-    m_layout->addWidget(m_pause, 1, 2);
-    m_layout->setColumnStretch(1, 2);
-    m_layout->setColumnStretch(4, 5);
+    top->addWidget(title);
+    top->addWidget(m_listen);
+    top->addWidget(copy);
+    top->addWidget(m_pause);
+    top->addSpacing(8);
+    top->addWidget(m_mode, 1);
+    strip->addLayout(top);
+    m_layout = new QGridLayout;
+    m_layout->setHorizontalSpacing(8);
+    m_layout->setVerticalSpacing(2);
+    m_layout->setColumnStretch(1, 1);
+    strip->addLayout(m_layout);
 }
 
 void ProxyPanel::setListenUrl(const QString &baseUrl, bool demo)
 {
     m_listen->setText(baseUrl);
     m_listen->setToolTip(baseUrl);
-    m_mode->setText(demo ? u"demo mode: the built-in mock provider stands in for both upstreams"_s : QString());
+    if (demo)
+        m_mode->setParts({{{tr("demo mode: the built-in mock provider stands in for both upstreams"),
+                            tr("demo mode: the mock provider stands in for both"), tr("demo mode (mock provider)")}, 0}},
+                         {});
+    else
+        m_mode->setWholeText({});
 }
 
 void ProxyPanel::setUpstreamUrl(const QString &upstream, const QString &url)
@@ -117,11 +140,7 @@ void ProxyPanel::refresh(const DashboardModel &model)
     for (const UpstreamSnapshot &u : model.snapshot().upstreams) {
         const QString name = QString::fromLatin1(u.name);
         Row &line = row(name);
-        const QString text = healthText(u, m_urls.value(name));
-        if (line.status->text() != text) {
-            line.status->setText(text);
-            line.status->setToolTip(text);
-        }
+        line.status->setParts(healthParts(u, m_urls.value(name)), u"  ·  "_s);
         const QString colour = dashboardstyle::breakerColor(u.breakerState).name();
         if (line.name->property("colour").toString() != colour) {
             line.name->setProperty("colour", colour);
@@ -145,9 +164,10 @@ ProxyPanel::Row &ProxyPanel::row(const QString &upstream)
     auto it = m_rows.find(upstream);
     if (it != m_rows.end())
         return *it;
-    // The upstreams sit to the right of the listen address, one per line.
+    // One line per upstream, under the listen address.
     const int index = int(m_rows.size());
-    Row created{new QLabel(this), shrinkingLabel(this)};
+    Row created{new QLabel(this), new FittedLabel(this)};
+    created.status->setTextInteractionFlags(Qt::TextSelectableByMouse);
     created.name->setTextFormat(Qt::RichText);
     auto *buttons = new QWidget(this);
     auto *buttonRow = new QHBoxLayout(buttons);
@@ -168,9 +188,9 @@ ProxyPanel::Row &ProxyPanel::row(const QString &upstream)
         buttonRow->addWidget(button);
         created.buttons[int(action)] = button;
     }
-    m_layout->addWidget(created.name, index, 3);
-    m_layout->addWidget(created.status, index, 4);
-    m_layout->addWidget(buttons, index, 5);
+    m_layout->addWidget(created.name, index, 0);
+    m_layout->addWidget(created.status, index, 1);
+    m_layout->addWidget(buttons, index, 2);
     return *m_rows.insert(upstream, created);
 }
 
@@ -181,11 +201,11 @@ QString ProxyPanel::listenUrl() const
 
 QString ProxyPanel::listenText() const
 {
-    return m_listen->text() + (m_mode->text().isEmpty() ? QString() : u"  ("_s + m_mode->text() + u')');
+    return m_listen->text() + (m_mode->wholeText().isEmpty() ? QString() : u"  ("_s + m_mode->wholeText() + u')');
 }
 
 QString ProxyPanel::upstreamText(const QString &upstream) const
 {
     const auto it = m_rows.constFind(upstream);
-    return it == m_rows.constEnd() ? QString() : upstream + u": "_s + it->status->text();
+    return it == m_rows.constEnd() ? QString() : upstream + u": "_s + it->status->wholeText();
 }

@@ -8,6 +8,7 @@
 #include "livesettings.h"
 
 class DashboardModel;
+class FittedLabel;
 class QGridLayout;
 class QLabel;
 class QToolButton;
@@ -18,7 +19,7 @@ class QToolButton;
 // the health probe's newest answer (what it saw and when).
 // Always visible, unlike the status bar, which a small screen or a temporary message can hide.
 // The health comes from the proxy's snapshots (ProxySnapshot), the URLs from the configuration.
-// Beside each upstream are its breaker buttons (open now, close now, probe now), and under the Copy
+// Beside each upstream are its breaker buttons (open now, close now, probe now), and beside the Copy
 // button the Pause admission toggle; they only ask (the signals below, which ui/livecontrol.h sends
 // to the proxy's thread), and show what the proxy did when its next snapshot says so.
 class ProxyPanel final : public QWidget
@@ -35,7 +36,8 @@ public:
 
     QString listenUrl() const;
     QString listenText() const;   // with the mode
-    QString upstreamText(const QString &upstream) const;   // empty if no such upstream yet
+    // Its whole health line (the strip shows what fits, the tool tip all); empty if no such upstream yet.
+    QString upstreamText(const QString &upstream) const;
     // For tests: an upstream's breaker button (null if no such upstream yet), the pause toggle.
     QToolButton *breakerButton(const QString &upstream, BreakerAction action) const;
     QToolButton *pauseButton() const { return m_pause; }
@@ -48,14 +50,14 @@ private:
     struct Row
     {
         QLabel *name = nullptr;
-        QLabel *status = nullptr;
+        FittedLabel *status = nullptr;
         std::array<QToolButton *, 3> buttons{};   // by BreakerAction
     };
     Row &row(const QString &upstream);
 
     QGridLayout *m_layout = nullptr;
     QLabel *m_listen = nullptr;
-    QLabel *m_mode = nullptr;
+    FittedLabel *m_mode = nullptr;
     QToolButton *m_pause = nullptr;
     QHash<QString, QString> m_urls;
     QHash<QString, Row> m_rows;

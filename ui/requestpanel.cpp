@@ -16,9 +16,12 @@
 #include <QPushButton>
 #include <QScrollBar>
 #include <QSplitter>
+#include <QStyle>
 #include <QTableView>
+#include <QRegularExpression>
 #include <QVBoxLayout>
 
+#include "accounting/callending.h"
 #include "accounting/curlcommand.h"
 #include "accounting/harexport.h"
 #include "privatefiles.h"
@@ -32,6 +35,17 @@
 using namespace Qt::StringLiterals;
 
 namespace {
+
+// The table's columns in the order they are given room: on a narrow table the last ones are
+// hidden rather than cut or scrolled sideways (issue 27: "upstrea..." and a scroll bar at 1366
+// px); every value stays in the details. Columns not listed (added later) come after the route.
+const QList<int> kColumnsByNeed{RequestTableModel::Arrival, RequestTableModel::OutcomeColumn, RequestTableModel::Attempt,
+                                RequestTableModel::Status, RequestTableModel::Ended, RequestTableModel::Upstream,
+                                RequestTableModel::Model, RequestTableModel::Total, RequestTableModel::Route};
+const QList<int> kColumnsLast{RequestTableModel::Cost, RequestTableModel::Tokens, RequestTableModel::Queue,
+                              RequestTableModel::UpstreamTime, RequestTableModel::Injected, RequestTableModel::RequestId,
+                              RequestTableModel::Key};
+constexpr int kCellPadding = 10;   // the delegate's margins and the grid line
 
 QString csvField(const QString &text)
 {
@@ -138,7 +152,23 @@ RequestPanel::RequestPanel(QWidget *parent)
     m_view->sortByColumn(RequestTableModel::Arrival, Qt::DescendingOrder);
     m_view->verticalHeader()->setDefaultSectionSize(m_view->fontMetrics().height() + 6);
     m_view->verticalHeader()->hide();
-    m_view->horizontalHeader()->setStretchLastSection(true);
+    // Widths from the widest value each column can hold, not from the first rows ("ok" sized the
+    // ended column before "upstream_error" came): the columns do not move as traffic runs.
+    const QFontMetrics metrics = m_view->fontMetrics();
+    m_columnWidths.fill(0, RequestTableModel::ColumnCount);
+    const auto floor = [&](int column, const QString &widest) {
+        m_columnWidths[column] = std::max(m_columnWidths[column], metrics.horizontalAdvance(widest) + kCellPadding);
+    };
+    floor(RequestTableModel::Arrival, dashboardstyle::formatClock(0).replace(QRegularExpression(u"\\d"_s), u"0"_s));
+    for (int outcome = 0; outcome <= int(Outcome::Error); ++outcome)
+        floor(RequestTableModel::OutcomeColumn, QString::fromLatin1(outcomeName(Outcome(outcome))));
+    floor(RequestTableModel::OutcomeColumn, u"injected"_s);
+    for (int ending = 0; ending < kEndingCount; ++ending)
+        floor(RequestTableModel::Ended, QString::fromLatin1(endingName(Ending(ending))));
+    floor(RequestTableModel::Status, u"000"_s);
+    floor(RequestTableModel::Attempt, u"00 of 00"_s);
+    floor(RequestTableModel::Total, u"000000"_s);
+    m_view->viewport()->installEventFilter(this);
     // "2 of 3" beside the outcome, not past the right edge of a laptop's window.
     m_view->horizontalHeader()->moveSection(m_view->horizontalHeader()->visualIndex(RequestTableModel::Attempt),
                                             RequestTableModel::OutcomeColumn + 1);
@@ -178,8 +208,9 @@ RequestPanel::RequestPanel(QWidget *parent)
     auto *split = new QSplitter(Qt::Horizontal, this);
     split->addWidget(m_view);
     split->addWidget(detailsPane);
-    split->setStretchFactor(0, 3);
-    split->setStretchFactor(1, 2);
+    // Two thirds for the table: at 1366x768 that holds arrival to model; the details wrap.
+    split->setStretchFactor(0, 2);
+    split->setStretchFactor(1, 1);
     layout->addWidget(split, 1);
 
     const auto comboChanged = [](QComboBox *combo, auto apply) {
@@ -217,8 +248,8 @@ void RequestPanel::refresh(const DashboardModel &model)
         bar->setValue(bar->value() + (m_view->verticalScrollMode() == QAbstractItemView::ScrollPerItem ? moved : moved * rowHeight));
     }
     m_exportHar->setEnabled(m_filter->rowCount() > 0);
-    if (fresh > 0 && fresh == m_table->rowCount())
-        m_view->resizeColumnsToContents();   // once, when the first rows arrive (it scans rows)
+    if (fresh > 0)
+        measureColumns(fresh);
     // New models and statuses become filter choices (the new rows are the first ones).
     for (int row = 0; row < fresh; ++row) {
         const CallRecord &record = m_table->recordAt(row);
@@ -236,6 +267,60 @@ void RequestPanel::refresh(const DashboardModel &model)
             addChoice(m_status, QString::number(record.status));
         }
     }
+}
+
+void RequestPanel::measureColumns(int rows)
+{
+    // Only the new rows (they are on top): a column grows to its widest value seen, never shrinks.
+    const QFontMetrics metrics = m_view->fontMetrics();
+    bool grew = false;
+    for (int column = 0; column < m_table->columnCount(); ++column) {
+        int widest = m_columnWidths.value(column);
+        for (int row = 0; row < rows; ++row)
+            widest = std::max(widest, metrics.horizontalAdvance(m_table->index(row, column).data().toString()) + kCellPadding);
+        if (column >= m_columnWidths.size())
+            m_columnWidths.resize(column + 1);
+        grew |= widest > m_columnWidths[column];
+        m_columnWidths[column] = widest;
+    }
+    if (grew)
+        fitColumns();
+}
+
+void RequestPanel::fitColumns()
+{
+    QHeaderView *header = m_view->horizontalHeader();
+    QList<int> order = kColumnsByNeed;
+    for (int column = 0; column < m_table->columnCount(); ++column) {
+        if (!order.contains(column) && !kColumnsLast.contains(column))
+            order.append(column);
+    }
+    order += kColumnsLast;
+    // As many as fit whole, in that order; a narrower one further down may still fit.
+    int room = m_view->viewport()->width();
+    for (const int column : order) {
+        // Its title with the sort arrow (sectionSizeHint() says 0 for a hidden column).
+        const QString title = m_table->headerData(column, Qt::Horizontal, Qt::DisplayRole).toString();
+        const int titleWidth = header->fontMetrics().horizontalAdvance(title)
+            + 2 * header->style()->pixelMetric(QStyle::PM_HeaderMargin, nullptr, header)
+            + header->style()->pixelMetric(QStyle::PM_HeaderMarkSize, nullptr, header) + 4;
+        const int width = std::max({m_columnWidths.value(column), titleWidth, header->minimumSectionSize()});
+        const bool fits = width <= room;
+        if (header->isSectionHidden(column) == fits)
+            header->setSectionHidden(column, !fits);
+        if (!fits)
+            continue;
+        room -= width;
+        if (header->sectionSize(column) != width)
+            header->resizeSection(column, width);
+    }
+}
+
+bool RequestPanel::eventFilter(QObject *watched, QEvent *event)
+{
+    if (watched == m_view->viewport() && event->type() == QEvent::Resize)
+        fitColumns();
+    return QWidget::eventFilter(watched, event);
 }
 
 void RequestPanel::setTimeRange(qint64 fromMs, qint64 toMs)

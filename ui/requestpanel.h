@@ -72,8 +72,13 @@ public:
     static QString describe(const CallRecord &record);
     static QString describe(const CallRecord &record, const RetryPlace &place);
 
+protected:
+    bool eventFilter(QObject *watched, QEvent *event) override;
+
 private:
     void onSelectionChanged();
+    void measureColumns(int rows);   // the newest `rows` rows' values widen their columns
+    void fitColumns();   // the columns that fit the table's width, by need; the others hidden
     void addChoice(QComboBox *combo, const QString &value);
     void showContextMenu(const QPoint &at);
     int detailsRow() const;   // the table row whose details are shown, -1 for none
@@ -99,4 +104,5 @@ private:
     QSet<QString> m_modelsSeen;
     QSet<QString> m_membersSeen;
     QSet<int> m_statusesSeen;
+    QList<int> m_columnWidths;   // by column: the widest value it can hold or has held
 };

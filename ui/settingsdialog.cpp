@@ -79,6 +79,14 @@ SettingsDialog::SettingsDialog(const AppSettings &values, const QStringList &ove
     form->addRow(u"Listen address"_s, m_listen);
     form->addRow(u"OpenAI upstream"_s, m_openai);
     form->addRow(u"Anthropic upstream"_s, m_anthropic);
+    m_inUse = new QLabel(this);
+    m_inUse->setObjectName(u"upstreamsInUse"_s);
+    m_inUse->setWordWrap(true);
+    m_inUse->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    if (demo)
+        form->addRow(tr("In use now"), m_inUse);
+    else
+        m_inUse->hide();
     form->addRow(u"Timeout (first byte, stream gaps)"_s, m_timeout);
     form->addRow(u"Concurrency"_s, m_concurrency);
     form->addRow(u"De-dup window"_s, m_dedupWindow);
@@ -169,6 +177,17 @@ void SettingsDialog::setValues(const AppSettings &values)
     m_breakerFailures->setValue(values.breakerFailures);
     m_breakerCooldown->setValue(values.breakerCooldownSeconds);
     m_maxSpend->setValue(values.maxSpendUsd);
+}
+
+void SettingsDialog::setUpstreamsInUse(const QString &openai, const QString &anthropic)
+{
+    m_inUse->setText(tr("OpenAI %1, Anthropic %2: the demo's mock provider; the fields above apply when "
+                        "Breakwater runs without --demo").arg(openai, anthropic));
+}
+
+QString SettingsDialog::upstreamsInUseText() const
+{
+    return m_inUse->text();
 }
 
 bool SettingsDialog::startAtLogin() const

@@ -42,6 +42,10 @@ public:
     // "Start Breakwater when I log in": not a proxy setting; the caller applies it at once.
     bool startAtLogin() const;
     void setStartAtLogin(bool start);
+    // In demo mode the fields hold the saved upstreams (used without --demo); this line under them
+    // says where calls go now, so the dialog does not show api.openai.com while the mock answers.
+    void setUpstreamsInUse(const QString &openai, const QString &anthropic);
+    QString upstreamsInUseText() const;
 
     // Called at OK with the values and the changed options; returns the options it applied to the
     // running proxy at once (appliedLive()).
@@ -73,4 +77,5 @@ private:
     QDoubleSpinBox *m_maxSpend = nullptr;
     QCheckBox *m_startAtLogin = nullptr;
     QLabel *m_problems = nullptr;
+    QLabel *m_inUse = nullptr;
 };

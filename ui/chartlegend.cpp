@@ -1,0 +1,109 @@
+#include "chartlegend.h"
+
+#include <QAreaSeries>
+#include <QChart>
+#include <QLegend>
+#include <QLineSeries>
+#include <QScatterSeries>
+
+using namespace Qt::StringLiterals;
+
+namespace {
+constexpr int kEntryGap = 14;   // between two entries on a line
+}
+
+ChartLegend::ChartLegend(QChart *chart, QWidget *parent)
+    : QLabel(parent)
+    , m_chart(chart)
+{
+    setTextFormat(Qt::RichText);
+    setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed);
+    setContentsMargins(4, 0, 4, 0);
+    chart->legend()->setVisible(false);
+    refresh();
+}
+
+void ChartLegend::refresh()
+{
+    QList<Entry> entries;
+    for (QAbstractSeries *series : m_chart->series()) {
+        if (series->name().isEmpty())
+            continue;
+        // A band or a dot is a square, a line is a dash.
+        Entry entry{series->name(), u"■"_s, {}, series->isVisible()};
+        if (auto *area = qobject_cast<QAreaSeries *>(series)) {
+            entry.colour = area->color();
+        } else if (auto *scatter = qobject_cast<QScatterSeries *>(series)) {
+            entry.colour = scatter->color();
+            entry.swatch = u"●"_s;
+        } else if (auto *line = qobject_cast<QLineSeries *>(series)) {
+            entry.colour = line->pen().color();
+            entry.swatch = u"━"_s;
+        }
+        entries.append(entry);
+    }
+    if (entries == m_entries && !text().isEmpty())
+        return;
+    m_entries = entries;
+    setAccessibleName(tr("Legend: %1").arg(this->entries().join(u", "_s)));
+    m_laidOutWidth = -1;
+    layOut();
+}
+
+QStringList ChartLegend::entries() const
+{
+    QStringList names;
+    for (const Entry &entry : m_entries)
+        names.append(entry.name);
+    return names;
+}
+
+void ChartLegend::layOut()
+{
+    const int width = contentsRect().width();
+    if (width == m_laidOutWidth)
+        return;
+    m_laidOutWidth = width;
+    // Greedy lines: an entry goes on the next line when it does not fit whole on this one.
+    const QFontMetrics metrics = fontMetrics();
+    QStringList lines{QString()};
+    int x = 0;
+    for (const Entry &entry : m_entries) {
+        const QString plain = entry.swatch + u' ' + entry.name;
+        const int entryWidth = metrics.horizontalAdvance(plain);
+        if (x > 0 && x + kEntryGap + entryWidth > width) {
+            lines.append(QString());
+            x = 0;
+        }
+        if (x > 0)
+            lines.last() += u"&nbsp;&nbsp;&nbsp;"_s;
+        x += (x > 0 ? kEntryGap : 0) + entryWidth;
+        const QColor colour = entry.shown ? entry.colour : palette().color(QPalette::Disabled, QPalette::WindowText);
+        const QColor text = palette().color(entry.shown ? QPalette::Active : QPalette::Disabled, QPalette::WindowText);
+        lines.last() += u"<span style='color:%1'>%2</span>&nbsp;<span style='color:%3'>%4</span>"_s.arg(
+            colour.name(), entry.swatch, text.name(), entry.name.toHtmlEscaped().replace(u' ', u"&nbsp;"_s));
+    }
+    const QString html = lines.join(u"<br>"_s);
+    if (text() != html)
+        setText(html);
+    m_lines = int(lines.size());
+    const int height = m_lines * metrics.lineSpacing() + contentsMargins().top() + contentsMargins().bottom() + 2;
+    if (minimumHeight() != height)
+        setFixedHeight(height);
+}
+
+QSize ChartLegend::sizeHint() const
+{
+    return {0, minimumHeight()};
+}
+
+QSize ChartLegend::minimumSizeHint() const
+{
+    return {0, minimumHeight()};
+}
+
+void ChartLegend::resizeEvent(QResizeEvent *event)
+{
+    QLabel::resizeEvent(event);
+    layOut();
+}
