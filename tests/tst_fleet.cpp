@@ -120,6 +120,7 @@ private slots:
     void twoCredentialsInFlight_oneCallEach();
     void leaderKilledMidStream_joinersGetAnErrorEvent_noLeaseLeft();
     void leaderKilledBeforeAnswer_oneJoinerTakesOver();
+    void leadersCallerHangsUp_joinerElsewhereStillAnswered();
     void fleetFaultRule_armedOnEveryInstance_disarmedFromAny();
     void failuresOnDifferentInstances_openTheBreakerOnAll();
     void holdOpen_neverShortensALiveDeadline();
@@ -336,6 +337,27 @@ void TestFleet::leaderKilledBeforeAnswer_oneJoinerTakesOver()
     delete leader;
     QCOMPARE(fleet.mock()->callCount("/v1/chat/completions"), 2);
     QTRY_COMPARE_WITH_TIMEOUT(keysInRedis(fleet, "bw:v1:*:flight"), 0, kConverge);
+}
+
+void TestFleet::leadersCallerHangsUp_joinerElsewhereStillAnswered()
+{
+    FleetTest fleet(QStringLiteral(BREAKWATER_APP));
+    QVERIFY(startSharedFleet(fleet, 2));
+    holdAnswers(fleet, true);
+    const QByteArray body = chatBody(u"the leader's caller leaves"_s);
+    LoopbackClient *leader = startChat(fleet.port(0), body, this);
+    QTRY_COMPARE_WITH_TIMEOUT(fleet.mock()->heldCount(), 1, 20'000);
+    LoopbackClient *joiner = startChat(fleet.port(1), body, this);
+    QTRY_COMPARE_WITH_TIMEOUT(seatedRiders(fleet), 2, 20'000);
+    // Instance 0 cancels its call once nobody there waits (after its abandon grace); the joiner on
+    // instance 1 is still waiting, so it calls again rather than take the cancellation for an answer.
+    leader->hangUp();
+    QTRY_COMPARE_WITH_TIMEOUT(fleet.mock()->callCount("/v1/chat/completions"), 2, 20'000);
+    holdAnswers(fleet, false);
+    QTRY_VERIFY_WITH_TIMEOUT(joiner->isFinished(), 20'000);
+    QCOMPARE(joiner->response().status, 200);
+    delete joiner;
+    delete leader;
 }
 
 void TestFleet::fleetFaultRule_armedOnEveryInstance_disarmedFromAny()
