@@ -24,6 +24,8 @@ QString describe(const QJsonObject &rule)
         text += u", %1 left"_s.arg(rule.value(u"left"_s).toInt());
     if (!rule.value(u"expires_in_s"_s).isNull())
         text += u", expires in %1 s"_s.arg(rule.value(u"expires_in_s"_s).toDouble(), 0, 'f', 1);
+    if (rule.value(u"fleet"_s).toBool())
+        text += u", on the whole fleet"_s;
     return text;
 }
 
@@ -59,9 +61,13 @@ int runFaultCommand(const CommandLine &options)
     QNetworkAccessManager manager;
     QNetworkReply *reply = nullptr;
     switch (command.action) {
-    case FaultCommand::Action::Add:
-        reply = manager.post(request, QJsonDocument(QJsonObject{{u"rule"_s, command.argument}}).toJson(QJsonDocument::Compact));
+    case FaultCommand::Action::Add: {
+        QJsonObject body{{u"rule"_s, command.argument}};
+        if (command.fleet)
+            body.insert(u"fleet"_s, true);   // armed on every instance of the running one's fleet
+        reply = manager.post(request, QJsonDocument(body).toJson(QJsonDocument::Compact));
         break;
+    }
     case FaultCommand::Action::List: reply = manager.get(request); break;
     case FaultCommand::Action::Clear: reply = manager.deleteResource(request); break;
     case FaultCommand::Action::None: return 2;

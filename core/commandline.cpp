@@ -62,6 +62,7 @@ const QList<Option> &options()
         {u"faults"_s, u"FILE"_s, u"With `breakwater exec`: the fault timeline to play, {\"timeline\": [{\"at\": \"5s\", \"rule\": \"529:for=20s\"}]}."_s, false},
         {u"junit"_s, u"FILE"_s, u"With `breakwater exec`: write JUnit XML, one test case per fault window."_s, false},
         {u"har"_s, u"FILE"_s, u"With `breakwater exec`: write every call of the drill as HAR 1.2."_s, false},
+        {u"fleet"_s, {}, u"With `breakwater fault add`: arm the rule on every Breakwater of the running one's --shared-state fleet."_s, false},
         {u"shared-state"_s, u"URL"_s, u"Share answers, breakers and the spend cap with other Breakwaters through one Redis: redis://[user:password@]host:port[/db] (default: off, every state is this process's own)."_s},
         {u"demo"_s, {}, u"Use the built-in mock provider as both upstreams."_s},
         {u"attach"_s, u"URL"_s, u"Open the dashboard and tray for the Breakwater at URL (http(s)://host:port) instead of starting one here, with its owner's --control-token (default ~/.config/breakwater/control-token); --ca-file adds a CA to trust for it."_s, false},
@@ -122,7 +123,9 @@ Result apply(CommandLine &result, const QString &name, const QString &value, con
     const auto invalid = [&](const QString &expected) {
         return Failure{u"invalid value '%1' for %2: expected %3"_s.arg(value, label, expected)};
     };
-    if (name == u"headless"_s) {
+    if (name == u"fleet"_s) {
+        result.faultCommand.fleet = true;
+    } else if (name == u"headless"_s) {
         result.headless = true;
     } else if (name == u"demo"_s) {
         result.demo = true;
@@ -469,6 +472,8 @@ Expected<CommandLine> parseCommandLine(const QStringList &arguments, const QStri
         if (const Result applied = apply(result, name, value, dashed); !applied.ok())
             return Failure{applied.error()};
     }
+    if (result.faultCommand.fleet && result.faultCommand.action != FaultCommand::Action::Add)
+        return Failure{u"--fleet goes with `breakwater fault add RULE`"_s};
     if (parser.isSet(u"config"_s))
         result.configFile = parser.value(u"config"_s);
     else if (!defaultConfigFile.isEmpty() && QFile::exists(defaultConfigFile))
@@ -503,7 +508,7 @@ QString helpText()
 {
     QString text = u"Usage: breakwater [options]\n"
                    "       breakwater report [--log-db PATH] [--json]\n"
-                   "       breakwater fault add RULE | list | clear [ID]   [--listen HOST:PORT] [--control-token FILE]\n"
+                   "       breakwater fault add [--fleet] RULE | list | clear [ID]   [--listen HOST:PORT] [--control-token FILE]\n"
                    "       breakwater --attach URL [--control-token FILE] [--ca-file FILE] [--minimized]\n"
                    "       breakwater exec [--faults FILE] [--junit FILE] [--har FILE] [options] -- COMMAND [ARGS]\n\n"
                    "A local LLM proxy: point an OpenAI or Anthropic SDK at it by changing only the base URL.\n\n"

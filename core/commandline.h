@@ -20,6 +20,7 @@ struct FaultCommand
     enum class Action { None, Add, List, Clear };
     Action action = Action::None;
     QString argument;   // Add: the rule's canonical text; Clear: the id, empty for all
+    bool fleet = false; // Add --fleet: on every instance sharing the running one's --shared-state
 };
 
 // `breakwater exec [OPTIONS] -- COMMAND [ARGS]`: COMMAND run against a private Breakwater, with a

@@ -139,6 +139,7 @@ ProxyServer::ProxyServer(const ProxyConfig &config, const Clock &clock, QObject 
         m_fleet = new SharedState(*config.sharedState, this);
         for (Upstream *upstream : allUpstreams())
             m_fleet->shareBreaker(*upstream->breaker);
+        m_fleet->shareFaults(*m_faults);
         m_flights.setAnswerStored([this](const QByteArray &key, const CachedAnswer &answer) {
             m_fleet->answers().store(key, answer, m_cache.windowMs());
         });
@@ -397,7 +398,7 @@ void ProxyServer::answer(const IncomingRequest &incoming, QTcpSocket *socket)
             break;
         case Route::Kind::Stats: answerStats(request, std::move(writer)); break;
         case Route::Kind::Control: answerControl(*this, request, std::move(writer)); break;
-        case Route::Kind::Faults: answerFaults(*m_faults, request, writer); break;
+        case Route::Kind::Faults: answerFaults(*m_faults, request, writer, m_fleet ? m_fleet->faults() : nullptr); break;
         case Route::Kind::Events:
             m_events->watch(std::move(writer), m_callHistory ? m_callHistory(kEventHistoryRows) : QList<CallRecord>());
             break;

@@ -319,7 +319,7 @@ void TestCommandLine::fault_isRepeatableAndABadRuleIsNamed()
     QVERIFY2(bad.error().contains(u"--fault"_s) && bad.error().contains(u"'cut=many'"_s)
                  && bad.error().contains(u"cut needs the number of events"_s), qPrintable(bad.error()));
     QVERIFY(helpText().contains(u"--fault RULE"_s));
-    QVERIFY(helpText().contains(u"breakwater fault add RULE | list | clear [ID]"_s));
+    QVERIFY(helpText().contains(u"breakwater fault add [--fleet] RULE | list | clear [ID]"_s));
 }
 
 void TestCommandLine::faultSubcommand_parsesAddListAndClear_data()
@@ -328,18 +328,21 @@ void TestCommandLine::faultSubcommand_parsesAddListAndClear_data()
     QTest::addColumn<int>("action");
     QTest::addColumn<QString>("argument");
     QTest::addColumn<quint16>("port");
+    QTest::addColumn<bool>("fleet");
     QTest::newRow("add") << QStringList{u"fault"_s, u"add"_s, u"529:p=30"_s} << int(FaultCommand::Action::Add)
-                         << u"529:p=30"_s << quint16(8080);
+                         << u"529:p=30"_s << quint16(8080) << false;
+    QTest::newRow("add for the fleet") << QStringList{u"fault"_s, u"add"_s, u"--fleet"_s, u"503"_s}
+                                       << int(FaultCommand::Action::Add) << u"503"_s << quint16(8080) << true;
     QTest::newRow("add, canonical") << QStringList{u"fault"_s, u"add"_s, u"delay=2:count=1"_s}
-                                    << int(FaultCommand::Action::Add) << u"delay=2s:count=1"_s << quint16(8080);
+                                    << int(FaultCommand::Action::Add) << u"delay=2s:count=1"_s << quint16(8080) << false;
     QTest::newRow("list elsewhere") << QStringList{u"fault"_s, u"list"_s, u"--listen"_s, u"127.0.0.1:9000"_s}
-                                    << int(FaultCommand::Action::List) << QString() << quint16(9000);
+                                    << int(FaultCommand::Action::List) << QString() << quint16(9000) << false;
     QTest::newRow("clear all") << QStringList{u"fault"_s, u"clear"_s} << int(FaultCommand::Action::Clear) << QString()
-                               << quint16(8080);
+                               << quint16(8080) << false;
     QTest::newRow("clear one") << QStringList{u"fault"_s, u"clear"_s, u"3"_s} << int(FaultCommand::Action::Clear)
-                               << u"3"_s << quint16(8080);
+                               << u"3"_s << quint16(8080) << false;
     QTest::newRow("clear #one") << QStringList{u"fault"_s, u"clear"_s, u"#12"_s} << int(FaultCommand::Action::Clear)
-                                << u"12"_s << quint16(8080);
+                                << u"12"_s << quint16(8080) << false;
 }
 
 void TestCommandLine::faultSubcommand_parsesAddListAndClear()
@@ -348,8 +351,10 @@ void TestCommandLine::faultSubcommand_parsesAddListAndClear()
     QFETCH(int, action);
     QFETCH(QString, argument);
     QFETCH(quint16, port);
+    QFETCH(bool, fleet);
     const Expected<CommandLine> line = parse(args);
     QVERIFY2(line.ok(), qPrintable(line.error()));
+    QCOMPARE(line->faultCommand.fleet, fleet);
     QCOMPARE(int(line->faultCommand.action), action);
     QCOMPARE(line->faultCommand.argument, argument);
     QCOMPARE(line->config.listenPort, port);
@@ -368,6 +373,7 @@ void TestCommandLine::faultSubcommand_refusesWhatItCannotDo_data()
     QTest::newRow("list with more") << QStringList{u"fault"_s, u"list"_s, u"all"_s} << u"unexpected argument 'all'"_s;
     QTest::newRow("clear a name") << QStringList{u"fault"_s, u"clear"_s, u"mine"_s} << u"not 'mine'"_s;
     QTest::newRow("clear two") << QStringList{u"fault"_s, u"clear"_s, u"1"_s, u"2"_s} << u"at most one"_s;
+    QTest::newRow("list --fleet") << QStringList{u"fault"_s, u"list"_s, u"--fleet"_s} << u"--fleet goes with"_s;
 }
 
 void TestCommandLine::faultSubcommand_refusesWhatItCannotDo()

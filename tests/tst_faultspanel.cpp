@@ -23,6 +23,7 @@
 
 #include <algorithm>
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDateTime>
 #include <QLineEdit>
@@ -87,6 +88,7 @@ private slots:
     void initTestCase();
     void addRow_buildsTheTextAndArmsItOnTheProxy();
     void badRule_showsTheParsersMessage_armsNothing();
+    void wholeFleet_offeredOnlyWhileShared_andSaidInTheScope();
     void removeAndClearAll_disarm_bannerAndTrayFollow();
     void presets_inTrayAndPanel_armTheirRules();
     void injectedCall_markedInTableCsvStaircaseAndFailureLine();
@@ -162,6 +164,37 @@ void TestFaultsPanel::badRule_showsTheParsersMessage_armsNothing()
     QVERIFY(panel.errorText().isEmpty());   // a good rule clears the message
     QCOMPARE(armed.count(), 1);
     QCOMPARE(armed.first().first().value<FaultRule>().text(), u"503:count=1"_s);
+}
+
+void TestFaultsPanel::wholeFleet_offeredOnlyWhileShared_andSaidInTheScope()
+{
+    FaultsPanel panel;
+    QSignalSpy armed(&panel, &FaultsPanel::armRequested);
+    ProxySnapshot snapshot;
+    panel.refresh(snapshot);
+    QVERIFY(!panel.wholeFleetBox()->isEnabled());   // no --shared-state: no fleet to arm it on
+    snapshot.sharedState = "shared";
+    panel.refresh(snapshot);
+    QVERIFY(panel.wholeFleetBox()->isEnabled());
+    panel.wholeFleetBox()->setChecked(true);
+    panel.ruleField()->setText(u"503:count=1"_s);
+    QVERIFY(panel.addRule());
+    QCOMPARE(armed.count(), 1);
+    QCOMPARE(armed.at(0).at(1).toBool(), true);
+    // Degraded: the box is off, and a rule is this instance's own.
+    snapshot.sharedState = "degraded";
+    panel.refresh(snapshot);
+    QVERIFY(!panel.wholeFleetBox()->isEnabled());
+    QVERIFY(panel.addRule());
+    QCOMPARE(armed.at(1).at(1).toBool(), false);
+    // A rule armed for the fleet says so in its scope.
+    FaultRule rule = FaultRule::parse(u"503"_s).value();
+    rule.id = 1;
+    rule.fleetId = "instance-1:1";
+    snapshot.faults = {rule};
+    panel.refresh(snapshot);
+    QVERIFY2(panel.table()->item(0, FaultsPanel::Scope)->text().contains(u"whole fleet"_s),
+             qPrintable(panel.table()->item(0, FaultsPanel::Scope)->text()));
 }
 
 void TestFaultsPanel::removeAndClearAll_disarm_bannerAndTrayFollow()

@@ -3,6 +3,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QProcess>
 #include <QTest>
 
 #include "fakeclock.h"
@@ -119,6 +120,8 @@ private slots:
     void twoCredentialsInFlight_oneCallEach();
     void leaderKilledMidStream_joinersGetAnErrorEvent_noLeaseLeft();
     void leaderKilledBeforeAnswer_oneJoinerTakesOver();
+    void leadersCallerHangsUp_joinerElsewhereStillAnswered();
+    void fleetFaultRule_armedOnEveryInstance_disarmedFromAny();
     void failuresOnDifferentInstances_openTheBreakerOnAll();
     void holdOpen_neverShortensALiveDeadline();
     void redisKilledPausedRestarted_callsAnswered_degradedAppearsAndClears();
@@ -334,6 +337,68 @@ void TestFleet::leaderKilledBeforeAnswer_oneJoinerTakesOver()
     delete leader;
     QCOMPARE(fleet.mock()->callCount("/v1/chat/completions"), 2);
     QTRY_COMPARE_WITH_TIMEOUT(keysInRedis(fleet, "bw:v1:*:flight"), 0, kConverge);
+}
+
+void TestFleet::leadersCallerHangsUp_joinerElsewhereStillAnswered()
+{
+    FleetTest fleet(QStringLiteral(BREAKWATER_APP));
+    QVERIFY(startSharedFleet(fleet, 2));
+    holdAnswers(fleet, true);
+    const QByteArray body = chatBody(u"the leader's caller leaves"_s);
+    LoopbackClient *leader = startChat(fleet.port(0), body, this);
+    QTRY_COMPARE_WITH_TIMEOUT(fleet.mock()->heldCount(), 1, 20'000);
+    LoopbackClient *joiner = startChat(fleet.port(1), body, this);
+    QTRY_COMPARE_WITH_TIMEOUT(seatedRiders(fleet), 2, 20'000);
+    // Instance 0 cancels its call once nobody there waits (after its abandon grace); the joiner on
+    // instance 1 is still waiting, so it calls again rather than take the cancellation for an answer.
+    leader->hangUp();
+    QTRY_COMPARE_WITH_TIMEOUT(fleet.mock()->callCount("/v1/chat/completions"), 2, 20'000);
+    holdAnswers(fleet, false);
+    QTRY_VERIFY_WITH_TIMEOUT(joiner->isFinished(), 20'000);
+    QCOMPARE(joiner->response().status, 200);
+    delete joiner;
+    delete leader;
+}
+
+void TestFleet::fleetFaultRule_armedOnEveryInstance_disarmedFromAny()
+{
+    FleetTest fleet(QStringLiteral(BREAKWATER_APP));
+    QVERIFY(startSharedFleet(fleet, 3));
+    const auto armedOn = [&] {
+        int armed = 0;
+        for (int i = 0; i < 3; ++i)
+            armed += fleet.health(i).value(u"faults_armed"_s).toInt();
+        return armed;
+    };
+    // `breakwater fault add --fleet` against instance 0, as a person would type it.
+    QProcess command;
+    command.start(QStringLiteral(BREAKWATER_APP),
+                  {u"fault"_s, u"add"_s, u"--fleet"_s, u"503"_s, u"--listen"_s, u"127.0.0.1:%1"_s.arg(fleet.port(0)),
+                   u"--control-token"_s, fleet.controlTokenFile(0)});
+    QVERIFY(command.waitForFinished(30'000));
+    const QByteArray said = command.readAllStandardOutput() + command.readAllStandardError();
+    QVERIFY2(command.exitCode() == 0, said.constData());
+    QVERIFY2(said.contains("on the whole fleet"), said.constData());
+    // Every instance plays it: each answers the fault, and the provider hears nothing.
+    QTRY_COMPARE_WITH_TIMEOUT(armedOn(), 3, kConverge);
+    for (int i = 0; i < 3; ++i) {
+        const LoopbackResponse answer = chat(fleet.port(i), u"during the drill %1"_s.arg(i));
+        QCOMPARE(answer.status, 503);
+        QVERIFY(!answer.header("x-breakwater-fault").isEmpty());
+    }
+    QCOMPARE(fleet.mock()->callCount("/v1/chat/completions"), 0);
+
+    // Disarmed by hand on another instance: off on all of them.
+    const HeaderList owner{{"Authorization", "Bearer " + fleet.controlToken(2)}};
+    const QJsonArray rules = QJsonDocument::fromJson(fetch(fleet.port(2), "GET", "/breakwater/faults", owner).body)
+                                 .object().value(u"faults"_s).toArray();
+    QCOMPARE(rules.size(), 1);
+    QCOMPARE(rules.first().toObject().value(u"fleet"_s).toBool(), true);
+    const QByteArray id = QByteArray::number(rules.first().toObject().value(u"id"_s).toInt());
+    QCOMPARE(fetch(fleet.port(2), "DELETE", "/breakwater/faults/" + id, owner).status, 200);
+    QTRY_COMPARE_WITH_TIMEOUT(armedOn(), 0, kConverge);
+    for (int i = 0; i < 3; ++i)
+        QCOMPARE(chat(fleet.port(i), u"after the drill %1"_s.arg(i)).status, 200);
 }
 
 void TestFleet::failuresOnDifferentInstances_openTheBreakerOnAll()

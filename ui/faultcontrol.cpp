@@ -7,6 +7,8 @@
 #include <QStringList>
 
 #include "faults/faultinjector.h"
+#include "fleet/fleetfaults.h"
+#include "fleet/sharedstate.h"
 #include "faultspanel.h"
 #include "proxyserver.h"
 #include "proxysnapshot.h"
@@ -27,9 +29,16 @@ const QList<Preset> &presets()
     return all;
 }
 
-void arm(ProxyServer *proxy, const FaultRule &rule)
+void arm(ProxyServer *proxy, const FaultRule &rule, bool wholeFleet)
 {
-    QMetaObject::invokeMethod(proxy, [proxy, rule] { proxy->faults()->arm(rule); }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(proxy, [proxy, rule, wholeFleet] {
+        // The fleet's Redis unavailable meanwhile: armed here only, as the table then shows.
+        FleetFaults *fleet = proxy->sharedState() ? proxy->sharedState()->faults() : nullptr;
+        if (wholeFleet && fleet && fleet->isShared())
+            fleet->arm(rule);
+        else
+            proxy->faults()->arm(rule);
+    }, Qt::QueuedConnection);
 }
 
 bool arm(ProxyServer *proxy, const QString &text)
@@ -53,7 +62,8 @@ void clear(ProxyServer *proxy)
 
 void connectPanel(FaultsPanel *panel, ProxyServer *proxy)
 {
-    QObject::connect(panel, &FaultsPanel::armRequested, panel, [proxy](const FaultRule &rule) { arm(proxy, rule); });
+    QObject::connect(panel, &FaultsPanel::armRequested, panel,
+                     [proxy](const FaultRule &rule, bool wholeFleet) { arm(proxy, rule, wholeFleet); });
     QObject::connect(panel, &FaultsPanel::disarmRequested, panel, [proxy](int id) { disarm(proxy, id); });
     QObject::connect(panel, &FaultsPanel::clearRequested, panel, [proxy] { clear(proxy); });
 }

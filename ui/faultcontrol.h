@@ -24,7 +24,7 @@ struct Preset
 // The tray's and the panel's one-click rules, in menu order.
 const QList<Preset> &presets();
 
-void arm(ProxyServer *proxy, const FaultRule &rule);
+void arm(ProxyServer *proxy, const FaultRule &rule, bool wholeFleet = false);
 // Parses `text` and arms it; false (nothing queued) when it does not parse.
 bool arm(ProxyServer *proxy, const QString &text);
 void disarm(ProxyServer *proxy, int id);

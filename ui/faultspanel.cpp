@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QGridLayout>
 #include <QGroupBox>
@@ -43,6 +44,8 @@ QString scopeText(const FaultRule &rule)
         parts << rule.model;
     if (rule.percent != 100)
         parts << u"p %1 %"_s.arg(rule.percent);
+    if (!rule.fleetId.isEmpty())
+        parts << FaultsPanel::tr("whole fleet");
     return parts.join(u", "_s);
 }
 
@@ -118,6 +121,10 @@ QWidget *FaultsPanel::buildForm()
     m_text = new QLineEdit;
     m_text->setPlaceholderText(u"KIND[:OPTION=VALUE]...  e.g. 503:for=60s"_s);
     m_add = new QPushButton(u"Add"_s);
+    m_wholeFleet = new QCheckBox(tr("Whole fleet"));
+    m_wholeFleet->setToolTip(tr("Arm the rule on every Breakwater that shares this one's Redis (--shared-state), "
+                                "so the team rehearses the outage together."));
+    m_wholeFleet->setEnabled(false);
     m_error = new QLabel;
     m_error->setWordWrap(true);
     m_error->setStyleSheet(u"color: #c62828;"_s);
@@ -134,7 +141,8 @@ QWidget *FaultsPanel::buildForm()
         grid->addWidget(widget, 0, column++);
     }
     grid->addWidget(new QLabel(u"rule"_s), 1, 0);
-    grid->addWidget(m_text, 1, 1, 1, column - 2);
+    grid->addWidget(m_text, 1, 1, 1, column - 3);
+    grid->addWidget(m_wholeFleet, 1, column - 2);
     grid->addWidget(m_add, 1, column - 1);
     grid->addWidget(m_error, 2, 0, 1, column);
     grid->setColumnStretch(7, 1);   // the route and the model
@@ -196,7 +204,7 @@ bool FaultsPanel::addRule()
         return false;
     }
     m_error->hide();
-    Q_EMIT armRequested(rule.value());
+    Q_EMIT armRequested(rule.value(), m_wholeFleet->isEnabled() && m_wholeFleet->isChecked());
     return true;
 }
 
@@ -220,6 +228,7 @@ void FaultsPanel::refresh(const ProxySnapshot &snapshot)
 {
     m_rules = snapshot.faults;
     m_steadyMs = snapshot.steadyMs;
+    m_wholeFleet->setEnabled(snapshot.sharedState == "shared");
     QStringList injected;
     for (auto it = snapshot.faultsInjected.begin(); it != snapshot.faultsInjected.end(); ++it)
         injected << u"%1 %2 × %3"_s.arg(QString::fromLatin1(it.key().first), QString::fromLatin1(it.key().second)).arg(it.value());

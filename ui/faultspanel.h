@@ -5,6 +5,7 @@
 
 #include "faults/faultrule.h"
 
+class QCheckBox;
 class QComboBox;
 class QLabel;
 class QLineEdit;
@@ -51,13 +52,16 @@ public:
     QLineEdit *lifetimeField() const { return m_lifetime; }
     QLineEdit *ruleField() const { return m_text; }
     QPushButton *addButton() const { return m_add; }
+    // Arms on every instance of the fleet; enabled only while this one's shared state is "shared".
+    QCheckBox *wholeFleetBox() const { return m_wholeFleet; }
     QString errorText() const;   // the parser's message for the last bad rule; empty otherwise
 
     // Arms the text field's rule (the Add button): false and the message when it does not parse.
     bool addRule();
 
 Q_SIGNALS:
-    void armRequested(const FaultRule &rule);
+    // `wholeFleet`: the "Whole fleet" box was ticked (fleet/fleetfaults.h).
+    void armRequested(const FaultRule &rule, bool wholeFleet);
     void disarmRequested(int id);
     void clearRequested();
 
@@ -84,5 +88,6 @@ private:
     QLineEdit *m_lifetime = nullptr;
     QLineEdit *m_text = nullptr;
     QPushButton *m_add = nullptr;
+    QCheckBox *m_wholeFleet = nullptr;
     QLabel *m_error = nullptr;
 };

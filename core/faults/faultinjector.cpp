@@ -1,5 +1,8 @@
 #include "faults/faultinjector.h"
 
+#include <algorithm>
+#include <utility>
+
 #include <QLoggingCategory>
 #include <QRandomGenerator>
 
@@ -26,23 +29,27 @@ FaultRule FaultInjector::arm(FaultRule rule)
 
 bool FaultInjector::disarm(int id)
 {
-    const qsizetype removed = m_rules.removeIf([id](const FaultRule &rule) { return rule.id == id; });
-    if (removed == 0)
+    const auto found = std::find_if(m_rules.cbegin(), m_rules.cend(), [id](const FaultRule &rule) { return rule.id == id; });
+    if (found == m_rules.cend())
         return false;
+    const FaultRule rule = *found;
+    m_rules.erase(found);
     qCInfo(lcFaults) << "disarmed fault rule" << id;
+    Q_EMIT disarmed(rule);
     Q_EMIT rulesChanged();
     return true;
 }
 
 int FaultInjector::clear()
 {
-    const int count = int(m_rules.size());
-    m_rules.clear();
-    if (count > 0) {
-        qCInfo(lcFaults) << "disarmed every fault rule:" << count;
+    const QList<FaultRule> rules = std::exchange(m_rules, {});
+    if (!rules.isEmpty()) {
+        qCInfo(lcFaults) << "disarmed every fault rule:" << rules.size();
+        for (const FaultRule &rule : rules)
+            Q_EMIT disarmed(rule);
         Q_EMIT rulesChanged();
     }
-    return count;
+    return int(rules.size());
 }
 
 QList<FaultRule> FaultInjector::rules()

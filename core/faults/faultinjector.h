@@ -69,6 +69,9 @@ public:
 Q_SIGNALS:
     // A rule was armed or disarmed (by hand, by its count or by its expiry).
     void rulesChanged();
+    // A rule was disarmed by disarm() or clear(), not by its count or expiry (a fleet rule then
+    // leaves the fleet: fleet/fleetfaults.h).
+    void disarmed(const FaultRule &rule);
 
 private:
     void dropFinished();

@@ -9,6 +9,7 @@
 
 #include "clock.h"
 #include "faults/faultinjector.h"
+#include "fleet/fleetfaults.h"
 #include "http/incomingrequest.h"
 #include "http/responsewriter.h"
 
@@ -44,7 +45,7 @@ QJsonArray rulesJson(const QList<FaultRule> &rules, qint64 nowMs)
 
 } // namespace
 
-void answerFaults(FaultInjector &faults, const IncomingRequest &request, ResponseWriter &writer)
+void answerFaults(FaultInjector &faults, const IncomingRequest &request, ResponseWriter &writer, FleetFaults *fleet)
 {
     const QByteArray &method = request.method;
     const bool one = request.path.size() > kBase.size();
@@ -89,9 +90,26 @@ void answerFaults(FaultInjector &faults, const IncomingRequest &request, Respons
             answerError(writer, badRule(u"The body must be a JSON object such as {\"rule\": \"503:count=2\"}."_s));
             return;
         }
-        const Expected<FaultRule> rule = FaultRule::fromJson(document.object());
+        QJsonObject fields = document.object();
+        const bool forFleet = fields.take(u"fleet"_s).toBool();
+        const Expected<FaultRule> rule = FaultRule::fromJson(fields);
         if (!rule.ok()) {
             answerError(writer, badRule(rule.error()));
+            return;
+        }
+        if (forFleet) {
+            if (!fleet) {
+                answerError(writer, {409, "invalid_request_error", "no_fleet",
+                                     u"This Breakwater runs without --shared-state: there is no fleet to arm the rule on."_s});
+                return;
+            }
+            if (!fleet->isShared()) {
+                answerError(writer, {503, "api_error", "shared_state_degraded",
+                                     u"The fleet's Redis is unavailable (shared state degraded); the rule was not armed."_s});
+                return;
+            }
+            const FaultRule armed = fleet->arm(rule.value());
+            answerJson(writer, 201, armed.toJson(faults.clock().steadyMs()));
             return;
         }
         // Its expiry is counted from when it was armed, so read the clock after that.

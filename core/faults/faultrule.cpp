@@ -277,6 +277,8 @@ QJsonObject FaultRule::toJson(qint64 nowMs) const
     };
     if (kind == Kind::Status)
         object.insert(u"status"_s, status);
+    if (!fleetId.isEmpty())
+        object.insert(u"fleet"_s, true);
     return object;
 }
 

@@ -46,6 +46,7 @@ struct FaultRule
     int id = 0;
     qint64 expiresAtMs = 0;   // Clock::steadyMs(); 0 = never
     int fired = 0;
+    QByteArray fleetId;   // armed for the whole fleet (fleet/fleetfaults.h); empty: this instance's own
 
     static Expected<FaultRule> parse(const QString &text);
     // The JSON form of POST /breakwater/faults: {"rule": TEXT}, or the text's parts as fields

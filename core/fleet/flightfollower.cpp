@@ -67,6 +67,10 @@ void FlightFollower::onRead(const RedisReply &reply)
         m_after = '(' + entry.items[0].text;
         if (m_done)
             return;
+        if (m_leaderStopped) {
+            lost(u"the fleet's leader stopped its call"_s);
+            return;
+        }
     }
     if (entries.size() >= FleetFlights::kReadCount) {
         poll();   // more waiting
@@ -106,6 +110,12 @@ bool FlightFollower::play(const RedisReply &fields)
         const std::optional<UpstreamResult> result = FleetFlights::decodeEnd(data);
         if (!result)
             return false;
+        // Ended for the leader's own reasons (its callers all hung up, it is shutting down), not the
+        // provider's: the riders here still want the answer.
+        if (result->failure == UpstreamFailure::Cancelled || result->failure == UpstreamFailure::Shutdown) {
+            m_leaderStopped = true;
+            return true;
+        }
         if (!m_passing && m_status != 0) {
             Q_EMIT m_call->headersReceived(m_status, m_headers);
             m_passedHead = true;
@@ -141,6 +151,7 @@ void FlightFollower::onClaim(const FleetFlights::Claim &claim)
             m_token = claim.token;
             m_after = "-";
             m_next = 0;
+            m_leaderStopped = false;
             m_status = 0;
             m_headers.clear();
             m_kept.clear();

@@ -18,7 +18,8 @@ struct UpstreamResult;
 // (one script: the lease's holder and the new entries; kPollEvery while nothing is new, at once
 // while there is), since a blocking XREAD would hold the link's other commands behind it.
 //
-// An event stream is passed on as it comes; any other answer is kept until its end, so nothing has
+// A leader whose call ended for its own reasons (every caller there hung up, shutting down) counts
+// as gone too. An event stream is passed on as it comes; any other answer is kept until its end, so nothing has
 // reached a client before the end. When the leader is gone (its lease expired or was taken, a gap in
 // the numbers) or Redis fails: with nothing passed on yet, it takes over (claims the lease again:
 // makes a fresh upstream call and leads it, or follows the new leader; Redis unavailable: a fresh
@@ -58,6 +59,7 @@ private:
     HeaderList m_headers;
     QByteArray m_kept;               // a non-stream answer's body, until its end
     bool m_done = false;
+    bool m_leaderStopped = false;    // its end said Cancelled or Shutdown: not an answer for us
     int m_takeovers = 0;
     QTimer m_poll;
 };

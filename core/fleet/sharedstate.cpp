@@ -4,6 +4,7 @@
 #include <QRandomGenerator>
 
 #include "fleet/fleetbreaker.h"
+#include "fleet/fleetfaults.h"
 #include "fleet/fleetflights.h"
 #include "fleet/fleetspend.h"
 #include "fleet/redislink.h"
@@ -34,6 +35,13 @@ SharedState::~SharedState() = default;
 void SharedState::start()
 {
     m_link->start();
+    if (m_faults)
+        m_faults->start();
+}
+
+void SharedState::shareFaults(FaultInjector &faults)
+{
+    m_faults = new FleetFaults(*m_link, faults, this);
 }
 
 void SharedState::shareBreaker(CircuitBreaker &breaker)

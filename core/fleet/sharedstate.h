@@ -7,14 +7,16 @@
 #include "fleet/redistarget.h"
 
 class CircuitBreaker;
+class FaultInjector;
 class FleetBreaker;
+class FleetFaults;
 class FleetFlights;
 class FleetSpend;
 class RedisLink;
 class SharedAnswers;
 
 // Everything one Breakwater shares with the others of its fleet through one Redis
-// (--shared-state): the answers (sharedanswers.h), the flights (fleetflights.h), the breakers (fleetbreaker.h), the spend cap (fleetspend.h) and the link's
+// (--shared-state): the answers (sharedanswers.h), the flights (fleetflights.h), the fault rules (fleetfaults.h), the breakers (fleetbreaker.h), the spend cap (fleetspend.h) and the link's
 // health (redislink.h). What the proxy calls; made only when --shared-state is given, so the
 // single-process path has no fleet code on it. Lives on the proxy thread.
 class SharedState final : public QObject
@@ -27,11 +29,13 @@ public:
 
     void start();
     void shareBreaker(CircuitBreaker &breaker);
+    void shareFaults(FaultInjector &faults);
 
     bool isShared() const;
     SharedAnswers &answers() { return *m_answers; }
     FleetSpend &spend() { return *m_spend; }
     FleetFlights &flights() { return *m_flights; }
+    FleetFaults *faults() { return m_faults; }   // null until shareFaults
     RedisLink &link() { return *m_link; }
     // /healthz: shared_state "shared" or "degraded", and why.
     QJsonObject healthJson() const;
@@ -41,5 +45,6 @@ private:
     SharedAnswers *m_answers = nullptr;
     FleetSpend *m_spend = nullptr;
     FleetFlights *m_flights = nullptr;
+    FleetFaults *m_faults = nullptr;
     QList<FleetBreaker *> m_breakers;
 };

@@ -159,9 +159,14 @@ void FleetTest::killInstance(int instance)
     process.waitForFinished(5'000);
 }
 
+QString FleetTest::controlTokenFile(int instance) const
+{
+    return m_instances.at(instance)->home + u"/config/breakwater/control-token"_s;
+}
+
 QByteArray FleetTest::controlToken(int instance) const
 {
-    QFile file(m_instances.at(instance)->home + u"/config/breakwater/control-token"_s);
+    QFile file(controlTokenFile(instance));
     return file.open(QIODevice::ReadOnly) ? file.readAll().trimmed() : QByteArray();
 }
 

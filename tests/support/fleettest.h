@@ -44,6 +44,7 @@ public:
     quint16 port(int instance) const { return m_instances.at(instance)->port; }
     int instances() const { return int(m_instances.size()); }
     QByteArray controlToken(int instance) const;
+    QString controlTokenFile(int instance) const;
     // GET /healthz of an instance, as JSON.
     QJsonObject health(int instance) const;
 
