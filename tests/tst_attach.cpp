@@ -322,6 +322,8 @@ void TestAttach::feed_fillsTheModel_saysDisconnected_andReattaches()
     QTRY_COMPARE(model.totals().requests, 2);
     QTRY_VERIFY(!model.upstreams().isEmpty());   // a snapshot came
     QCOMPARE(model.recentByArrival(10).size(), 2);
+    QCOMPARE(harness->control("POST", "/breakwater/breaker/openai/open").status, 200);
+    QTRY_COMPARE(model.breakerState(u"openai"_s), BreakerState::Open);
 
     harness.reset();   // the remote stops
     QTRY_VERIFY(disconnected.size() >= 1);
@@ -336,6 +338,8 @@ void TestAttach::feed_fillsTheModel_saysDisconnected_andReattaches()
     QVERIFY(feed.isConnected());
     QVERIFY(status.text().isEmpty());
     QCOMPARE(feed.nextRetry(), RemoteFeed::kFirstRetry);
+    // The restarted remote's breaker is closed, though no transition said so.
+    QTRY_COMPARE(model.breakerState(u"openai"_s), BreakerState::Closed);
     QCOMPARE(harness->post("/v1/chat/completions", chatBody(u"second run"_s)).status, 200);
     QTRY_COMPARE(model.totals().requests, 3);
     QCOMPARE(feed.connections(), 2);
