@@ -155,6 +155,7 @@ void TestAttach::snapshotFromStats_readsWhatTheStatsWrite()
     openai.lastProbeAtMs = 1230;
     openai.lastProbeResult = u"timeout"_s;
     openai.protocol = "HTTP/1.1";
+    openai.url = u"https://api.openai.com/v1"_s;
     snapshot.upstreams = {openai};
     snapshot.flightsInProgress = 3;
     snapshot.cacheEntries = 7;
@@ -189,6 +190,7 @@ void TestAttach::snapshotFromStats_readsWhatTheStatsWrite()
     QCOMPARE(u.lastFailure, u"503"_s);
     QCOMPARE(u.lastProbeResult, u"timeout"_s);
     QCOMPARE(u.protocol, "HTTP/1.1");
+    QCOMPARE(u.url, u"https://api.openai.com/v1"_s);
     QCOMPARE(back.cacheEntries, 7);
     QCOMPARE(back.spendCapUsd, 5.0);
     QCOMPARE(back.settings, snapshot.settings);
