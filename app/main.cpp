@@ -86,6 +86,7 @@ int attach(const CommandLine &options, int &argc, char **argv)
     const Expected<QByteArray> token = readControlToken(tokenFile);
     if (!token.ok())
         return refuseToStart(true, token.error());
+    quitOnSignals();
     return runAttached({options.attach, token.value(), options.config.caFile, options.minimized});
 }
 } // namespace

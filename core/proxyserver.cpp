@@ -160,6 +160,7 @@ ProxySnapshot ProxyServer::snapshot()
                                    breaker->lastFailure(), breaker->lastFailureAtMs()});
         UpstreamSnapshot &health = snapshot.upstreams.last();
         health.protocol = upstream->pool->protocol();
+        health.url = upstream->baseUrl.toString(QUrl::RemoveUserInfo);
         health.lastProbeAtMs = upstream->probe->lastProbeAtMs();
         health.lastProbeResult = upstream->probe->lastProbeResult();
         health.lastProbeAlive = upstream->probe->lastProbeAlive();

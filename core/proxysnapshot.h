@@ -36,6 +36,7 @@ struct UpstreamSnapshot
     QString lastProbeResult = {};
     bool lastProbeAlive = false;
     QByteArray protocol = {};     // what its latest answer came over: "HTTP/2", "HTTP/1.1"; empty before any
+    QString url = {};             // its base URL, without any user:password (an attached dashboard shows it)
 };
 
 struct ProxySnapshot

@@ -155,6 +155,7 @@ void TestAttach::snapshotFromStats_readsWhatTheStatsWrite()
     openai.lastProbeAtMs = 1230;
     openai.lastProbeResult = u"timeout"_s;
     openai.protocol = "HTTP/1.1";
+    openai.url = u"https://api.openai.com/v1"_s;
     snapshot.upstreams = {openai};
     snapshot.flightsInProgress = 3;
     snapshot.cacheEntries = 7;
@@ -189,6 +190,7 @@ void TestAttach::snapshotFromStats_readsWhatTheStatsWrite()
     QCOMPARE(u.lastFailure, u"503"_s);
     QCOMPARE(u.lastProbeResult, u"timeout"_s);
     QCOMPARE(u.protocol, "HTTP/1.1");
+    QCOMPARE(u.url, u"https://api.openai.com/v1"_s);
     QCOMPARE(back.cacheEntries, 7);
     QCOMPARE(back.spendCapUsd, 5.0);
     QCOMPARE(back.settings, snapshot.settings);
@@ -322,6 +324,8 @@ void TestAttach::feed_fillsTheModel_saysDisconnected_andReattaches()
     QTRY_COMPARE(model.totals().requests, 2);
     QTRY_VERIFY(!model.upstreams().isEmpty());   // a snapshot came
     QCOMPARE(model.recentByArrival(10).size(), 2);
+    QCOMPARE(harness->control("POST", "/breakwater/breaker/openai/open").status, 200);
+    QTRY_COMPARE(model.breakerState(u"openai"_s), BreakerState::Open);
 
     harness.reset();   // the remote stops
     QTRY_VERIFY(disconnected.size() >= 1);
@@ -336,6 +340,8 @@ void TestAttach::feed_fillsTheModel_saysDisconnected_andReattaches()
     QVERIFY(feed.isConnected());
     QVERIFY(status.text().isEmpty());
     QCOMPARE(feed.nextRetry(), RemoteFeed::kFirstRetry);
+    // The restarted remote's breaker is closed, though no transition said so.
+    QTRY_COMPARE(model.breakerState(u"openai"_s), BreakerState::Closed);
     QCOMPARE(harness->post("/v1/chat/completions", chatBody(u"second run"_s)).status, 200);
     QTRY_COMPARE(model.totals().requests, 3);
     QCOMPARE(feed.connections(), 2);

@@ -35,6 +35,7 @@ private slots:
     void exec_takesCommandAfterSeparatorAndProxyOptionsBefore();
     void exec_refusesWhatItCannotDo_data();
     void exec_refusesWhatItCannotDo();
+    void attach_takesTheRemotesUrl();
 };
 
 static Expected<CommandLine> parse(const QStringList &args)
@@ -133,6 +134,9 @@ void TestCommandLine::invalidValues_areRefused_data()
     QTest::newRow("listen hostname") << QStringList{u"--listen"_s, u"example.com:80"_s} << u"--listen"_s;
     QTest::newRow("listen beyond loopback") << QStringList{u"--listen"_s, u"0.0.0.0:8080"_s} << u"loopback"_s;
     QTest::newRow("upstream not http") << QStringList{u"--upstream"_s, u"ftp://x/v1"_s} << u"--upstream"_s;
+    QTest::newRow("attach not http") << QStringList{u"--attach"_s, u"ftp://team.example:21"_s} << u"--attach"_s;
+    QTest::newRow("attach without host") << QStringList{u"--attach"_s, u"https://"_s} << u"--attach"_s;
+    QTest::newRow("attach without a URL") << QStringList{u"--attach"_s} << u"--attach"_s;
     QTest::newRow("negative window") << QStringList{u"--dedup-window"_s, u"-3"_s} << u"--dedup-window"_s;
     QTest::newRow("zero breaker failures") << QStringList{u"--breaker-failures"_s, u"0"_s} << u"--breaker-failures"_s;
     QTest::newRow("switch with value") << QStringList{u"--headless=yes"_s} << u"--headless"_s;
@@ -423,6 +427,17 @@ void TestCommandLine::exec_refusesWhatItCannotDo()
     const Expected<CommandLine> line = parse(args);
     QVERIFY(!line.ok());
     QVERIFY2(line.error().contains(message), qPrintable(line.error()));
+}
+
+void TestCommandLine::attach_takesTheRemotesUrl()
+{
+    QVERIFY(parse({}).value().attach.isEmpty());   // no --attach: the proxy starts here
+    const Expected<CommandLine> line = parse({u"--attach"_s, u"https://breakwater.team.example:8443"_s,
+                                              u"--control-token"_s, u"/tmp/team-token"_s});
+    QVERIFY2(line.ok(), qPrintable(line.error()));
+    QCOMPARE(line->attach, QUrl(u"https://breakwater.team.example:8443"_s));
+    QCOMPARE(line->controlTokenFile, u"/tmp/team-token"_s);
+    QVERIFY(helpText().contains(u"--attach URL"_s));
 }
 
 QTEST_GUILESS_MAIN(TestCommandLine)

@@ -112,6 +112,9 @@ private slots:
     void teamFiles_refusals_stopTheStart_data();
     void teamFiles_refusals_stopTheStart();
     void teamGateway_startsWithTls_andWarnsNothingOnLoopback();
+    // `breakwater --attach URL`: the desktop app of a remote Breakwater, here a headless process.
+    void attach_followsARemoteThatRestarts();
+    void attach_refusesWhatItCannotDo();
 };
 
 void TestStartup::firstStart_makesTheToken_theFaultCommandUsesIt()
@@ -322,6 +325,54 @@ void TestStartup::teamGateway_startsWithTls_andWarnsNothingOnLoopback()
     QVERIFY(server->waitForFinished(kWait));
     QCOMPARE(server->exitCode(), 0);
     QVERIFY(!QString::fromLocal8Bit(server->readAllStandardError()).contains(u"without TLS"_s));
+}
+
+void TestStartup::attach_followsARemoteThatRestarts()
+{
+    const Home home;   // both use its control token, as the owner on one machine does
+    const QStringList serve{u"--headless"_s, u"--log-db"_s, home.path(u"calls.sqlite"_s)};
+    std::unique_ptr<QProcess> server = home.start(serve + QStringList{u"--listen"_s, u"127.0.0.1:0"_s});
+    QString out;
+    const QRegularExpression listening(u"listening on http://127\\.0\\.0\\.1:(\\d+)/v1"_s);
+    QTRY_VERIFY_WITH_TIMEOUT((out += QString::fromLocal8Bit(server->readAllStandardOutput()), listening.match(out).hasMatch()),
+                             kWait);
+    const QString where = u"127.0.0.1:"_s + listening.match(out).captured(1);
+
+    // Offscreen (Home sets QT_QPA_PLATFORM), the window exists but nobody sees it; the feed logs its state.
+    const std::unique_ptr<QProcess> attached = home.start({u"--attach"_s, u"http://"_s + where});
+    QString err;
+    const auto said = [&](const QString &what) {
+        err += QString::fromLocal8Bit(attached->readAllStandardError());
+        return err.count(what);
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(said(u"breakwater.attach: attached to http://"_s + where) == 1, kWait);
+
+    server->terminate();
+    QVERIFY(server->waitForFinished(kWait));
+    QTRY_VERIFY_WITH_TIMEOUT(said(u"breakwater.attach: stream gone"_s) >= 1, kWait);
+    QCOMPARE(attached->state(), QProcess::Running);   // waiting for it, not gone with it
+
+    server = home.start(serve + QStringList{u"--listen"_s, where});
+    QTRY_VERIFY_WITH_TIMEOUT(said(u"breakwater.attach: attached to http://"_s + where) == 2, kWait);
+    attached->terminate();
+    QVERIFY(attached->waitForFinished(kWait));
+    QCOMPARE(attached->exitCode(), 0);
+    server->terminate();
+    QVERIFY(server->waitForFinished(kWait));
+}
+
+void TestStartup::attach_refusesWhatItCannotDo()
+{
+    const Home home;
+    const Home::Run headless = home.run({u"--attach"_s, u"http://127.0.0.1:1"_s, u"--headless"_s});
+    QCOMPARE(headless.exitCode, 2);
+    QVERIFY2(headless.err.contains(u"--headless"_s), qPrintable(headless.err));
+    // No token to show the remote: nothing to attach with (the file is never made here).
+    const Home::Run tokenless = home.run({u"--attach"_s, u"http://127.0.0.1:1"_s, u"--control-token"_s,
+                                          home.path(u"missing-token"_s)});
+    QCOMPARE(tokenless.exitCode, 1);
+    QVERIFY2(tokenless.err.contains(u"missing-token"_s), qPrintable(tokenless.err));
+    QVERIFY(!QFile::exists(home.path(u"missing-token"_s)));
 }
 
 QTEST_GUILESS_MAIN(TestStartup)

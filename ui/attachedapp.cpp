@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include <QCoreApplication>
+#include <QHash>
 #include <QLabel>
 #include <QStatusBar>
 
@@ -13,6 +14,7 @@
 #include "dashboardwindow.h"
 #include "desktopapp.h"
 #include "faultspanel.h"
+#include "proxysnapshot.h"
 #include "proxypanel.h"
 #include "traycontroller.h"
 #include "traywatcher.h"
@@ -65,6 +67,17 @@ int runAttached(const AttachTarget &target)
     const QString title = QCoreApplication::translate("AttachedApp", "Breakwater — attached to %1").arg(remote);
     window.setWindowTitle(title);
     connectWindowToRemote(&window, &control);
+    // The remote's upstreams by their addresses, as the local window names them, from its snapshots.
+    QObject::connect(&feed, &RemoteFeed::snapshotReady, &window, [&window, shown = QHash<QString, QString>()](
+                                                                     const ProxySnapshot &snapshot) mutable {
+        for (const UpstreamSnapshot &upstream : snapshot.upstreams) {
+            const QString name = QString::fromUtf8(upstream.name);
+            if (!upstream.url.isEmpty() && shown.value(name) != upstream.url) {
+                shown.insert(name, upstream.url);
+                window.setUpstreamUrl(name, upstream.url);
+            }
+        }
+    });
 
     // Away: said in a status line that stays until the stream is back, and in the title.
     auto *away = new QLabel(&window);

@@ -259,7 +259,8 @@ QJsonObject Metrics::statsJson(const ProxySnapshot &gauges) const
                                      {u"lastFailureAtMs"_s, u.lastFailureAtMs},
                                      {u"lastProbeAtMs"_s, u.lastProbeAtMs},
                                      {u"lastProbeResult"_s, u.lastProbeResult},
-                                     {u"lastProbeAlive"_s, u.lastProbeAlive}});
+                                     {u"lastProbeAlive"_s, u.lastProbeAlive},
+                                     {u"url"_s, u.url}});
     }
     qint64 requests = 0;
     for (quint64 n : m_requests)

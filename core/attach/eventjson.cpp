@@ -44,6 +44,7 @@ UpstreamSnapshot upstreamFromJson(const QJsonObject &json)
     u.lastProbeResult = json.value(u"lastProbeResult"_s).toString();
     u.lastProbeAlive = json.value(u"lastProbeAlive"_s).toBool();
     u.protocol = json.value(u"protocol"_s).toString().toLatin1();
+    u.url = json.value(u"url"_s).toString();
     return u;
 }
 

@@ -93,7 +93,9 @@ void RemoteFeed::take(const ServerSentEvent &event)
         if (isNew(record.requestId))
             Q_EMIT callCompleted(record);
     } else if (event.type == "breaker") {
-        Q_EMIT breakerChanged(transitionFromJson(data));
+        const BreakerTransition transition = transitionFromJson(data);
+        m_breakers.insert(transition.upstream, transition.to);
+        Q_EMIT breakerChanged(transition);
     } else if (event.type == "snapshot") {
         if (data.contains(u"calls"_s)) {   // the opening one: the stream is up
             QList<CallRecord> records;
@@ -114,7 +116,9 @@ void RemoteFeed::take(const ServerSentEvent &event)
                     Q_EMIT callCompleted(record);
             }
         }
-        Q_EMIT snapshotReady(snapshotFromStats(data.value(u"stats"_s).toObject()));
+        const ProxySnapshot snapshot = snapshotFromStats(data.value(u"stats"_s).toObject());
+        catchUpBreakers(snapshot);
+        Q_EMIT snapshotReady(snapshot);
     }
 }
 
@@ -159,4 +163,19 @@ bool RemoteFeed::isNew(const QByteArray &requestId)
     if (m_seenInOrder.size() > kRememberedCalls)
         m_seen.remove(m_seenInOrder.takeFirst());
     return true;
+}
+
+void RemoteFeed::catchUpBreakers(const ProxySnapshot &snapshot)
+{
+    for (const UpstreamSnapshot &upstream : snapshot.upstreams) {
+        const QString name = QString::fromUtf8(upstream.name);
+        // A breaker nobody reported yet is closed, as the dashboard takes it to be.
+        const BreakerState known = m_breakers.value(name, BreakerState::Closed);
+        if (upstream.breakerState == known)
+            continue;
+        m_breakers.insert(name, upstream.breakerState);
+        //: the reason of a breaker transition the attached dashboard did not see happen
+        Q_EMIT breakerChanged({name, snapshot.atMs, known, upstream.breakerState,
+                               tr("found so on the remote (it changed while this dashboard was away)")});
+    }
 }

@@ -5,6 +5,7 @@
 #include <QByteArray>
 #include <QList>
 #include <QObject>
+#include <QHash>
 #include <QPointer>
 #include <QSet>
 #include <QSslConfiguration>
@@ -30,7 +31,10 @@ class QNetworkReply;
 // after a wait that starts at kFirstRetry and doubles up to kMaxRetry; the wait starts over
 // once a stream opens again. The first stream's opening snapshot gives the remote's latest calls
 // as history(); a later one's calls that completed while away come as callCompleted(), each once
-// (the feed remembers the ids of the last kRememberedCalls records it gave).
+// (the feed remembers the ids of the last kRememberedCalls records it gave). A breaker whose state in
+// a snapshot is not the one its transitions left (it changed while the feed was away, or the remote
+// restarted with its breakers closed) gets a transition to it, so the timeline and tiles agree
+// with the remote.
 // Lives on the GUI thread, like the model it feeds.
 class RemoteFeed final : public QObject
 {
@@ -74,6 +78,7 @@ private:
     void onFinished();
     void take(const ServerSentEvent &event);
     bool isNew(const QByteArray &requestId);   // and remembers it
+    void catchUpBreakers(const ProxySnapshot &snapshot);
 
     QUrl m_remote;
     QByteArray m_token;
@@ -87,4 +92,5 @@ private:
     int m_connections = 0;
     QSet<QByteArray> m_seen;           // the ids of the completed calls given, the latest ones
     QList<QByteArray> m_seenInOrder;   // the same, oldest first, to forget the oldest
+    QHash<QString, BreakerState> m_breakers;   // each breaker's state as the transitions given left it
 };
