@@ -743,7 +743,7 @@ Sharing::Takeoff ProxyServer::followFleet(const Route &route, const IncomingRequ
         Admitted admitted;
         admitted.modelCall = modelCall;
         land(landed, upstream, admitted, landed.hasStarted());
-    }};
+    }, /*fallback: the leader's instance falls back, its followers get what it got*/ {}};
 }
 
 // Only for a new flight: admits its upstream call and submits it to the upstream's pool.
