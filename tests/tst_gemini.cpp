@@ -50,6 +50,7 @@ private Q_SLOTS:
     void upstreamErrors_passOn_inGeminisShape();
     void breakwatersOwnErrors_areInGeminisShape_withoutRetry();
     void cutStream_endsWithAGeminiErrorEvent();
+    void geminiModel_isPricedFromTheBuiltInTable_andAdmittedUnderACap();
 };
 
 void TestGemini::generateContent_isAnswered_withUsageInTheLog()
@@ -70,6 +71,25 @@ void TestGemini::generateContent_isAnswered_withUsageInTheLog()
     QCOMPARE(record.outputTokens, 3);   // candidatesTokenCount: "echo: hello gemini"
     QVERIFY2(!record.requestHeaders.contains("AIza-test-1"), record.requestHeaders.constData());   // never recorded
     QVERIFY(record.keyInputs.contains("credential x-goog-api-key: sha256 "));
+}
+
+// Gemini's models are in the built-in price table (genai-prices' google list), so its calls cost
+// what they cost and a spend cap admits and counts them (an unpriced model is refused under a cap).
+void TestGemini::geminiModel_isPricedFromTheBuiltInTable_andAdmittedUnderACap()
+{
+    ProxyHarness harness([](ProxyConfig &config) {
+        toMock(config);
+        config.maxSpendUsd = 1.0;
+    });
+    const QByteArray path = "/v1beta/models/gemini-2.0-flash:generateContent";
+    QCOMPARE(harness.post(path, geminiBody(u"what does this cost"_s), kGeminiAuth).status, 200);
+    QTRY_COMPARE(harness.records.size(), 1);
+    const CallRecord &record = harness.records[0];
+    QCOMPARE(record.model, u"gemini-2.0-flash"_s);
+    QVERIFY(record.inputTokens > 0 && record.outputTokens > 0);
+    // $0.10 per million input tokens, $0.40 per million output tokens.
+    QVERIFY2(qFuzzyCompare(record.costUsd, (record.inputTokens * 0.10 + record.outputTokens * 0.40) / 1e6),
+             qPrintable(QString::number(record.costUsd)));
 }
 
 void TestGemini::streamWithAltSse_isRelayed_andCompleteAtItsFinishReason()
