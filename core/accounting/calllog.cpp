@@ -72,20 +72,49 @@ QString secretNames()
     return escaped.join(u'|');
 }
 
-// False only when `text` cannot hold a key shape of redactCredentials' pattern: each alternative
-// starts with one of these literals. Checked first because most header blocks and bodies hold
-// none, and the regular expression (on a UTF-16 copy) is the costly part of recording a call.
+// The credential shapes redactCredentials removes wherever they appear: each with the literal its
+// pattern starts with, so one row says both what to look for cheaply and what to match.
+struct KeyShape
+{
+    QByteArrayView literal;   // the pattern's fixed start (matched in any case when anyCase)
+    bool anyCase;
+    QStringView pattern;
+};
+constexpr KeyShape kKeyShapes[] = {
+    {"sk-", false, u"\\bsk-[A-Za-z0-9_\\-]{12,}"},                 // OpenAI, Anthropic (sk-ant-), project keys
+    {"AIza", false, u"\\bAIza[0-9A-Za-z_\\-]{30,}"},               // Google
+    {"AKIA", false, u"\\bAKIA[0-9A-Z]{16}\\b"},                    // AWS access key ids
+    {"ghp", false, u"\\bghp_?[A-Za-z0-9_\\-]{20,}"},               // GitHub
+    {"gho", false, u"\\bgho_?[A-Za-z0-9_\\-]{20,}"},
+    {"github_pat", false, u"\\bgithub_pat_?[A-Za-z0-9_\\-]{20,}"},
+    {"xox", false, u"\\bxox[abp]_?[A-Za-z0-9_\\-]{20,}"},          // Slack
+    {"bearer", true, u"\\b(?i:bearer)\\s+\\K[A-Za-z0-9._~+/\\-]{12,}=*"},
+};
+
+QString keyShapes()
+{
+    QStringList patterns;
+    for (const KeyShape &shape : kKeyShapes)
+        patterns.append(shape.pattern.toString());
+    return patterns.join(u'|');
+}
+
+// False only when `text` cannot hold a key shape: it holds none of their literals. Checked first
+// because most header blocks and bodies hold none, and the regular expression (on a UTF-16 copy)
+// is the costly part of recording a call.
 bool mayHoldKeyShape(QByteArrayView text)
 {
-    static constexpr QByteArrayView kStarts[] = {"sk-", "AIza", "AKIA", "ghp", "gho", "github_pat", "xox"};
-    for (QByteArrayView start : kStarts) {
-        if (text.contains(start))
-            return true;
-    }
-    constexpr QByteArrayView kBearer = "bearer";   // in any mix of cases
-    for (qsizetype at = 0; at + kBearer.size() <= text.size(); ++at) {
-        if ((text[at] | 0x20) == 'b' && qstrnicmp(text.data() + at, kBearer.size(), kBearer.data(), kBearer.size()) == 0)
-            return true;
+    for (const KeyShape &shape : kKeyShapes) {
+        if (!shape.anyCase) {
+            if (text.contains(shape.literal))
+                return true;
+            continue;
+        }
+        const QByteArrayView word = shape.literal;
+        for (qsizetype at = 0; at + word.size() <= text.size(); ++at) {
+            if ((text[at] | 0x20) == word[0] && qstrnicmp(text.data() + at, word.size(), word.data(), word.size()) == 0)
+                return true;
+        }
     }
     return false;
 }
@@ -320,12 +349,7 @@ QByteArray CallLog::redactCredentials(const QByteArray &body)
     static const QRegularExpression namedField(
         u"(\"(?i:"_s + secretNames() + u")\""
         "\\s*:\\s*)\"(?:[^\"\\\\]|\\\\.)*\""_s);
-    static const QRegularExpression keyShape(
-        u"\\bsk-[A-Za-z0-9_\\-]{12,}"          // OpenAI, Anthropic (sk-ant-), project keys (sk-proj-)
-        "|\\bAIza[0-9A-Za-z_\\-]{30,}"          // Google
-        "|\\bAKIA[0-9A-Z]{16}\\b"               // AWS access key ids
-        "|\\b(?:ghp|gho|github_pat|xox[abp])_?[A-Za-z0-9_\\-]{20,}"   // GitHub, Slack tokens
-        "|\\b(?i:bearer)\\s+\\K[A-Za-z0-9._~+/\\-]{12,}=*"_s);
+    static const QRegularExpression keyShape(keyShapes());
     const bool namedFieldPossible = body.contains('"');   // a named field is quoted
     const bool keyShapePossible = mayHoldKeyShape(body);
     if (!namedFieldPossible && !keyShapePossible)
