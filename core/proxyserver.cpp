@@ -723,29 +723,44 @@ bool ProxyServer::askFleetFirst(const Route &route, const QByteArray &key, const
 
 // A new flight on this instance that joins another instance's call for the same key: no admission
 // (it costs no upstream call), and the leader's instance tells its breaker and its spend. Should
-// the leader go before anything reached a client, the fresh call made here is landed as ours.
+// the leader go before anything reached a client, the fresh call made here is admitted to this
+// instance's spend guard then (refused past the cap, like any call) and landed as ours; its cost
+// is added to the fleet's day as well, since no fleet reservation was made for it.
 Sharing::Takeoff ProxyServer::followFleet(const Route &route, const IncomingRequest &request, const QByteArray &leader,
                                           Flight &flight, Flight::Rider &rider)
 {
     Upstream &upstream = upstreamOf(rider.record);
     rider.record.outcome = Outcome::Joined;
     rider.record.breakerState = breakerStateName(upstream.breaker->state());
-    auto relaunched = std::make_shared<bool>(false);
+    auto takeover = std::make_shared<std::optional<Admitted>>();
     const FaultInjector::Target target{upstream.name, route.path, rider.record.model, rider.record.stream,
                                        flight.style(), false};
-    auto relaunch = [this, &upstream, route, request, target, relaunched](QObject *owner) -> UpstreamCall * {
-        *relaunched = true;
+    auto relaunch = [this, &upstream, route, request, target, takeover,
+                     model = rider.record.model](QObject *owner) -> UpstreamCall * {
+        Admitted admitted;
+        admitted.modelCall = route.isModelCall();
+        if (admitted.modelCall) {
+            admitted.inputTokensEstimate = estimateInputTokens(request.body);
+            const QJsonObject body = QJsonDocument::fromJson(request.body).object();
+            const std::optional<double> maxCost
+                = m_prices.maxCost(model, admitted.inputTokensEstimate, requestedMaxTokens(body));
+            admitted.estimateUsd = maxCost.value_or(0);
+            admitted.reservation = m_spend->reserve(maxCost);
+            if (!admitted.reservation)
+                return nullptr;   // past the cap here: the follower says it could not call in its place
+        }
         const QUrl url = upstreamUrl(upstream.baseUrl, route.style, request.path, request.query);
         UpstreamRequest call{request.method, url, forwardHeaders(request), request.body, m_config.upstreamTimeout};
+        *takeover = admitted;
         return m_faults->submit(*upstream.pool, call, target, owner).call;
     };
     UpstreamCall *call = m_fleet->flights().follow(flight.key(), leader, std::move(relaunch), &flight);
-    return {call, [this, &upstream, relaunched, modelCall = route.isModelCall()](Flight &landed) {
-        if (!*relaunched)
+    return {call, [this, &upstream, takeover](Flight &landed) {
+        if (!*takeover)
             return;
-        Admitted admitted;
-        admitted.modelCall = modelCall;
-        land(landed, upstream, admitted, landed.hasStarted());
+        land(landed, upstream, **takeover, landed.hasStarted());
+        if (m_fleet)
+            m_fleet->spend().charge(m_spend->today(), landed.costUsd().value_or(0));
     }, /*fallback: the leader's instance falls back, its followers get what it got*/ {}};
 }
 

@@ -80,6 +80,20 @@ void holdAnswers(FleetTest &fleet, bool hold)
     fleet.onMock<int>([hold](MockProvider *mock) { mock->setHoldAnswers(hold); return 0; });
 }
 
+// One leader's call held by the mock on instance 0, and a joiner of it on each of instances 1 and 2.
+// Empty if the fleet never got there.
+QList<LoopbackClient *> seatLeaderAndTwoJoiners(FleetTest &fleet, const QByteArray &body, QObject *parent)
+{
+    holdAnswers(fleet, true);
+    QList<LoopbackClient *> calls{startChat(fleet.port(0), body, parent)};
+    if (!QTest::qWaitFor([&] { return fleet.mock()->heldCount() == 1; }, 20'000))
+        return {};
+    calls << startChat(fleet.port(1), body, parent) << startChat(fleet.port(2), body, parent);
+    if (!QTest::qWaitFor([&] { return seatedRiders(fleet) == 3; }, 20'000))
+        return {};
+    return calls;
+}
+
 QString sharedState(const FleetTest &fleet, int instance)
 {
     return fleet.health(instance).value(u"shared_state"_s).toString();
@@ -120,6 +134,7 @@ private slots:
     void twoCredentialsInFlight_oneCallEach();
     void leaderKilledMidStream_joinersGetAnErrorEvent_noLeaseLeft();
     void leaderKilledBeforeAnswer_oneJoinerTakesOver();
+    void joinerLateToATakeover_passesItsStoredAnswer();
     void leadersCallerHangsUp_joinerElsewhereStillAnswered();
     void fleetFaultRule_armedOnEveryInstance_disarmedFromAny();
     void failuresOnDifferentInstances_openTheBreakerOnAll();
@@ -205,7 +220,7 @@ void TestFleet::herdOverThreeInstances_oneUpstreamCall()
         calls.append(startChat(fleet.port(i % 3), chatBody(u"one herd for the fleet"_s), this));
     // All 200 seated on a flight before the upstream answers: one call for the fleet, not one each.
     QTRY_COMPARE_WITH_TIMEOUT(seatedRiders(fleet), 200, 20'000);
-    QCOMPARE(fleet.mock()->heldCount(), 1);
+    QTRY_COMPARE_WITH_TIMEOUT(fleet.mock()->heldCount(), 1, 20'000);   // the call reaches the mock after take-off
     holdAnswers(fleet, false);
     QTRY_VERIFY_WITH_TIMEOUT(allFinished(calls), 20'000);
     QMap<QByteArray, int> served;
@@ -232,7 +247,7 @@ void TestFleet::streamOverThreeInstances_sameBytesForMidStreamJoiners()
     for (int i = 0; i < 12; ++i)
         calls.append(startChat(fleet.port(i % 3), body, this));
     QTRY_COMPARE_WITH_TIMEOUT(seatedRiders(fleet), 12, 20'000);
-    QCOMPARE(fleet.mock()->heldCount(), 1);
+    QTRY_COMPARE_WITH_TIMEOUT(fleet.mock()->heldCount(), 1, 20'000);   // the call reaches the mock after take-off
     int firstChunks = 0;
     connect(calls.first(), &LoopbackClient::chunkReceived, this, [&firstChunks] { ++firstChunks; });
     holdAnswers(fleet, false);
@@ -263,7 +278,8 @@ void TestFleet::twoCredentialsInFlight_oneCallEach()
     LoopbackClient *aliceAgain = startChat(fleet.port(2), body, this, "sk-alice");
     LoopbackClient *bobAgain = startChat(fleet.port(2), body, this, "sk-bob");
     QTRY_COMPARE_WITH_TIMEOUT(seatedRiders(fleet), 4, 20'000);
-    QCOMPARE(fleet.mock()->heldCount(), 2);
+    // Seated is counted when the flights take off; their calls reach the mock a moment later.
+    QTRY_COMPARE_WITH_TIMEOUT(fleet.mock()->heldCount(), 2, 20'000);
     holdAnswers(fleet, false);
     const QList<LoopbackClient *> calls{alice, bob, aliceAgain, bobAgain};
     QTRY_VERIFY_WITH_TIMEOUT(allFinished(calls), 20'000);
@@ -317,18 +333,14 @@ void TestFleet::leaderKilledMidStream_joinersGetAnErrorEvent_noLeaseLeft()
 
 void TestFleet::leaderKilledBeforeAnswer_oneJoinerTakesOver()
 {
-    // Known race, open in issue 21: under ASan in the fresh root both joiners took over (two
-    // fresh calls, mock000001 and mock000002) where one must follow the other. Skipped until the
-    // takeover claims the lease atomically for one joiner; the other kill -9 test still runs.
-    QSKIP("two joiners can both take over after the leader dies before answering (issue 21, open)");
     FleetTest fleet(QStringLiteral(BREAKWATER_APP));
     QVERIFY(startSharedFleet(fleet, 3));
-    holdAnswers(fleet, true);
-    const QByteArray body = chatBody(u"the leader dies before the provider answers"_s);
-    LoopbackClient *leader = startChat(fleet.port(0), body, this);
-    QTRY_COMPARE_WITH_TIMEOUT(fleet.mock()->heldCount(), 1, 20'000);
-    const QList<LoopbackClient *> joiners{startChat(fleet.port(1), body, this), startChat(fleet.port(2), body, this)};
-    QTRY_COMPARE_WITH_TIMEOUT(seatedRiders(fleet), 3, 20'000);
+    const QList<LoopbackClient *> seated
+        = seatLeaderAndTwoJoiners(fleet, chatBody(u"the leader dies before the provider answers"_s), this);
+    QCOMPARE(seated.size(), 3);
+    LoopbackClient *leader = seated[0];
+    const QList<LoopbackClient *> joiners = seated.mid(1);
+    QCOMPARE(fleet.mock()->callCount("/v1/chat/completions"), 1);   // both joiners follow the leader
     fleet.killInstance(0);
     // Once the lease ran out, one of them calls the upstream again and the other follows it.
     QTRY_COMPARE_WITH_TIMEOUT(fleet.mock()->callCount("/v1/chat/completions"), 2, 20'000);
@@ -341,6 +353,45 @@ void TestFleet::leaderKilledBeforeAnswer_oneJoinerTakesOver()
     delete leader;
     QCOMPARE(fleet.mock()->callCount("/v1/chat/completions"), 2);
     QTRY_COMPARE_WITH_TIMEOUT(keysInRedis(fleet, "bw:v1:*:flight"), 0, kConverge);
+    // The takeover is a paid call like any: charged on the instance that made it, and to the fleet's day.
+    const auto spentToday = [&](int instance) {
+        const LoopbackResponse stats = fetch(fleet.port(instance), "GET", "/breakwater/stats",
+                                             {{"Authorization", "Bearer " + fleet.controlToken(instance)}});
+        return QJsonDocument::fromJson(stats.body).object().value(u"spend"_s).toObject().value(u"todayUsd"_s).toDouble();
+    };
+    QTRY_VERIFY_WITH_TIMEOUT((spentToday(1) > 0) != (spentToday(2) > 0), kConverge);
+    QTRY_COMPARE_WITH_TIMEOUT(keysInRedis(fleet, "bw:v1:{spend:*}:spent"), 1, kConverge);
+}
+
+void TestFleet::joinerLateToATakeover_passesItsStoredAnswer()
+{
+    // The race found under load: one joiner takes over and its answer is stored before the other
+    // joiner looks again. That one must pass the stored answer, not pay for a third call.
+    FleetTest fleet(QStringLiteral(BREAKWATER_APP));
+    QVERIFY(startSharedFleet(fleet, 3));
+    const QList<LoopbackClient *> seated
+        = seatLeaderAndTwoJoiners(fleet, chatBody(u"a joiner that falls behind the takeover"_s), this);
+    QCOMPARE(seated.size(), 3);
+    LoopbackClient *leader = seated[0];
+    LoopbackClient *taker = seated[1];
+    LoopbackClient *late = seated[2];
+    fleet.pauseInstance(2);
+    fleet.killInstance(0);
+    // Instance 1 alone sees the lease run out: it takes over, and its answer is stored.
+    QTRY_COMPARE_WITH_TIMEOUT(fleet.mock()->callCount("/v1/chat/completions"), 2, 20'000);
+    holdAnswers(fleet, false);
+    QTRY_VERIFY_WITH_TIMEOUT(taker->isFinished(), 20'000);
+    QTRY_COMPARE_WITH_TIMEOUT(answersInRedis(fleet), 1, kConverge);
+    QTRY_COMPARE_WITH_TIMEOUT(keysInRedis(fleet, "bw:v1:*:flight"), 0, kConverge);
+    fleet.resumeInstance(2);
+    QTRY_VERIFY_WITH_TIMEOUT(late->isFinished(), 20'000);
+    QCOMPARE(taker->response().status, 200);
+    QCOMPARE(late->response().status, 200);
+    QCOMPARE(late->response().body, taker->response().body);
+    QCOMPARE(fleet.mock()->callCount("/v1/chat/completions"), 2);
+    delete late;
+    delete taker;
+    delete leader;
 }
 
 void TestFleet::leadersCallerHangsUp_joinerElsewhereStillAnswered()

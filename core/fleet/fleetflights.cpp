@@ -7,13 +7,14 @@
 
 #include "fleet/flightfollower.h"
 #include "fleet/flightpublisher.h"
+#include "fleet/headercodec.h"
 #include "fleet/redislink.h"
 #include "upstream/upstreamcall.h"
 
 Q_LOGGING_CATEGORY(lcFleetFlights, "breakwater.fleet.flights", QtInfoMsg)
 
 namespace {
-constexpr quint32 kFormat = 1;   // of the head and end entries
+constexpr quint32 kFormat = 2;   // of the head and end entries (2: headers in HeaderCodec's bounded form)
 
 // One round trip: the answer if it was stored since the caller looked, else the lease for the
 // caller, else who holds it. SET NX GET (Redis 7.0) writes nothing when the key exists.
@@ -70,6 +71,9 @@ void FleetFlights::claim(const QByteArray &key, QObject *context, std::function<
                     claim = {Claim::Role::Answered, {}, SharedAnswers::Found{std::move(*answer), leftMs}};
             }
         }
+        if (claim.role == Claim::Role::Local && reply.answered())   // Redis said something this does not read
+            qCWarning(lcFleetFlights).noquote() << "claim of" << key.toHex().left(12) << "read as local-only:"
+                                                << int(reply.kind) << reply.text.left(200) << reply.items.size();
         if (claim.role == Claim::Role::Lead)
             m_seating.insert(key, token);
         for (const auto &[context, done] : m_claims.take(key)) {
@@ -113,7 +117,8 @@ QByteArray FleetFlights::encodeHead(int status, const HeaderList &headers)
     QByteArray bytes;
     QDataStream out(&bytes, QIODevice::WriteOnly);
     out.setVersion(QDataStream::Qt_6_4);
-    out << kFormat << qint32(status) << headers;
+    out << kFormat << qint32(status);
+    HeaderCodec::write(out, headers);
     return bytes;
 }
 
@@ -123,9 +128,9 @@ bool FleetFlights::decodeHead(const QByteArray &bytes, int &status, HeaderList &
     in.setVersion(QDataStream::Qt_6_4);
     quint32 format = 0;
     qint32 code = 0;
-    in >> format >> code >> headers;
+    in >> format >> code;
     status = code;
-    return format == kFormat && in.status() == QDataStream::Ok;
+    return format == kFormat && HeaderCodec::read(in, headers);
 }
 
 QByteArray FleetFlights::encodeEnd(const UpstreamResult &result)

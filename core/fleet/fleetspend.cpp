@@ -59,6 +59,12 @@ void FleetSpend::reserve(const QDate &day, double capUsd, double estimateUsd, QO
     });
 }
 
+void FleetSpend::charge(const QDate &day, double chargedUsd)
+{
+    if (chargedUsd > 0)
+        settle(day, "unreserved", chargedUsd);   // no such reservation: the script only adds the charge
+}
+
 void FleetSpend::settle(const QDate &day, const QByteArray &reservation, double chargedUsd)
 {
     m_link.command(QList<QByteArray>{"EVAL", kSettle, "3"} + keysOf(day)

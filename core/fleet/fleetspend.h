@@ -30,6 +30,9 @@ public:
                  std::function<void(Verdict, const QByteArray &reservation)> done);
     // The call ended: drop the reservation and add what it cost (0: it never flew or cost nothing).
     void settle(const QDate &day, const QByteArray &reservation, double chargedUsd);
+    // A call that flew with no reservation of the fleet's (a follower taking over a dead leader's
+    // call): only its cost is added to the day.
+    void charge(const QDate &day, double chargedUsd);
 
     static QList<QByteArray> keysOf(const QDate &day);
 

@@ -4,6 +4,7 @@
 
 #include "fleet/redislink.h"
 #include "http/protocol.h"
+#include "sharing/answercache.h"
 #include "upstream/upstreamcall.h"
 
 Q_DECLARE_LOGGING_CATEGORY(lcFleetFlights)
@@ -147,6 +148,8 @@ void FlightFollower::onClaim(const FleetFlights::Claim &claim)
         return;
     switch (claim.role) {
     case FleetFlights::Claim::Role::Follow:
+        // The same leader still holds the lease (a read failed, its leader did not): read on where
+        // this left off. Calling alone here made a second takeover call beside the one that leads.
         if (claim.token != m_token) {   // a new leader: its stream, from the start
             m_token = claim.token;
             m_after = "-";
@@ -155,15 +158,21 @@ void FlightFollower::onClaim(const FleetFlights::Claim &claim)
             m_status = 0;
             m_headers.clear();
             m_kept.clear();
-            poll();
-            return;
         }
-        relaunch({});   // the same lease again: it expired between two reads, take no chances
+        poll();
         return;
     case FleetFlights::Claim::Role::Lead:
         relaunch(claim.token);
         return;
-    case FleetFlights::Claim::Role::Answered:   // stored meanwhile; a fresh call is the plain way to get it here
+    case FleetFlights::Claim::Role::Answered:
+        // The new leader finished before this saw it take over: its stored answer is this call's.
+        // A fresh call here would pay twice for one answer.
+        if (claim.answer) {
+            passStored(claim.answer->answer);
+            return;
+        }
+        relaunch({});
+        return;
     case FleetFlights::Claim::Role::Local:
         relaunch({});
         return;
@@ -174,7 +183,8 @@ void FlightFollower::relaunch(const QByteArray &leadToken)
 {
     UpstreamCall *inner = m_relaunch ? m_relaunch(this) : nullptr;
     if (!inner) {   // a lease won here is let go by FleetFlights::claim, since nothing leads it
-        finish({UpstreamFailure::Unreachable, u"the fleet's leader is gone and the upstream's queue is full"_s, 0});
+        finish({UpstreamFailure::Unreachable, u"the fleet's leader is gone, and this instance cannot call the upstream in its place "
+                 "(its queue is full or the spend cap is reached)"_s, 0});
         return;
     }
     qCInfo(lcFleetFlights) << "taking over" << m_key.toHex().left(12) << (leadToken.isEmpty() ? "alone" : "for the fleet");
@@ -184,6 +194,15 @@ void FlightFollower::relaunch(const QByteArray &leadToken)
     connect(inner, &UpstreamCall::headersReceived, m_call, &UpstreamCall::headersReceived);
     connect(inner, &UpstreamCall::bodyReceived, m_call, &UpstreamCall::bodyReceived);
     connect(inner, &UpstreamCall::finished, this, [this](const UpstreamResult &result) { finish(result); });
+}
+
+void FlightFollower::passStored(const CachedAnswer &answer)
+{
+    m_passedHead = true;
+    Q_EMIT m_call->headersReceived(answer.status, answer.headers);
+    if (!answer.body.isEmpty())
+        Q_EMIT m_call->bodyReceived(answer.body);
+    finish({UpstreamFailure::None, {}, answer.status});
 }
 
 void FlightFollower::finish(const UpstreamResult &result)

@@ -9,6 +9,7 @@
 #include "http/apierror.h"
 
 class UpstreamCall;
+struct CachedAnswer;
 struct RedisReply;
 struct UpstreamResult;
 
@@ -19,13 +20,14 @@ struct UpstreamResult;
 // while there is), since a blocking XREAD would hold the link's other commands behind it.
 //
 // A leader whose call ended for its own reasons (every caller there hung up, shutting down) counts
-// as gone too. An event stream is passed on as it comes; any other answer is kept until its end, so nothing has
-// reached a client before the end. When the leader is gone (its lease expired or was taken, a gap in
-// the numbers) or Redis fails: with nothing passed on yet, it takes over (claims the lease again:
-// makes a fresh upstream call and leads it, or follows the new leader; Redis unavailable: a fresh
-// call of its own); with part of a stream passed on, it ends Cut, which the flight gives every
-// rider as an error event in its API's shape. Never a clean end of a short stream. A child of
-// the call it plays. Proxy thread only.
+// as gone too. An event stream is passed on as it comes; any other answer is kept until its end, so
+// nothing has reached a client before the end. When the leader is gone (its lease expired or was
+// taken, a gap in the numbers) or Redis fails: with nothing passed on yet, it takes over. It claims
+// the lease again and then makes a fresh upstream call and leads it, follows the new leader, reads
+// on (the same leader still holds it: a read failed, not the leader), or passes the answer a new
+// leader stored meanwhile; with Redis unavailable it makes a fresh call of its own. With part of a
+// stream passed on, it ends Cut, which the flight gives every rider as an error event in its API's
+// shape. Never a clean end of a short stream. A child of the call it plays. Proxy thread only.
 class FlightFollower final : public QObject
 {
     Q_OBJECT
@@ -41,6 +43,7 @@ private:
     void lost(const QString &why);
     void onClaim(const FleetFlights::Claim &claim);
     void relaunch(const QByteArray &leadToken);
+    void passStored(const CachedAnswer &answer);   // the fleet's stored answer, as if it came from the leader
     void finish(const UpstreamResult &result);
 
     static constexpr int kMaxTakeovers = 3;

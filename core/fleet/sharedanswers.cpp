@@ -3,6 +3,7 @@
 #include <QDataStream>
 #include <QIODevice>
 
+#include "fleet/headercodec.h"
 #include "fleet/redislink.h"
 
 namespace {
@@ -25,9 +26,8 @@ QByteArray SharedAnswers::encode(const CachedAnswer &answer)
     QByteArray bytes;
     QDataStream out(&bytes, QIODevice::WriteOnly);
     out.setVersion(QDataStream::Qt_6_4);
-    out << kFormat << qint32(answer.status) << qint32(answer.headers.size());
-    for (const auto &[name, value] : answer.headers)
-        out << name << value;
+    out << kFormat << qint32(answer.status);
+    HeaderCodec::write(out, answer.headers);
     out << answer.body << answer.stream << answer.costUsd << answer.inputTokens << answer.outputTokens
         << answer.cachedTokens;
     return bytes;
@@ -39,18 +39,11 @@ std::optional<CachedAnswer> SharedAnswers::decode(const QByteArray &bytes)
     in.setVersion(QDataStream::Qt_6_4);
     quint32 format = 0;
     qint32 status = 0;
-    qint32 headerCount = 0;
-    in >> format >> status >> headerCount;
-    if (format != kFormat || headerCount < 0 || headerCount > 1000)
-        return std::nullopt;
+    in >> format >> status;
     CachedAnswer answer;
     answer.status = status;
-    for (qint32 i = 0; i < headerCount; ++i) {
-        QByteArray name;
-        QByteArray value;
-        in >> name >> value;
-        answer.headers.append({name, value});
-    }
+    if (format != kFormat || !HeaderCodec::read(in, answer.headers))
+        return std::nullopt;
     in >> answer.body >> answer.stream >> answer.costUsd >> answer.inputTokens >> answer.outputTokens
         >> answer.cachedTokens;
     if (in.status() != QDataStream::Ok)

@@ -22,12 +22,15 @@ FleetTest::FleetTest(QString breakwater) : m_breakwater(std::move(breakwater)), 
 
 FleetTest::~FleetTest()
 {
-    for (const auto &instance : std::as_const(m_instances))
-        endProcess(*instance->process);
-    if (m_redis) {
-        resumeRedis();   // a stopped process would not see SIGTERM until continued
-        endProcess(*m_redis);
+    for (int i = 0; i < m_instances.size(); ++i) {
+        QProcess &process = *m_instances.at(i)->process;
+        endProcess(process);
+        // What each instance said is the only trace of a race between processes: shown on failure.
+        if (QTest::currentTestFailed())
+            qWarning().noquote() << u"instance %1 said:\n"_s.arg(i) + QString::fromLocal8Bit(process.readAllStandardError());
     }
+    if (m_redis)
+        endProcess(*m_redis);
     m_mock.reset();
 }
 
@@ -42,6 +45,7 @@ void FleetTest::endProcess(QProcess &process)
 {
     if (process.state() == QProcess::NotRunning)
         return;
+    ::kill(pid_t(process.processId()), SIGCONT);   // a stopped process would not see SIGTERM until continued
     ::kill(pid_t(process.processId()), SIGTERM);
     if (!process.waitForFinished(10'000)) {
         process.kill();   // SIGKILL to its own pid
@@ -74,16 +78,30 @@ void FleetTest::killRedis()
     m_redis->waitForFinished(5'000);
 }
 
+void FleetTest::signalProcess(QProcess *process, int signal)
+{
+    if (process && process->state() == QProcess::Running)
+        ::kill(pid_t(process->processId()), signal);
+}
+
 void FleetTest::pauseRedis()
 {
-    if (m_redis && m_redis->state() == QProcess::Running)
-        ::kill(pid_t(m_redis->processId()), SIGSTOP);
+    signalProcess(m_redis.get(), SIGSTOP);
 }
 
 void FleetTest::resumeRedis()
 {
-    if (m_redis && m_redis->state() == QProcess::Running)
-        ::kill(pid_t(m_redis->processId()), SIGCONT);
+    signalProcess(m_redis.get(), SIGCONT);
+}
+
+void FleetTest::pauseInstance(int instance)
+{
+    signalProcess(m_instances.at(instance)->process.get(), SIGSTOP);
+}
+
+void FleetTest::resumeInstance(int instance)
+{
+    signalProcess(m_instances.at(instance)->process.get(), SIGCONT);
 }
 
 QString FleetTest::redisUrl() const

@@ -41,6 +41,8 @@ public:
     // "listening on" line. Returns its index, or -1 if it never listened.
     int startInstance(const QStringList &extra = {});
     void killInstance(int instance);   // SIGKILL (a leader dying mid-call), and waits for it to end
+    void pauseInstance(int instance);    // SIGSTOP (an instance that falls behind)
+    void resumeInstance(int instance);   // SIGCONT
     quint16 port(int instance) const { return m_instances.at(instance)->port; }
     int instances() const { return int(m_instances.size()); }
     QByteArray controlToken(int instance) const;
@@ -53,6 +55,7 @@ public:
     R onMock(std::function<R(MockProvider *)> call) const { return m_mock->template blocking<R>(call); }
 
 private:
+    static void signalProcess(QProcess *process, int signal);   // to its own pid, if it runs
     struct Instance
     {
         std::unique_ptr<QProcess> process;
