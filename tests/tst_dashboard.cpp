@@ -38,6 +38,7 @@ class TestDashboard final : public QObject
 
 private Q_SLOTS:
     void model_countsFiguresFromRecords();
+    void model_injectedAnswerWithoutACall_isNoUpstreamCall();
     void model_bandsAndTransitionsFollowTheBreaker();
     void model_boundsRecordsAndBuckets();
     void window_showsTheRecordedSequence();
@@ -52,6 +53,22 @@ private Q_SLOTS:
     void close_withoutTray_asksFirst();
     void window_idleRepaintsNothing();
 };
+
+void TestDashboard::model_injectedAnswerWithoutACall_isNoUpstreamCall()
+{
+    // The "upstream calls" tile says what the provider bills: an injected 503 never reached it, an
+    // injected delay did (the rule only held the real call back), as a drill's report counts them.
+    DashboardModel model;
+    CallRecord real = record("real", Outcome::Miss, 1000, 1200);
+    CallRecord status = record("status", Outcome::Miss, 1100, 1101, 503);
+    status.injected = u"#1 503:count=1"_s;
+    CallRecord delayed = record("delayed", Outcome::Miss, 1200, 3200);
+    delayed.injected = u"#2 delay=2s:count=1"_s;
+    for (const CallRecord &r : {real, status, delayed})
+        model.addRecord(r);
+    QCOMPARE(model.totals().count(DashboardModel::Category::Miss), 3);
+    QCOMPARE(model.totals().upstreamCalls(), 2);
+}
 
 void TestDashboard::model_countsFiguresFromRecords()
 {

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "drill/faultwindows.h"
+
 using namespace Qt::StringLiterals;
 
 namespace {
@@ -48,11 +50,6 @@ QString DashboardModel::categoryName(Category category)
     return u"failed"_s;
 }
 
-qint64 DashboardModel::Totals::upstreamCalls() const
-{
-    return count(Category::Miss) + count(Category::Bypass);
-}
-
 DashboardModel::DashboardModel(QObject *parent)
     : QObject(parent)
 {
@@ -83,6 +80,7 @@ void DashboardModel::count(const CallRecord &record)
     ++m_totals.requests;
     ++m_totals.perCategory[size_t(served)];
     ++m_totals.perEnding[size_t(ending)];
+    m_totals.providerCalls += FaultWindows::reachedProvider(record);
     if (isFailure(ending)) {
         ++m_totals.perCategory[size_t(Category::Failed)];
         if (ending == Ending::UpstreamError)

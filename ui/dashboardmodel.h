@@ -51,7 +51,9 @@ public:
         double costSpentUsd = 0;
         double costSavedUsd = 0;
         qint64 pricedCalls = 0;         // records whose cost was known
-        qint64 upstreamCalls() const;   // misses + bypasses: the calls a provider bills
+        qint64 providerCalls = 0;       // FaultWindows::reachedProvider, as a drill's report counts them
+        // Misses + bypasses that reached the provider (an injected 503 never did): what it bills.
+        qint64 upstreamCalls() const { return providerCalls; }
         qint64 count(Category category) const { return perCategory[size_t(category)]; }
         qint64 count(Ending ending) const { return perEnding[size_t(ending)]; }
         qint64 failures() const { return count(Category::Failed); }

@@ -65,7 +65,7 @@ FiguresPanel::FiguresPanel(QWidget *parent)
     // Fixed tiles first, in the order a reader asks the questions: how much, how much reached the
     // provider, how much was saved, what is happening now.
     tile(u"requests"_s, tr("requests"), tr("Client requests answered"), kCountRoom);
-    tile(u"upstream"_s, tr("upstream calls"), tr("Calls that reached a provider (misses + bypasses): what is billed"), kCountRoom);
+    tile(u"upstream"_s, tr("upstream calls"), tr("Calls that reached a provider (misses and bypasses, not the ones a fault rule answered instead): what is billed"), kCountRoom);
     tile(u"joined"_s, tr("joined"), tr("Requests that rode along on an identical call in flight"), kCountRoom);
     tile(u"hits"_s, tr("cache hits"), tr("Requests answered from the answer cache"), kCountRoom);
     tile(u"refused"_s, tr("refused"),

@@ -27,19 +27,6 @@ QString word(const QByteArray &name)
     return QString::fromLatin1(name);
 }
 
-// An injected answer of a kind that makes no upstream call (status, hang, reset, garbage) is a
-// miss the provider never saw.
-bool reachedProvider(const CallRecord &record)
-{
-    const Served served = servedOf(record.outcome);
-    if (served != Served::Miss && served != Served::Bypass)
-        return false;
-    if (record.injected.isEmpty())
-        return true;
-    const std::optional<FaultRule> rule = FaultWindows::injectedRule(record);
-    return rule && rule->shapesRealCall();
-}
-
 } // namespace
 
 DrillSummary DrillSummary::of(const QList<CallRecord> &records, const FaultInjector::Counts &injected)
@@ -49,7 +36,7 @@ DrillSummary DrillSummary::of(const QList<CallRecord> &records, const FaultInjec
     for (const CallRecord &r : records) {
         pointers.append(&r);
         ++summary.calls;
-        summary.upstreamCalls += reachedProvider(r);
+        summary.upstreamCalls += FaultWindows::reachedProvider(r);
         summary.joined += r.outcome == Outcome::Joined;
         summary.hits += r.outcome == Outcome::Hit;
         const Ending ending = endingOf(r);

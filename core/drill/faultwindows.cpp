@@ -86,6 +86,17 @@ std::optional<FaultRule> FaultWindows::injectedRule(const CallRecord &record)
     return rule.value();
 }
 
+bool FaultWindows::reachedProvider(const CallRecord &record)
+{
+    const Served served = servedOf(record.outcome);
+    if (served != Served::Miss && served != Served::Bypass)
+        return false;
+    if (record.injected.isEmpty())
+        return true;
+    const std::optional<FaultRule> rule = injectedRule(record);
+    return rule && rule->shapesRealCall();
+}
+
 WindowVerdict FaultWindows::judge(const FaultWindow &window, const QList<CallRecord> &records)
 {
     WindowVerdict verdict;

@@ -61,5 +61,8 @@ bool recovered(const CallRecord &failed, const QList<CallRecord> &records);
 QString seen(const CallRecord &record);
 // The rule in an injected record's label ("#3 503:count=2"), or nullopt when there is none.
 std::optional<FaultRule> injectedRule(const CallRecord &record);
+// The call reached the provider (what it bills): a miss or a bypass, unless a fault rule of a kind
+// that makes no upstream call (status, hang, reset, garbage) answered it instead.
+bool reachedProvider(const CallRecord &record);
 
 } // namespace FaultWindows

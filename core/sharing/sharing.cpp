@@ -154,7 +154,8 @@ void Sharing::onAbandoned(Flight *flight)
 
 void Sharing::cancel(Flight *flight)
 {
-    qCInfo(lcSharing) << "every caller hung up: cancelling the upstream call" << flight->key().toHex().left(12);
+    qCInfo(lcSharing).noquote() << "every caller hung up: cancelling the upstream call"
+                                << (flight->key().isEmpty() ? QByteArray("(not shared)") : flight->key().toHex().left(12));
     // Out of the table first: nobody may join a call that is being ended.
     if (!flight->key().isEmpty() && m_flights.value(flight->key()) == flight)
         m_flights.remove(flight->key());
