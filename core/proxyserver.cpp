@@ -519,10 +519,10 @@ QByteArray ProxyServer::keyFor(const Route &route, const Upstream &upstream, con
     // with provider keys held by Breakwater, every member's calls carry the same credential.
     if (!request.member.isEmpty() && !m_members->sharesAcrossMembers())
         input.credentials.append({QByteArray("breakwater member"), request.member.toUtf8()});
-    const QByteArray key = requestKey(input);
-    record.keyFingerprint = key.toHex().left(12);
-    record.keyInputs = describeKeyInput(input);
-    return key;
+    DescribedKey described = describedKey(input);
+    record.keyFingerprint = described.key.toHex().left(12);
+    record.keyInputs = std::move(described.description);
+    return described.key;
 }
 
 void ProxyServer::fallBack(const Route &route, const IncomingRequest &request, const QJsonObject &body,

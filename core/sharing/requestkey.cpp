@@ -46,7 +46,10 @@ QByteArray canonicalJson(const QJsonObject &body)
     return QJsonDocument(body).toJson(QJsonDocument::Compact);
 }
 
-QByteArray requestKey(const RequestKeyInput &input)
+namespace {
+
+// Both take the body's canonical form, made once per request by describedKey.
+QByteArray keyOf(const RequestKeyInput &input, const QByteArray &canonicalBody)
 {
     QCryptographicHash hash(QCryptographicHash::Sha256);
     // Each field is length-prefixed so that no two different inputs can produce the same stream.
@@ -67,11 +70,11 @@ QByteArray requestKey(const RequestKeyInput &input)
     field(input.upstream);
     headers(input.credentials, true);
     headers(input.apiHeaders, false);
-    field(canonicalJson(input.body));
+    field(canonicalBody);
     return hash.result();
 }
 
-QByteArray describeKeyInput(const RequestKeyInput &input)
+QByteArray describe(const RequestKeyInput &input, const QByteArray &canonical)
 {
     QByteArray text;
     text += "route: " + input.route + '\n';
@@ -84,10 +87,27 @@ QByteArray describeKeyInput(const RequestKeyInput &input)
     for (const auto &[name, value] : input.apiHeaders)
         text += "header " + name + ": " + value + '\n';
     text += "body fields: " + input.body.keys().join(u", ").toUtf8() + '\n';
-    const QByteArray canonical = canonicalJson(input.body);
     text += "body: sha256 " + fingerprint(canonical) + " of " + QByteArray::number(canonical.size())
           + " canonical bytes (keys sorted, no whitespace)\n";
     return text;
+}
+
+} // namespace
+
+QByteArray requestKey(const RequestKeyInput &input)
+{
+    return keyOf(input, canonicalJson(input.body));
+}
+
+QByteArray describeKeyInput(const RequestKeyInput &input)
+{
+    return describe(input, canonicalJson(input.body));
+}
+
+DescribedKey describedKey(const RequestKeyInput &input)
+{
+    const QByteArray canonical = canonicalJson(input.body);
+    return {keyOf(input, canonical), describe(input, canonical)};
 }
 
 QByteArray fingerprint(const QByteArray &bytes)

@@ -46,6 +46,14 @@ QByteArray requestKey(const RequestKeyInput &input);
 // each API header, the body's top-level fields and the canonical body's fingerprint.
 QByteArray describeKeyInput(const RequestKeyInput &input);
 
+// Both of the above, the body made canonical once (the proxy wants both for every keyed request).
+struct DescribedKey
+{
+    QByteArray key;
+    QByteArray description;
+};
+DescribedKey describedKey(const RequestKeyInput &input);
+
 // The body in canonical form: keys sorted (QJsonObject keeps them sorted), compact. Canonical for a
 // body parsed from text, as the proxy's are: Qt 6.4 orders keys holding characters beyond U+FFFF
 // differently in an object built with insert() (found by fuzz/fuzz_requestkey).
