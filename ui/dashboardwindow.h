@@ -64,6 +64,11 @@ public:
     // Base URL and mode for the proxy strip, the first-start guidance and the status bar; the demo's
     // actions for the Demo menu (may be null).
     void setProxyInfo(const QString &baseUrl, bool demo);
+    // `breakwater --attach`: the window shows the remote at `remote` (http(s)://host:port): the
+    // strip and the status bar say "attached to" it, TLS or cleartext, never "listening on"; the
+    // guide, curl and HAR use its addresses; closing the window leaves the remote running.
+    void setAttachedTo(const QString &remote);
+    bool isAttached() const { return m_attached; }
     // "openai" -> where it calls; its userinfo is never shown.
     void setUpstreamUrl(const QString &upstream, const QString &url);
     void setDemoController(DemoController *demo);
@@ -195,4 +200,5 @@ private:
     QToolButton *m_demoButton = nullptr;
     FittedLabel *m_demoStatus = nullptr;
     QLabel *m_proxyInfo = nullptr;
+    bool m_attached = false;
 };

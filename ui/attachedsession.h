@@ -1,0 +1,53 @@
+#pragma once
+
+#include <memory>
+
+#include <QString>
+
+#include "attachedapp.h"
+#include "result.h"
+
+class AttachStatus;
+class DashboardModel;
+class DashboardWindow;
+class RemoteControl;
+class RemoteFeed;
+
+// One `breakwater --attach URL` session without its event loop and tray: the model, the remote's
+// event feed and control, what is said while it is away, and the window wired to all of them
+// (runAttached adds the tray and runs it; tests build one against a real server and look at the
+// window). The window says it is attached to the remote, never that it listens here.
+// Lives on the GUI thread; destroyed window first, then status, control, feed and model.
+class AttachedSession final
+{
+    Q_DISABLE_COPY_MOVE(AttachedSession)
+public:
+    // Fails when the CA file gives no certificate.
+    static Expected<std::unique_ptr<AttachedSession>> open(const AttachTarget &target);
+    ~AttachedSession();
+
+    // Opens the event stream (the window is shown by the caller).
+    void start();
+
+    // The remote as shown: scheme, host and port, without user:password or path.
+    QString remote() const { return m_remote; }
+    QString title() const { return m_title; }
+    DashboardModel *model() const { return m_model.get(); }
+    RemoteFeed *feed() const { return m_feed.get(); }
+    RemoteControl *control() const { return m_control.get(); }
+    AttachStatus *status() const { return m_status.get(); }
+    DashboardWindow *window() const { return m_window.get(); }
+
+private:
+    explicit AttachedSession(const AttachTarget &target);
+    void buildWindow();
+
+    AttachTarget m_target;
+    QString m_remote;
+    QString m_title;
+    std::unique_ptr<DashboardModel> m_model;
+    std::unique_ptr<RemoteFeed> m_feed;
+    std::unique_ptr<RemoteControl> m_control;
+    std::unique_ptr<AttachStatus> m_status;
+    std::unique_ptr<DashboardWindow> m_window;
+};
