@@ -1,15 +1,26 @@
 // The window of `breakwater --attach URL` (ui/attachedsession.h) against a real Breakwater on
 // loopback: it says it is attached to the remote (TLS or cleartext) and never that it listens
-// here. Offscreen widgets, real sockets through ProxyHarness; counts, never timings.
+// here; its Settings dialog edits the remote's live settings and says so when the remote refuses.
+// Offscreen widgets, real sockets through ProxyHarness; counts, never timings.
 
+#include "attach/remotecontrol.h"
 #include "attach/remotefeed.h"
 #include "attachedsession.h"
 #include "dashboardmodel.h"
 #include "dashboardwindow.h"
 #include "proxyharness.h"
 #include "proxypanel.h"
+#include "settingsdialog.h"
 
+#include <QAction>
+#include <QApplication>
+#include <QDoubleSpinBox>
 #include <QLabel>
+#include <QLineEdit>
+#include <QMessageBox>
+#include <QSpinBox>
+#include <QStatusBar>
+#include <QTimer>
 #include <QSignalSpy>
 #include <QTest>
 
@@ -36,6 +47,38 @@ QStringList labelTexts(const QWidget *window)
     return texts;
 }
 
+QAction *settingsAction(const QWidget *window)
+{
+    for (QAction *action : window->findChildren<QAction *>()) {
+        if (action->text() == u"Settings…"_s)
+            return action;
+    }
+    return nullptr;
+}
+
+// Opens Settings from the toolbar and lets `answer` fill the dialog before OK; false when no
+// dialog came.
+bool answerSettings(QWidget *window, const std::function<void(SettingsDialog *)> &answer)
+{
+    bool opened = false;
+    QTimer::singleShot(0, window, [&] {
+        auto *dialog = qobject_cast<SettingsDialog *>(QApplication::activeModalWidget());
+        if (!dialog)
+            return;
+        opened = true;
+        answer(dialog);
+        dialog->accept();
+    });
+    settingsAction(window)->trigger();
+    QCoreApplication::processEvents();   // the timer, when no dialog ran its own loop
+    return opened;
+}
+
+qint64 remoteTimeoutMs(const ProxyHarness &harness)
+{
+    return harness.onProxyThread<qint64>([](ProxyServer *p) { return qint64(p->liveSettings().timeout.count()); });
+}
+
 } // namespace
 
 class TestAttachedWindow final : public QObject
@@ -44,6 +87,8 @@ class TestAttachedWindow final : public QObject
 private slots:
     void window_saysAttachedToTheRemote_neverListening_data();
     void window_saysAttachedToTheRemote_neverListening();
+    void settings_editTheRemotesLiveSettings();
+    void settings_refusedByTheRemote_saysWhy();
 };
 
 void TestAttachedWindow::window_saysAttachedToTheRemote_neverListening_data()
@@ -82,6 +127,71 @@ void TestAttachedWindow::window_saysAttachedToTheRemote_neverListening()
     for (const QString &text : labelTexts(window))
         QVERIFY2(!text.contains(u"listening"_s, Qt::CaseInsensitive), qPrintable(text));
     QVERIFY(window->isAttached());
+}
+
+void TestAttachedWindow::settings_editTheRemotesLiveSettings()
+{
+    ProxyHarness harness;
+    const auto session = attachTo(QUrl(u"http://127.0.0.1:%1"_s.arg(harness.port())));
+    session->start();
+    session->window()->show();
+    QTRY_VERIFY(!session->model()->snapshot().upstreams.isEmpty());
+    const qint64 before = remoteTimeoutMs(harness);
+    QVERIFY(before != 7500);
+    QSignalSpy answered(session->control(), &RemoteControl::answered);
+
+    double shownTimeout = -1;
+    bool listenEditable = true;
+    QString note;
+    QVERIFY(answerSettings(session->window(), [&](SettingsDialog *dialog) {
+        shownTimeout = dialog->findChild<QDoubleSpinBox *>(u"timeout"_s)->value();
+        listenEditable = dialog->findChild<QLineEdit *>(u"listen"_s)->isEnabled();
+        note = dialog->findChild<QLabel *>(u"note"_s)->text();
+        dialog->findChild<QDoubleSpinBox *>(u"timeout"_s)->setValue(7.5);
+        dialog->findChild<QSpinBox *>(u"concurrency"_s)->setValue(3);
+    }));
+    // It opened with the remote's values and said whose they are.
+    QCOMPARE(qint64(shownTimeout * 1000), before);
+    QVERIFY(!listenEditable);
+    QVERIFY2(note.contains(session->remote()), qPrintable(note));
+    QTRY_COMPARE(answered.size(), 1);
+    QCOMPARE(answered.first().first().toInt(), 200);
+    QCOMPARE(remoteTimeoutMs(harness), 7500);
+    QCOMPARE(harness.onProxyThread<int>([](ProxyServer *p) { return p->liveSettings().concurrency; }), 3);
+    const QString said = session->window()->statusBar()->currentMessage();
+    QVERIFY2(said.contains(u"Applied to"_s) && said.contains(u"timeout"_s), qPrintable(said));
+    // And the next snapshot shows it, as the remote's own window would.
+    QTRY_COMPARE(session->model()->snapshot().settings.timeout.count(), 7500);
+}
+
+void TestAttachedWindow::settings_refusedByTheRemote_saysWhy()
+{
+    auto harness = std::make_unique<ProxyHarness>();
+    const quint16 port = harness->port();
+    const auto session = attachTo(QUrl(u"http://127.0.0.1:%1"_s.arg(port)));
+    session->start();
+    session->window()->show();
+    QTRY_VERIFY(!session->model()->snapshot().upstreams.isEmpty());
+    // The owner made a new control token and restarted it: this window's is no longer the owner's.
+    harness.reset();
+    harness = std::make_unique<ProxyHarness>([port](ProxyConfig &config) {
+        config.listenPort = port;
+        config.controlToken = "a-new-owner-token-0123456789abcdefghijklmnop";
+    });
+    const qint64 before = remoteTimeoutMs(*harness);
+    QSignalSpy answered(session->control(), &RemoteControl::answered);
+    QVERIFY(answerSettings(session->window(), [](SettingsDialog *dialog) {
+        dialog->findChild<QDoubleSpinBox *>(u"timeout"_s)->setValue(4);
+    }));
+    QTRY_COMPARE(answered.size(), 1);
+    QCOMPARE(answered.first().first().toInt(), 401);
+    auto *refused = session->window()->findChild<QMessageBox *>(u"settingsRefused"_s);
+    QVERIFY(refused);
+    QTRY_VERIFY(refused->isVisible());
+    QVERIFY2(refused->text().contains(u"401"_s) && refused->text().contains(u"control token"_s), qPrintable(refused->text()));
+    QVERIFY2(refused->text().contains(u"timeout"_s), qPrintable(refused->text()));
+    QCOMPARE(remoteTimeoutMs(*harness), before);
+    refused->close();
 }
 
 QTEST_MAIN(TestAttachedWindow)

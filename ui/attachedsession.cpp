@@ -2,7 +2,9 @@
 
 #include <QCoreApplication>
 #include <QHash>
+#include <QJsonObject>
 #include <QLabel>
+#include <QMessageBox>
 #include <QStatusBar>
 
 #include "attach/remotecontrol.h"
@@ -10,7 +12,12 @@
 #include "attachstatus.h"
 #include "dashboardmodel.h"
 #include "dashboardwindow.h"
+#include "appsettings.h"
+#include "livesettings.h"
 #include "proxysnapshot.h"
+#include "settingsdialog.h"
+
+using namespace Qt::StringLiterals;
 
 AttachedSession::AttachedSession(const AttachTarget &target)
     : m_target(target),
@@ -51,6 +58,7 @@ void AttachedSession::buildWindow()
     window.setAttachedTo(m_remote);
     window.setWindowTitle(m_title);
     connectWindowToRemote(&window, m_control.get());
+    window.setSettingsHandler([this] { openSettings(); });
     // The remote's upstreams by their addresses, as the local window names them, from its snapshots.
     QObject::connect(m_feed.get(), &RemoteFeed::snapshotReady, &window, [&window, shown = QHash<QString, QString>()](
                                                                             const ProxySnapshot &snapshot) mutable {
@@ -83,4 +91,78 @@ void AttachedSession::buildWindow()
 void AttachedSession::start()
 {
     m_feed->start();
+}
+
+void AttachedSession::openSettings()
+{
+    DashboardWindow *window = m_window.get();
+    const ProxySnapshot &snapshot = m_model->snapshot();
+    if (snapshot.upstreams.isEmpty()) {   // no snapshot yet: nothing known to show
+        window->statusBar()->showMessage(
+            QCoreApplication::translate("AttachedApp", "The remote's settings show once it has answered; not attached yet."),
+            15'000);
+        return;
+    }
+    // What the remote runs with now: its live values, its upstreams and its address.
+    ProxyConfig running;
+    snapshot.settings.applyTo(running);
+    AppSettings shown = AppSettings::fromConfig(running);
+    const QString host = m_target.remote.host();
+    const int port = m_target.remote.port(m_target.remote.scheme() == u"https"_s ? 443 : 80);
+    shown.listen = (host.contains(u':') ? u'[' + host + u']' : host) + u':' + QString::number(port);
+    for (const UpstreamSnapshot &upstream : snapshot.upstreams) {
+        if (upstream.name == "openai")
+            shown.openaiUpstream = upstream.url;
+        else if (upstream.name == "anthropic")
+            shown.anthropicUpstream = upstream.url;
+    }
+    SettingsDialog dialog(shown, {}, false, window);
+    dialog.setRemote(m_remote);
+    dialog.setLiveApply([this](const AppSettings &values, const QStringList &changed) {
+        QStringList sent;
+        for (const QString &option : LiveSettings::options()) {
+            if (changed.contains(option))
+                sent << option;
+        }
+        if (sent.isEmpty())
+            return sent;
+        ProxyConfig config;
+        values.applyTo(config);
+        // LiveSettings' JSON names are the flags' without the dashes, in the flags' units.
+        const QJsonObject all = LiveSettings::of(config).toJson();
+        QJsonObject changes;
+        for (const QString &option : std::as_const(sent))
+            changes.insert(option.mid(2), all.value(option.mid(2)));
+        m_control->changeSettings(changes, [this, sent](int status, const QString &why) { settingsAnswered(sent, status, why); });
+        return sent;
+    });
+    if (dialog.exec() == QDialog::Accepted && dialog.appliedLive().isEmpty())
+        window->statusBar()->showMessage(QCoreApplication::translate("AttachedApp", "Settings: nothing changed."), 15'000);
+}
+
+void AttachedSession::settingsAnswered(const QStringList &sent, int status, const QString &why)
+{
+    DashboardWindow *window = m_window.get();
+    QStringList names;
+    for (const QString &option : sent)
+        names << option.mid(2);
+    if (why.isEmpty()) {
+        //: %1 is the remote's address, %2 the settings changed ("timeout, concurrency")
+        window->statusBar()->showMessage(QCoreApplication::translate("AttachedApp", "Applied to %1: %2.")
+                                             .arg(m_remote, names.join(u", "_s)), 15'000);
+        return;
+    }
+    //: %1 the remote's address, %2 the settings ("timeout"), %3 the HTTP status, %4 the remote's reason
+    QString text = QCoreApplication::translate("AttachedApp", "%1 refused to change %2 (HTTP %3): %4. Its settings are as they were.")
+                       .arg(m_remote, names.join(u", "_s)).arg(status).arg(why);
+    if (status == 401)
+        text += u"\n\n"_s + QCoreApplication::translate(
+                    "AttachedApp", "The token this window uses is not the remote owner's control token (or no longer is): "
+                                   "attach again with --control-token FILE holding the token from the remote's "
+                                   "~/.config/breakwater/control-token.");
+    auto *box = new QMessageBox(QMessageBox::Warning, QCoreApplication::translate("AttachedApp", "Settings not changed"),
+                                text, QMessageBox::Ok, window);
+    box->setObjectName(u"settingsRefused"_s);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->open();   // not exec(): the dashboard goes on drawing behind it
 }

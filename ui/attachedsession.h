@@ -16,7 +16,11 @@ class RemoteFeed;
 // One `breakwater --attach URL` session without its event loop and tray: the model, the remote's
 // event feed and control, what is said while it is away, and the window wired to all of them
 // (runAttached adds the tray and runs it; tests build one against a real server and look at the
-// window). The window says it is attached to the remote, never that it listens here.
+// window). The window says it is attached to the remote, never that it listens here. Its Settings
+// dialog edits the remote's live settings through the remote's control API (what a team's owner
+// watching from a laptop expects: the timeout or a cap changed during an outage, no ssh); a
+// refusal (a token that is not, or no longer, the owner's) is said in a message, and nothing is
+// saved on this machine.
 // Lives on the GUI thread; destroyed window first, then status, control, feed and model.
 class AttachedSession final
 {
@@ -38,9 +42,14 @@ public:
     AttachStatus *status() const { return m_status.get(); }
     DashboardWindow *window() const { return m_window.get(); }
 
+    // The toolbar's Settings…: the remote's live settings from its latest snapshot, in the
+    // dialog; the changed ones go to the remote at OK (modal: returns when the dialog closes).
+    void openSettings();
+
 private:
     explicit AttachedSession(const AttachTarget &target);
     void buildWindow();
+    void settingsAnswered(const QStringList &sent, int status, const QString &why);
 
     AttachTarget m_target;
     QString m_remote;
