@@ -1,24 +1,32 @@
 // The window of `breakwater --attach URL` (ui/attachedsession.h) against a real Breakwater on
 // loopback: it says it is attached to the remote (TLS or cleartext) and never that it listens
-// here; its Settings dialog edits the remote's live settings and says so when the remote refuses.
+// here; its Settings dialog edits the remote's live settings and says so when the remote refuses;
+// the calls on the remote's record before the attach are drawn, replotted when older than the
+// live window.
 // Offscreen widgets, real sockets through ProxyHarness; counts, never timings.
 
+#include "accounting/calllog.h"
 #include "attach/remotecontrol.h"
 #include "attach/remotefeed.h"
 #include "attachedsession.h"
+#include "breakertimeline.h"
 #include "dashboardmodel.h"
 #include "dashboardwindow.h"
+#include "latencystaircase.h"
+#include "outcomechart.h"
 #include "proxyharness.h"
 #include "proxypanel.h"
 #include "settingsdialog.h"
 
 #include <QAction>
+#include <QDateTime>
 #include <QApplication>
 #include <QDoubleSpinBox>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QSpinBox>
+#include <QTemporaryDir>
 #include <QStatusBar>
 #include <QTimer>
 #include <QSignalSpy>
@@ -74,6 +82,33 @@ bool answerSettings(QWidget *window, const std::function<void(SettingsDialog *)>
     return opened;
 }
 
+// The remote's call log, as app/main.cpp gives it one: the event stream opens with its latest rows.
+bool giveCallLog(ProxyHarness &harness, CallLog &log, const QString &path)
+{
+    if (!log.open(path).ok())
+        return false;
+    QObject::connect(harness.proxy(), &ProxyServer::callCompleted, &log,
+                     [&log](const CallRecord &r) { log.append(r); }, Qt::DirectConnection);
+    return harness.onProxyThread<bool>([&log](ProxyServer *proxy) {
+        proxy->setCallHistory([&log](int limit) {
+            log.flush();
+            return log.recent(limit);
+        });
+        return true;
+    });
+}
+
+// Three answers, the breaker opened by hand, two refusals: five calls on the remote's record.
+void playOutage(ProxyHarness &harness)
+{
+    for (int i = 0; i < 3; ++i)
+        QCOMPARE(harness.post("/v1/chat/completions", chatBody(u"before %1"_s.arg(i))).status, 200);
+    QCOMPARE(harness.control("POST", "/breakwater/breaker/openai/open").status, 200);
+    for (int i = 0; i < 2; ++i)
+        QCOMPARE(harness.post("/v1/chat/completions", chatBody(u"refused %1"_s.arg(i))).status, 503);
+    QTRY_COMPARE(harness.records.size(), 5);
+}
+
 qint64 remoteTimeoutMs(const ProxyHarness &harness)
 {
     return harness.onProxyThread<qint64>([](ProxyServer *p) { return qint64(p->liveSettings().timeout.count()); });
@@ -89,6 +124,8 @@ private slots:
     void window_saysAttachedToTheRemote_neverListening();
     void settings_editTheRemotesLiveSettings();
     void settings_refusedByTheRemote_saysWhy();
+    void history_drawnFromTheOpeningSnapshot();
+    void history_olderThanTheWindow_replottedUntilALiveCall();
 };
 
 void TestAttachedWindow::window_saysAttachedToTheRemote_neverListening_data()
@@ -192,6 +229,66 @@ void TestAttachedWindow::settings_refusedByTheRemote_saysWhy()
     QVERIFY2(refused->text().contains(u"timeout"_s), qPrintable(refused->text()));
     QCOMPARE(remoteTimeoutMs(*harness), before);
     refused->close();
+}
+
+void TestAttachedWindow::history_drawnFromTheOpeningSnapshot()
+{
+    QTemporaryDir dir;
+    CallLog log;
+    ProxyHarness harness;
+    QVERIFY(giveCallLog(harness, log, dir.filePath(u"calls.sqlite"_s)));
+    playOutage(harness);   // before anyone attached
+    const qint64 firstMs = harness.records.first().receivedAtMs, lastMs = harness.records.last().endAtMs;
+
+    const auto session = attachTo(QUrl(u"http://127.0.0.1:%1"_s.arg(harness.port())));
+    DashboardWindow *window = session->window();
+    window->resize(1366, 768);
+    session->start();
+    window->show();
+    QTRY_COMPARE(session->model()->totals().requests, 5);
+    window->redraw();
+    // Every view shows the calls from before the attach, none of which came as a live event.
+    QCOMPARE(session->model()->history().calls, 5);
+    QVERIFY(window->outcomeChart()->pointCount() > 0);
+    QVERIFY2(window->outcomeChart()->peakRate() > 0, "no answered call drawn");
+    QVERIFY2(window->outcomeChart()->peakFailureRate() > 0, "no refusal drawn");
+    QCOMPARE(window->staircase()->barCount(), 5);
+    QVERIFY2(!window->staircase()->historyNote().isEmpty(), "the staircase does not say where its bars come from");
+    QVERIFY2(window->breakerTimeline()->bandCount() >= 2, "the breaker's closed and open time not drawn");
+    // A past interval replots from them too.
+    window->replotInterval(firstMs - 1000, lastMs + 1000);
+    QVERIFY2(window->replotText().contains(u"5 calls"_s), qPrintable(window->replotText()));
+    QCOMPARE(window->staircase()->barCount(), 5);
+    window->backToLive();
+}
+
+void TestAttachedWindow::history_olderThanTheWindow_replottedUntilALiveCall()
+{
+    QTemporaryDir dir;
+    CallLog log;
+    ProxyHarness harness;
+    QVERIFY(giveCallLog(harness, log, dir.filePath(u"calls.sqlite"_s)));
+    playOutage(harness);
+
+    const auto session = attachTo(QUrl(u"http://127.0.0.1:%1"_s.arg(harness.port())));
+    DashboardWindow *window = session->window();
+    // The laptop attaches 40 minutes after that traffic: all of it before the 5-minute window.
+    window->setClock([] { return QDateTime::currentMSecsSinceEpoch() + 40 * 60'000; });
+    window->resize(1366, 768);
+    session->start();
+    window->show();
+    QTRY_COMPARE(session->model()->totals().requests, 5);
+    QTRY_VERIFY2(window->isReplotting(), "the charts show an empty live window");
+    QVERIFY2(window->replotText().contains(u"5 calls"_s), qPrintable(window->replotText()));
+    QVERIFY(window->outcomeChart()->peakRate() > 0);
+    QVERIFY(window->outcomeChart()->peakFailureRate() > 0);
+    QCOMPARE(window->staircase()->barCount(), 5);
+    QVERIFY(window->breakerTimeline()->bandCount() >= 2);
+    // The first call that happens now: back to live.
+    QCOMPARE(harness.control("POST", "/breakwater/breaker/openai/close").status, 200);
+    QCOMPARE(harness.post("/v1/chat/completions", chatBody(u"now"_s)).status, 200);
+    QTRY_COMPARE(session->model()->totals().requests, 6);
+    QVERIFY(!window->isReplotting());
 }
 
 QTEST_MAIN(TestAttachedWindow)

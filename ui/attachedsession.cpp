@@ -1,5 +1,7 @@
 #include "attachedsession.h"
 
+#include <algorithm>
+
 #include <QCoreApplication>
 #include <QHash>
 #include <QJsonObject>
@@ -12,6 +14,7 @@
 #include "attachstatus.h"
 #include "dashboardmodel.h"
 #include "dashboardwindow.h"
+#include "accounting/callrecord.h"
 #include "appsettings.h"
 #include "livesettings.h"
 #include "proxysnapshot.h"
@@ -59,6 +62,17 @@ void AttachedSession::buildWindow()
     window.setWindowTitle(m_title);
     connectWindowToRemote(&window, m_control.get());
     window.setSettingsHandler([this] { openSettings(); });
+    // After connectFeedToModel's: the model holds them when this runs.
+    QObject::connect(m_feed.get(), &RemoteFeed::history, &window, [this](const QList<CallRecord> &records) { showHistory(records); });
+    const auto live = [this] {
+        if (!m_historyReplotted)
+            return;
+        m_historyReplotted = false;
+        if (m_window->isReplotting())
+            m_window->backToLive();
+    };
+    QObject::connect(m_feed.get(), &RemoteFeed::callStarted, &window, live);
+    QObject::connect(m_feed.get(), &RemoteFeed::callCompleted, &window, live);
     // The remote's upstreams by their addresses, as the local window names them, from its snapshots.
     QObject::connect(m_feed.get(), &RemoteFeed::snapshotReady, &window, [&window, shown = QHash<QString, QString>()](
                                                                             const ProxySnapshot &snapshot) mutable {
@@ -86,6 +100,22 @@ void AttachedSession::buildWindow()
                                              //: the window's title while the remote is away
                                              : QCoreApplication::translate("AttachedApp", "%1 (disconnected)").arg(title));
     });
+}
+
+void AttachedSession::showHistory(const QList<CallRecord> &records)
+{
+    if (records.isEmpty() || m_window->isReplotting())
+        return;
+    qint64 fromMs = records.first().receivedAtMs, toMs = fromMs;
+    for (const CallRecord &record : records) {
+        fromMs = std::min(fromMs, record.receivedAtMs);
+        toMs = std::max({toMs, record.receivedAtMs, record.endAtMs});
+    }
+    // Some of them in the live window: the live charts show them already.
+    if (toMs >= m_window->nowMs() - m_window->windowMs())
+        return;
+    m_window->replotInterval(fromMs, toMs + 1000);   // the newest call's second whole
+    m_historyReplotted = true;
 }
 
 void AttachedSession::start()

@@ -2,12 +2,14 @@
 
 #include <memory>
 
+#include <QList>
 #include <QString>
 
 #include "attachedapp.h"
 #include "result.h"
 
 class AttachStatus;
+struct CallRecord;
 class DashboardModel;
 class DashboardWindow;
 class RemoteControl;
@@ -21,6 +23,9 @@ class RemoteFeed;
 // watching from a laptop expects: the timeout or a cap changed during an outage, no ssh); a
 // refusal (a token that is not, or no longer, the owner's) is said in a message, and nothing is
 // saved on this machine.
+// The calls the remote had on record when the stream opened are drawn in every view; when they all
+// lie before the live window (a CI run's outage an hour ago), the charts replot their interval,
+// until the first call that happens now brings them back to live.
 // Lives on the GUI thread; destroyed window first, then status, control, feed and model.
 class AttachedSession final
 {
@@ -50,8 +55,10 @@ private:
     explicit AttachedSession(const AttachTarget &target);
     void buildWindow();
     void settingsAnswered(const QStringList &sent, int status, const QString &why);
+    void showHistory(const QList<CallRecord> &records);
 
     AttachTarget m_target;
+    bool m_historyReplotted = false;   // the charts show the opening history, not live
     QString m_remote;
     QString m_title;
     std::unique_ptr<DashboardModel> m_model;

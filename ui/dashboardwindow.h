@@ -56,6 +56,7 @@ public:
 
     // The views' clock (wall ms); tests pin it to replay a recorded sequence.
     void setClock(std::function<qint64()> nowMs) { m_nowMs = std::move(nowMs); }
+    qint64 nowMs() const { return m_nowMs(); }
     void setWindowMs(qint64 windowMs);   // 1, 5 or 15 minutes
     qint64 windowMs() const { return m_windowMs; }
     void setPaused(bool paused);
