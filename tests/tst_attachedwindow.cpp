@@ -10,6 +10,7 @@
 #include "attach/remotefeed.h"
 #include "attachedsession.h"
 #include "breakertimeline.h"
+#include "dashboardfixture.h"
 #include "dashboardmodel.h"
 #include "dashboardwindow.h"
 #include "latencystaircase.h"
@@ -25,6 +26,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>
+#include <QScreen>
 #include <QSpinBox>
 #include <QTemporaryDir>
 #include <QStatusBar>
@@ -101,12 +103,13 @@ bool giveCallLog(ProxyHarness &harness, CallLog &log, const QString &path)
 // Three answers, the breaker opened by hand, two refusals: five calls on the remote's record.
 void playOutage(ProxyHarness &harness)
 {
+    const qsizetype records = harness.records.size();
     for (int i = 0; i < 3; ++i)
         QCOMPARE(harness.post("/v1/chat/completions", chatBody(u"before %1"_s.arg(i))).status, 200);
     QCOMPARE(harness.control("POST", "/breakwater/breaker/openai/open").status, 200);
     for (int i = 0; i < 2; ++i)
         QCOMPARE(harness.post("/v1/chat/completions", chatBody(u"refused %1"_s.arg(i))).status, 503);
-    QTRY_COMPARE(harness.records.size(), 5);
+    QTRY_COMPARE(harness.records.size(), records + 5);
 }
 
 qint64 remoteTimeoutMs(const ProxyHarness &harness)
@@ -126,6 +129,8 @@ private slots:
     void settings_refusedByTheRemote_saysWhy();
     void history_drawnFromTheOpeningSnapshot();
     void history_olderThanTheWindow_replottedUntilALiveCall();
+    void window_nothingCut_atTheLaptopsSize_data();
+    void window_nothingCut_atTheLaptopsSize();
 };
 
 void TestAttachedWindow::window_saysAttachedToTheRemote_neverListening_data()
@@ -291,6 +296,56 @@ void TestAttachedWindow::history_olderThanTheWindow_replottedUntilALiveCall()
     QVERIFY(!window->isReplotting());
 }
 
-QTEST_MAIN(TestAttachedWindow)
+void TestAttachedWindow::window_nothingCut_atTheLaptopsSize_data()
+{
+    QTest::addColumn<bool>("gemini");
+    QTest::newRow("openai and anthropic") << false;
+    QTest::newRow("and gemini") << true;
+}
+
+void TestAttachedWindow::window_nothingCut_atTheLaptopsSize()
+{
+    // An outage on the remote, attached as a laptop of 1366x768 opens the window. With Gemini in
+    // use too, a third upstream line leaves the charts less height (the attached window's
+    // outcome titles were cut to "requests/s, s…").
+    QFETCH(bool, gemini);
+    QTemporaryDir dir;
+    CallLog log;
+    ProxyHarness harness([](ProxyConfig &config) { config.geminiUpstream = config.anthropicUpstream; });
+    QVERIFY(giveCallLog(harness, log, dir.filePath(u"calls.sqlite"_s)));
+    if (gemini) {
+        QCOMPARE(harness.post("/v1beta/models/mock-gemini:generateContent",
+                              R"({"contents":[{"role":"user","parts":[{"text":"hello gemini"}]}]})",
+                              {{"x-goog-api-key", "AIza-test-1"}, {"Content-Type", "application/json"}}).status, 200);
+    }
+    playOutage(harness);
+    const auto session = attachTo(QUrl(u"http://127.0.0.1:%1"_s.arg(harness.port())));
+    DashboardWindow *window = session->window();
+    session->start();
+    window->show();
+    QVERIFY(QTest::qWaitForWindowExposed(window));
+    QCOMPARE(window->screen()->geometry().size(), QSize(1366, 768));
+    QTRY_COMPARE(session->model()->totals().requests, gemini ? 6 : 5);
+    QTRY_COMPARE(session->model()->snapshot().upstreams.size(), gemini ? 3 : 2);
+    window->redraw();
+    QCoreApplication::processEvents();
+    QVERIFY(window->outcomeChart()->failureAxisShown());
+    for (int tab = 0; tab < window->tabs()->count(); ++tab) {
+        window->tabs()->setCurrentIndex(tab);
+        window->redraw();
+        QCoreApplication::processEvents();
+        // Three breaker tiles do not fit beside the others at this width (the strip scrolls them,
+        // a known limit of the tile row, not of attaching): there only the charts are checked.
+        const QStringList cut = gemini ? dashboardtest::cutChartTexts(window) : dashboardtest::cutTexts(window);
+        QVERIFY2(cut.isEmpty(), qPrintable(window->tabs()->tabText(tab) + u": "_s + cut.join(u"; "_s)));
+    }
+    window->tabs()->setCurrentIndex(0);
+    window->redraw();
+    QCoreApplication::processEvents();
+    if (const QString shots = qEnvironmentVariable("BREAKWATER_SCREENSHOT_DIR"); !shots.isEmpty())
+        window->grab().save(shots + (gemini ? u"/attached-3-upstreams-1366x768.png"_s : u"/attached-1366x768.png"_s));
+}
+
+DASHBOARD_TEST_MAIN(TestAttachedWindow)
 
 #include "tst_attachedwindow.moc"
