@@ -17,12 +17,16 @@
 #include "outcomechart.h"
 #include "proxyharness.h"
 #include "proxypanel.h"
+#include "remotetokens.h"
 #include "settingsdialog.h"
 
 #include <QAction>
 #include <QDateTime>
+#include <QFile>
+#include <QFileInfo>
 #include <QApplication>
 #include <QDoubleSpinBox>
+#include <QInputDialog>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>
@@ -42,7 +46,7 @@ const QString kTlsData = QStringLiteral(BREAKWATER_TEST_DATA) + u"/tls/"_s;
 
 std::unique_ptr<AttachedSession> attachTo(const QUrl &remote, const QString &caFile = {})
 {
-    Expected<std::unique_ptr<AttachedSession>> opened = AttachedSession::open({remote, kTestControlToken, caFile});
+    Expected<std::unique_ptr<AttachedSession>> opened = AttachedSession::open({remote, kTestControlToken, caFile, false, {}});
     if (!opened.ok())
         qFatal("cannot attach: %s", qPrintable(opened.error()));
     return std::move(opened).value();
@@ -112,6 +116,36 @@ void playOutage(ProxyHarness &harness)
     QTRY_COMPARE(harness.records.size(), records + 5);
 }
 
+// Answers every token dialog that comes up with `token` (an empty one: Cancel), as a person would.
+class TokenAnswerer final : public QObject
+{
+public:
+    explicit TokenAnswerer(QByteArray token) : m_token(std::move(token))
+    {
+        m_poll.setInterval(10);
+        connect(&m_poll, &QTimer::timeout, this, [this] {
+            auto *dialog = qobject_cast<QInputDialog *>(QApplication::activeModalWidget());
+            if (!dialog || dialog->objectName() != u"controlTokenDialog"_s)
+                return;
+            label = dialog->labelText();
+            echo = dialog->textEchoMode();
+            if (m_token.isEmpty()) {
+                dialog->reject();
+                return;
+            }
+            dialog->setTextValue(QString::fromUtf8(m_token));
+            dialog->accept();
+        });
+        m_poll.start();
+    }
+    QString label;
+    QLineEdit::EchoMode echo = QLineEdit::Normal;
+
+private:
+    QByteArray m_token;
+    QTimer m_poll;
+};
+
 qint64 remoteTimeoutMs(const ProxyHarness &harness)
 {
     return harness.onProxyThread<qint64>([](ProxyServer *p) { return qint64(p->liveSettings().timeout.count()); });
@@ -129,6 +163,8 @@ private slots:
     void settings_refusedByTheRemote_saysWhy();
     void history_drawnFromTheOpeningSnapshot();
     void history_olderThanTheWindow_replottedUntilALiveCall();
+    void token_askedOnceWhenRefused_andKeptForTheRemote();
+    void token_cancelled_notAskedAgain();
     void window_nothingCut_atTheLaptopsSize_data();
     void window_nothingCut_atTheLaptopsSize();
 };
@@ -294,6 +330,68 @@ void TestAttachedWindow::history_olderThanTheWindow_replottedUntilALiveCall()
     QCOMPARE(harness.post("/v1/chat/completions", chatBody(u"now"_s)).status, 200);
     QTRY_COMPARE(session->model()->totals().requests, 6);
     QVERIFY(!window->isReplotting());
+}
+
+void TestAttachedWindow::token_askedOnceWhenRefused_andKeptForTheRemote()
+{
+    ProxyHarness harness;
+    QTemporaryDir dir;
+    const QString kept = dir.filePath(u"breakwater/attach-tokens.json"_s);
+    const QUrl remote(u"http://127.0.0.1:%1"_s.arg(harness.port()));
+    // No --control-token, and this user's own token (another Breakwater's) is not the remote's.
+    TokenAnswerer answerer(kTestControlToken);
+    {
+        auto opened = AttachedSession::open({remote, "this-laptops-own-token-0123456789abcdefghijk", {}, false, kept});
+        QVERIFY(opened.ok());
+        const auto session = std::move(opened).value();
+        QSignalSpy connected(session->feed(), &RemoteFeed::connected);
+        session->start();
+        session->window()->show();
+        QTRY_COMPARE(connected.size(), 1);
+        QCOMPARE(session->tokenRequests(), 1);
+        QCOMPARE(answerer.echo, QLineEdit::Password);
+        QVERIFY2(answerer.label.contains(RemoteTokens::key(remote)), qPrintable(answerer.label));
+        // Its buttons act with it too.
+        QSignalSpy answered(session->control(), &RemoteControl::answered);
+        session->control()->setAdmissionPaused(true);
+        QTRY_COMPARE(answered.size(), 1);
+        QCOMPARE(answered.first().first().toInt(), 200);
+        QTRY_VERIFY(QFileInfo::exists(kept));
+        QVERIFY2(session->window()->statusBar()->currentMessage().contains(kept),
+                 qPrintable(session->window()->statusBar()->currentMessage()));
+    }
+    // Kept for that remote, only its owner may read it.
+    QCOMPARE(QFile::permissions(kept) & 0x7077,   // owner, group and others (0600)
+             QFile::ReadOwner | QFile::WriteOwner);
+    QCOMPARE(RemoteTokens(kept).tokenFor(remote), kTestControlToken);
+    QCOMPARE(RemoteTokens(kept).tokenFor(QUrl(u"http://127.0.0.1:1"_s)), QByteArray());
+    // The next attach (as main() picks the kept token): nothing asked.
+    auto opened = AttachedSession::open({remote, RemoteTokens(kept).tokenFor(remote), {}, false, kept});
+    const auto again = std::move(opened).value();
+    QSignalSpy connected(again->feed(), &RemoteFeed::connected);
+    again->start();
+    QTRY_COMPARE(connected.size(), 1);
+    QCOMPARE(again->tokenRequests(), 0);
+}
+
+void TestAttachedWindow::token_cancelled_notAskedAgain()
+{
+    ProxyHarness harness;
+    QTemporaryDir dir;
+    const QString kept = dir.filePath(u"attach-tokens.json"_s);
+    TokenAnswerer answerer({});   // Cancel
+    auto opened = AttachedSession::open({QUrl(u"http://127.0.0.1:%1"_s.arg(harness.port())), {}, {}, false, kept});
+    const auto session = std::move(opened).value();
+    QSignalSpy disconnected(session->feed(), &RemoteFeed::disconnected);
+    session->start();
+    session->window()->show();
+    // Refused again and again while it retries, asked once.
+    QTRY_VERIFY_WITH_TIMEOUT(disconnected.size() >= 3, 20'000);
+    QCOMPARE(session->tokenRequests(), 1);
+    QVERIFY(!session->feed()->isConnected());
+    QVERIFY(!QFileInfo::exists(kept));
+    QVERIFY2(session->window()->statusBar()->currentMessage().contains(u"control token"_s),
+             qPrintable(session->window()->statusBar()->currentMessage()));
 }
 
 void TestAttachedWindow::window_nothingCut_atTheLaptopsSize_data()

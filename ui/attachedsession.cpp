@@ -4,8 +4,10 @@
 
 #include <QCoreApplication>
 #include <QHash>
+#include <QInputDialog>
 #include <QJsonObject>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMessageBox>
 #include <QStatusBar>
 
@@ -18,6 +20,7 @@
 #include "appsettings.h"
 #include "livesettings.h"
 #include "proxysnapshot.h"
+#include "remotetokens.h"
 #include "settingsdialog.h"
 
 using namespace Qt::StringLiterals;
@@ -72,6 +75,22 @@ void AttachedSession::buildWindow()
             m_window->backToLive();
     };
     QObject::connect(m_feed.get(), &RemoteFeed::callStarted, &window, live);
+    // The token refused: ask its owner's, once the feed's own signal has returned.
+    QObject::connect(m_feed.get(), &RemoteFeed::disconnected, &window, [this] {
+        if (m_feed->lastStatus() == 401 && !m_target.tokensFile.isEmpty() && !m_asking && !m_declined)
+            QMetaObject::invokeMethod(m_window.get(), [this] { askForToken(); }, Qt::QueuedConnection);
+    });
+    QObject::connect(m_feed.get(), &RemoteFeed::connected, &window, [this] {
+        if (m_givenToken.isEmpty())
+            return;
+        const Result kept = RemoteTokens(m_target.tokensFile).remember(m_target.remote, m_givenToken);
+        m_givenToken.clear();
+        //: %1 is the remote's address, %2 the file
+        m_window->statusBar()->showMessage(kept.ok() ? QCoreApplication::translate("AttachedApp", "The control token for %1 is kept in %2 (only you may read it).")
+                                                           .arg(m_remote, m_target.tokensFile)
+                                                     : QCoreApplication::translate("AttachedApp", "The control token could not be kept: %1").arg(kept.error()),
+                                           15'000);
+    });
     QObject::connect(m_feed.get(), &RemoteFeed::callCompleted, &window, live);
     // The remote's upstreams by their addresses, as the local window names them, from its snapshots.
     QObject::connect(m_feed.get(), &RemoteFeed::snapshotReady, &window, [&window, shown = QHash<QString, QString>()](
@@ -116,6 +135,37 @@ void AttachedSession::showHistory(const QList<CallRecord> &records)
         return;
     m_window->replotInterval(fromMs, toMs + 1000);   // the newest call's second whole
     m_historyReplotted = true;
+}
+
+void AttachedSession::askForToken()
+{
+    if (m_asking || m_declined || m_feed->isConnected())
+        return;
+    m_asking = true;
+    ++m_tokenRequests;
+    QInputDialog dialog(m_window.get());
+    dialog.setObjectName(u"controlTokenDialog"_s);
+    //: %1 is the remote's address
+    dialog.setWindowTitle(QCoreApplication::translate("AttachedApp", "Control token for %1").arg(m_remote));
+    dialog.setLabelText(QCoreApplication::translate(
+                            "AttachedApp", "%1 refused this window's control token. Paste its owner's control token "
+                                           "(on the remote: ~/.config/breakwater/control-token). It is kept for this "
+                                           "address in %2, which only you may read.")
+                            .arg(m_remote, m_target.tokensFile));
+    dialog.setTextEchoMode(QLineEdit::Password);
+    const bool given = dialog.exec() == QDialog::Accepted && !dialog.textValue().trimmed().isEmpty();
+    m_asking = false;
+    if (!given) {
+        m_declined = true;
+        m_window->statusBar()->showMessage(
+            QCoreApplication::translate("AttachedApp", "Not attached: %1 needs its owner's control token "
+                                                       "(attach again, or give --control-token FILE).").arg(m_remote));
+        return;
+    }
+    m_givenToken = dialog.textValue().trimmed().toUtf8();
+    m_feed->setControlToken(m_givenToken);
+    m_control->setControlToken(m_givenToken);
+    m_feed->reconnectNow();
 }
 
 void AttachedSession::start()

@@ -26,6 +26,10 @@ class RemoteFeed;
 // The calls the remote had on record when the stream opened are drawn in every view; when they all
 // lie before the live window (a CI run's outage an hour ago), the charts replot their interval,
 // until the first call that happens now brings them back to live.
+// When the remote refuses the token (401) and none was given with --control-token, the window
+// asks for its owner's token in a dialog, tries it at once, and once the remote takes it keeps it
+// for that remote (AttachTarget::tokensFile), so the next attach does not ask. Cancel: it asks no
+// more this run, and the window says why it is not attached.
 // Lives on the GUI thread; destroyed window first, then status, control, feed and model.
 class AttachedSession final
 {
@@ -50,15 +54,21 @@ public:
     // The toolbar's Settings…: the remote's live settings from its latest snapshot, in the
     // dialog; the changed ones go to the remote at OK (modal: returns when the dialog closes).
     void openSettings();
+    int tokenRequests() const { return m_tokenRequests; }   // token dialogs shown so far
 
 private:
     explicit AttachedSession(const AttachTarget &target);
     void buildWindow();
     void settingsAnswered(const QStringList &sent, int status, const QString &why);
     void showHistory(const QList<CallRecord> &records);
+    void askForToken();
 
     AttachTarget m_target;
     bool m_historyReplotted = false;   // the charts show the opening history, not live
+    bool m_asking = false;             // the token dialog is up
+    bool m_declined = false;           // its Cancel: not asked again this run
+    int m_tokenRequests = 0;
+    QByteArray m_givenToken;           // from the dialog, kept once the remote takes it
     QString m_remote;
     QString m_title;
     std::unique_ptr<DashboardModel> m_model;

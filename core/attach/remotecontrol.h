@@ -27,6 +27,7 @@ public:
     RemoteControl(const QUrl &remote, const QByteArray &controlToken, const QSslConfiguration &ssl,
                   QObject *parent = nullptr);
 
+    void setControlToken(const QByteArray &token) { m_token = token; }
     void actOnBreaker(const QString &upstream, BreakerAction action);
     void setAdmissionPaused(bool paused);
     void armFault(const FaultRule &rule);
