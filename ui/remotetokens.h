@@ -10,8 +10,8 @@
 // (scheme://host:port) so a team's gateway asks its owner for its token once, not at every start.
 // In a JSON file only its owner may read (0600 in Breakwater's 0700 config folder, privatefiles.h),
 // beside this machine's own control token; a file others may read is not used (its tokens may be
-// known already) and remember() rewrites it 0600. Not the desktop keyring: see the README's
-// "Team gateway" section for why.
+// known already) and remember() rewrites it 0600. Not the desktop keyring yet (QtKeychain needs a
+// Secret Service running, which Xvfb sessions and the test machines lack; README, "Team gateway").
 class RemoteTokens final
 {
 public:
