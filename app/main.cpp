@@ -12,6 +12,7 @@
 #include "mockprovider.h"
 #include "proxyserver.h"
 #include "quitonsignal.h"
+#include "remotetokens.h"
 #include "services.h"
 #include "servicethread.h"
 
@@ -81,13 +82,24 @@ int attach(const CommandLine &options, int &argc, char **argv)
     const std::unique_ptr<QCoreApplication> app = createApplication(argc, argv, true);
     QCoreApplication::setApplicationName(u"breakwater"_s);
     QCoreApplication::setApplicationVersion(QStringLiteral(BREAKWATER_VERSION));
-    // The remote owner's token: a copy of its control-token file, kept as private as the original.
-    const QString tokenFile = options.controlTokenFile.isEmpty() ? defaultControlTokenFile() : options.controlTokenFile;
-    const Expected<QByteArray> token = readControlToken(tokenFile);
-    if (!token.ok())
-        return refuseToStart(true, token.error());
+    // The remote owner's token: --control-token FILE (a copy of its control-token file, kept as
+    // private as the original); else the one kept for this remote, else this user's own. Without
+    // --control-token, a token the remote refuses is asked for in the window (attachedsession.h).
+    AttachTarget target{options.attach, {}, options.config.caFile, options.minimized, {}};
+    if (!options.controlTokenFile.isEmpty()) {
+        const Expected<QByteArray> token = readControlToken(options.controlTokenFile);
+        if (!token.ok())
+            return refuseToStart(true, token.error());
+        target.controlToken = token.value();
+    } else {
+        target.tokensFile = RemoteTokens::defaultPath();
+        target.controlToken = RemoteTokens(target.tokensFile).tokenFor(options.attach);
+        if (const Expected<QByteArray> own = readControlToken(defaultControlTokenFile());
+            target.controlToken.isEmpty() && own.ok())
+            target.controlToken = own.value();
+    }
     quitOnSignals();
-    return runAttached({options.attach, token.value(), options.config.caFile, options.minimized});
+    return runAttached(target);
 }
 } // namespace
 

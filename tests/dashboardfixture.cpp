@@ -1,11 +1,19 @@
 #include "dashboardfixture.h"
 
+#include <QAbstractAxis>
 #include <QAbstractScrollArea>
 #include <QAbstractButton>
 #include <QApplication>
+#include <QChartView>
 #include <QEvent>
 #include <QFile>
+#include <QFontMetrics>
+#include <QGraphicsTextItem>
+#include <QLabel>
 #include <QMessageBox>
+#include <QRegularExpression>
+#include <QScrollBar>
+#include <QTextDocument>
 #include <QTemporaryDir>
 #include <QTimer>
 #include <QWidget>
@@ -184,5 +192,65 @@ void useLaptopScreen()
         }
     }
 }
+
+QStringList cutChartTexts(QWidget *root)
+{
+    QStringList cut;
+    // What a chart draws in its own scene (axis titles, tick labels), which QtCharts elides with "…"
+    // where it has no room: a title must be whole.
+    for (QChartView *view : root->findChildren<QChartView *>()) {
+        if (!view->isVisible())
+            continue;
+        for (QGraphicsItem *item : view->scene()->items()) {
+            auto *text = dynamic_cast<QGraphicsTextItem *>(item);
+            if (text && text->isVisible() && text->toPlainText().contains(u'…'))
+                cut << u"\"%1\" in a chart"_s.arg(text->toPlainText());
+        }
+        for (QAbstractAxis *axis : view->chart()->axes()) {
+            if (axis->isVisible() && !axis->titleText().isEmpty()) {
+                bool whole = false;
+                for (QGraphicsItem *item : view->scene()->items()) {
+                    auto *text = dynamic_cast<QGraphicsTextItem *>(item);
+                    whole = whole || (text && text->isVisible() && text->toPlainText() == axis->titleText());
+                }
+                if (!whole)
+                    cut << u"axis title \"%1\" not drawn whole"_s.arg(axis->titleText());
+            }
+        }
+    }
+    return cut;
+}
+
+QStringList cutTexts(QWidget *root)
+{
+    QStringList cut;
+    for (QLabel *label : root->findChildren<QLabel *>()) {
+        if (!label->isVisible() || label->wordWrap() || label->text().isEmpty())
+            continue;
+        QString text = label->text();
+        if (label->textFormat() == Qt::RichText || (label->textFormat() == Qt::AutoText && Qt::mightBeRichText(text))) {
+            QTextDocument document;
+            document.setHtml(text);
+            text = document.toPlainText();
+        }
+        const int room = label->contentsRect().width() - 2 * label->margin();
+        // Bold parts of rich text are measured a little wider than they are; the plain ones exactly.
+        int needed = 0;   // its widest line
+        for (const QString &line : text.split(QRegularExpression(u"[\\n\\x{2028}]"_s)))
+            needed = std::max(needed, QFontMetrics(label->font()).horizontalAdvance(line));
+        if (needed > room + (label->textFormat() == Qt::PlainText ? 0 : 4))
+            cut << u"\"%1\" needs %2 px, has %3"_s.arg(text).arg(needed).arg(room);
+    }
+    for (QAbstractScrollArea *area : root->findChildren<QAbstractScrollArea *>()) {
+        if (area->isVisible() && area->horizontalScrollBar()->isVisible())
+            cut << u"%1 (%2) scrolls sideways: %3 px of content in %4"_s
+                       .arg(QString::fromLatin1(area->metaObject()->className()), area->objectName())
+                       .arg(area->horizontalScrollBar()->maximum() + area->viewport()->width())
+                       .arg(area->viewport()->width());
+    }
+    cut << cutChartTexts(root);
+    return cut;
+}
+
 
 } // namespace dashboardtest

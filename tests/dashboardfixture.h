@@ -51,6 +51,13 @@ protected:
 // Whole inside its window: shown, not clipped by a scroll area or the window's edge.
 bool wholeInWindow(const QWidget *widget);
 
+// The labels shown in `root` whose one line is wider than the room they were given (a cut text),
+// the sideways scroll bars shown, and the texts its charts elided or left out (an axis title cut
+// to "requests/s, s…"), each as "what: why".
+QStringList cutTexts(QWidget *root);
+// Only the charts' part of it.
+QStringList cutChartTexts(QWidget *root);
+
 // Answers the next message box with the button whose text is `answer`, once it is up.
 void answerMessageBox(const QString &answer);
 

@@ -82,38 +82,6 @@ void feedMore(DashboardModel &model, int first, int count)
     for (int i = first; i < first + count; ++i)
         model.addRecord(record("more-" + QByteArray::number(i), Outcome::Miss, T + 60'000 + i * 1000, T + 60'400 + i * 1000));
 }
-// The labels shown in `root` whose one line is wider than the room they were given (a cut text),
-// and the sideways scroll bars shown, each as "what: why".
-QStringList cutTexts(QWidget *root)
-{
-    QStringList cut;
-    for (QLabel *label : root->findChildren<QLabel *>()) {
-        if (!label->isVisible() || label->wordWrap() || label->text().isEmpty())
-            continue;
-        QString text = label->text();
-        if (label->textFormat() == Qt::RichText || (label->textFormat() == Qt::AutoText && Qt::mightBeRichText(text))) {
-            QTextDocument document;
-            document.setHtml(text);
-            text = document.toPlainText();
-        }
-        const int room = label->contentsRect().width() - 2 * label->margin();
-        // Bold parts of rich text are measured a little wider than they are; the plain ones exactly.
-        int needed = 0;   // its widest line
-        for (const QString &line : text.split(QRegularExpression(u"[\\n\\x{2028}]"_s)))
-            needed = std::max(needed, QFontMetrics(label->font()).horizontalAdvance(line));
-        if (needed > room + (label->textFormat() == Qt::PlainText ? 0 : 4))
-            cut << u"\"%1\" needs %2 px, has %3"_s.arg(text).arg(needed).arg(room);
-    }
-    for (QAbstractScrollArea *area : root->findChildren<QAbstractScrollArea *>()) {
-        if (area->isVisible() && area->horizontalScrollBar()->isVisible())
-            cut << u"%1 (%2) scrolls sideways: %3 px of content in %4"_s
-                       .arg(QString::fromLatin1(area->metaObject()->className()), area->objectName())
-                       .arg(area->horizontalScrollBar()->maximum() + area->viewport()->width())
-                       .arg(area->viewport()->width());
-    }
-    return cut;
-}
-
 // The Requests table's cells whose text is wider than their column.
 QStringList cutCells(QTableView *view)
 {

@@ -3,20 +3,17 @@
 #include <cstdio>
 
 #include <QCoreApplication>
-#include <QHash>
-#include <QLabel>
 #include <QStatusBar>
 
 #include "attach/remotecontrol.h"
 #include "attach/remotefeed.h"
+#include "attachedsession.h"
 #include "attachstatus.h"
 #include "dashboardmodel.h"
 #include "dashboardwindow.h"
 #include "desktopapp.h"
 #include "faultspanel.h"
-#include "proxysnapshot.h"
 #include "proxypanel.h"
-#include "traycontroller.h"
 #include "traywatcher.h"
 
 void connectFeedToModel(RemoteFeed *feed, DashboardModel *model)
@@ -44,62 +41,23 @@ void connectWindowToRemote(DashboardWindow *window, RemoteControl *control)
 
 int runAttached(const AttachTarget &target)
 {
-    // Declared in order of need; destroyed in reverse: tray, window, status, control, feed, model.
-    DashboardModel model;
-    RemoteFeed feed(target.remote, target.controlToken);
-    if (!target.caFile.isEmpty()) {
-        if (const Result added = feed.addCaFile(target.caFile); !added.ok()) {
-            std::fprintf(stderr, "breakwater: --ca-file: %s\n", qPrintable(added.error()));
-            showStartupFailure(added.error());
-            return 2;
-        }
+    Expected<std::unique_ptr<AttachedSession>> opened = AttachedSession::open(target);
+    if (!opened.ok()) {
+        std::fprintf(stderr, "breakwater: --ca-file: %s\n", qPrintable(opened.error()));
+        showStartupFailure(opened.error());
+        return 2;
     }
-    RemoteControl control(target.remote, target.controlToken, feed.sslConfiguration());
-    connectFeedToModel(&feed, &model);
-    AttachStatus status(&feed);
-
-    const QString remote = target.remote.toString(QUrl::RemoveUserInfo | QUrl::RemovePath | QUrl::RemoveQuery
-                                                  | QUrl::StripTrailingSlash);
-    DashboardWindow window(&model);
-    // The addresses members use are the remote's: the getting-started lines and copied URLs say so.
-    window.setProxyInfo(remote + QStringLiteral("/v1"), false);
-    //: %1 is the remote Breakwater's address, https://host:port
-    const QString title = QCoreApplication::translate("AttachedApp", "Breakwater — attached to %1").arg(remote);
-    window.setWindowTitle(title);
-    connectWindowToRemote(&window, &control);
-    // The remote's upstreams by their addresses, as the local window names them, from its snapshots.
-    QObject::connect(&feed, &RemoteFeed::snapshotReady, &window, [&window, shown = QHash<QString, QString>()](
-                                                                     const ProxySnapshot &snapshot) mutable {
-        for (const UpstreamSnapshot &upstream : snapshot.upstreams) {
-            const QString name = QString::fromUtf8(upstream.name);
-            if (!upstream.url.isEmpty() && shown.value(name) != upstream.url) {
-                shown.insert(name, upstream.url);
-                window.setUpstreamUrl(name, upstream.url);
-            }
-        }
-    });
-
-    // Away: said in a status line that stays until the stream is back, and in the title.
-    auto *away = new QLabel(&window);
-    away->setObjectName(QStringLiteral("attachStatus"));
-    away->setStyleSheet(QStringLiteral("QLabel { color: #b00020; font-weight: bold; }"));
-    away->hide();
-    window.statusBar()->addPermanentWidget(away);
-    QObject::connect(&status, &AttachStatus::changed, &window, [&window, &status, away, title] {
-        const QString text = status.text();
-        away->setText(text);
-        away->setVisible(!text.isEmpty());
-        window.setWindowTitle(text.isEmpty() ? title
-                                             //: the window's title while the remote is away
-                                             : QCoreApplication::translate("AttachedApp", "%1 (disconnected)").arg(title));
-    });
-
-    TrayWatcher tray({&model, &window, remote + QStringLiteral("/v1"), remote, nullptr, QUrl(), QUrl(), nullptr,
-                      [&status] { return status.text(); }});
-    feed.start();
+    // Destroyed in reverse: the tray, then the session (window, status, control, feed, model).
+    const std::unique_ptr<AttachedSession> session = std::move(opened).value();
+    AttachStatus *status = session->status();
+    DashboardWindow *window = session->window();
+    const QString remote = session->remote();
+    TrayWatcher tray({session->model(), window, remote + QStringLiteral("/v1"), remote, nullptr, QUrl(), QUrl(), nullptr,
+                      [status] { return status->text(); }});
+    session->start();
     if (!target.minimized)
-        window.show();
+        window->show();
     else if (!tray.tray())
-        window.showMinimized();
+        window->showMinimized();
     return QCoreApplication::exec();
 }

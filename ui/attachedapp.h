@@ -20,6 +20,9 @@ struct AttachTarget
     QByteArray controlToken;
     QString caFile;           // PEM authorities trusted besides the system's; empty: none
     bool minimized = false;   // start in the tray
+    // Without --control-token: where a token the window asks for, when the remote refuses this
+    // one, is kept for the remote (remotetokens.h). Empty: never ask (the token given is the one).
+    QString tokensFile;
 };
 
 // The feed's events into the model, as connectProxyToModel does for a local proxy (desktopapp.h);

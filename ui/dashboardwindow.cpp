@@ -337,7 +337,8 @@ void DashboardWindow::clearAll()
 void DashboardWindow::closeEvent(QCloseEvent *event)
 {
     // With a tray (or while waiting for one) the app outlives its window: closing only hides it.
-    if (!QApplication::quitOnLastWindowClosed() || !isVisible()) {
+    // Attached to a remote, nothing here serves anyone: closing only ends this dashboard.
+    if (m_attached || !QApplication::quitOnLastWindowClosed() || !isVisible()) {
         QMainWindow::closeEvent(event);
         return;
     }
@@ -506,6 +507,16 @@ void DashboardWindow::setProxyInfo(const QString &baseUrl, bool demo)
     if (anthropicBase.endsWith(u"/v1"_s))
         anthropicBase.chop(3);
     m_gettingStarted->setBaseUrls(baseUrl, anthropicBase, demo);
+}
+
+void DashboardWindow::setAttachedTo(const QString &remote)
+{
+    setProxyInfo(remote + u"/v1"_s, false);   // the addresses members use are the remote's
+    m_attached = true;
+    m_proxyPanel->setAttachedTo(remote);
+    const bool tls = QUrl(remote).scheme() == u"https"_s;
+    //: the status bar of `breakwater --attach`; %1 is the remote's address
+    m_proxyInfo->setText(tls ? tr("attached to %1 (TLS)").arg(remote) : tr("attached to %1 (cleartext, no TLS)").arg(remote));
 }
 
 void DashboardWindow::setUpstreamUrl(const QString &upstream, const QString &fullUrl)

@@ -56,6 +56,7 @@ public:
 
     // The views' clock (wall ms); tests pin it to replay a recorded sequence.
     void setClock(std::function<qint64()> nowMs) { m_nowMs = std::move(nowMs); }
+    qint64 nowMs() const { return m_nowMs(); }
     void setWindowMs(qint64 windowMs);   // 1, 5 or 15 minutes
     qint64 windowMs() const { return m_windowMs; }
     void setPaused(bool paused);
@@ -64,6 +65,11 @@ public:
     // Base URL and mode for the proxy strip, the first-start guidance and the status bar; the demo's
     // actions for the Demo menu (may be null).
     void setProxyInfo(const QString &baseUrl, bool demo);
+    // `breakwater --attach`: the window shows the remote at `remote` (http(s)://host:port): the
+    // strip and the status bar say "attached to" it, TLS or cleartext, never "listening on"; the
+    // guide, curl and HAR use its addresses; closing the window leaves the remote running.
+    void setAttachedTo(const QString &remote);
+    bool isAttached() const { return m_attached; }
     // "openai" -> where it calls; its userinfo is never shown.
     void setUpstreamUrl(const QString &upstream, const QString &url);
     void setDemoController(DemoController *demo);
@@ -195,4 +201,5 @@ private:
     QToolButton *m_demoButton = nullptr;
     FittedLabel *m_demoStatus = nullptr;
     QLabel *m_proxyInfo = nullptr;
+    bool m_attached = false;
 };

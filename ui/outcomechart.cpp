@@ -6,6 +6,7 @@
 #include <QChart>
 #include <QDateTime>
 #include <QCategoryAxis>
+#include <QFontMetrics>
 #include <QLineSeries>
 #include <QValueAxis>
 
@@ -95,6 +96,7 @@ OutcomeChart::OutcomeChart(QWidget *parent)
             m_timeTicks = ticks;
             placeTimeTicks(m_timeFromMs, m_timeToMs);
         }
+        fitAxisTitles(plot.height());
     });
     setRenderHint(QPainter::Antialiasing);
     setMinimumSize(360, 200);
@@ -250,6 +252,30 @@ QList<QPointF> OutcomeChart::stepPoints(const QList<double> &values, qint64 from
     }
     points.append({double(toMs), previous});
     return points;
+}
+
+void OutcomeChart::fitAxisTitles(qreal plotHeight)
+{
+    // The rate axes' titles stand along the plot's height, and QtCharts cuts one that is longer
+    // ("requests/s, s…"): each takes its longest form that fits. A short window (three upstream
+    // lines above the charts, as an attached team gateway has) gets the short ones; the legend
+    // above says the rest.
+    const auto fit = [plotHeight](QValueAxis *axis, const QStringList &forms) {
+        const QFontMetrics metrics(axis->titleFont());
+        QString chosen = forms.last();
+        for (const QString &form : forms) {
+            if (metrics.horizontalAdvance(form) <= plotHeight - 4) {
+                chosen = form;
+                break;
+            }
+        }
+        if (axis->titleText() != chosen)
+            axis->setTitleText(chosen);
+    };
+    //: the outcomes chart's left axis, longest first; the chart takes the longest that fits
+    fit(m_rateAxis, {tr("requests/s, stacked"), tr("requests/s"), tr("req/s")});
+    //: the outcomes chart's right axis (refused and failed calls per second), longest first
+    fit(m_failureAxis, {tr("refused + failed/s"), tr("refused+failed/s"), tr("per s")});
 }
 
 void OutcomeChart::setCompact(bool compact)

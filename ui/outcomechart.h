@@ -53,6 +53,7 @@ public:
 private:
     static void rescale(QValueAxis *axis, double peak, double minimum);
     void placeTimeTicks(qint64 fromMs, qint64 toMs);
+    void fitAxisTitles(qreal plotHeight);
     static QList<QPointF> stepPoints(const QList<double> &values, qint64 fromMs, qint64 toMs, qint64 bucketMs);
 
     QList<QLineSeries *> m_upper;   // cumulative top edge of each band: in flight, then each category

@@ -5,8 +5,10 @@
 #include <QGridLayout>
 #include <QLabel>
 #include <QHBoxLayout>
+#include <QHostAddress>
 #include <QPushButton>
 #include <QToolButton>
+#include <QUrl>
 #include <QVBoxLayout>
 
 #include "dashboardmodel.h"
@@ -81,7 +83,8 @@ ProxyPanel::ProxyPanel(QWidget *parent)
     strip->setSpacing(2);
     auto *top = new QHBoxLayout;
     top->setSpacing(8);
-    auto *title = new QLabel(tr("Listening on"), this);
+    m_title = new QLabel(tr("Listening on"), this);
+    m_title->setObjectName(u"listenTitle"_s);
     m_listen = new QLabel(this);
     m_listen->setTextInteractionFlags(Qt::TextSelectableByMouse);
     QFont bold = m_listen->font();
@@ -90,7 +93,7 @@ ProxyPanel::ProxyPanel(QWidget *parent)
     auto *copy = new QPushButton(tr("Copy"), this);
     copy->setToolTip(tr("Copy the OpenAI base URL (the Anthropic one is the same without /v1)"));
     copy->setAccessibleName(tr("Copy the base URL"));
-    connect(copy, &QPushButton::clicked, this, [this] { QApplication::clipboard()->setText(m_listen->text()); });
+    connect(copy, &QPushButton::clicked, this, [this] { QApplication::clipboard()->setText(m_copied); });
     m_mode = new FittedLabel(this);
     // Refused, not held: a held client would meet its own timeout (README, "Live control").
     m_pause = new QToolButton(this);
@@ -99,7 +102,7 @@ ProxyPanel::ProxyPanel(QWidget *parent)
     m_pause->setText(tr("Pause admission"));
     m_pause->setToolTip(tr("Refuse new calls with 503 `paused` (x-should-retry: false); calls in flight go on"));
     connect(m_pause, &QToolButton::clicked, this, &ProxyPanel::admissionPauseRequested);
-    top->addWidget(title);
+    top->addWidget(m_title);
     top->addWidget(m_listen);
     top->addWidget(copy);
     top->addWidget(m_pause);
@@ -117,12 +120,39 @@ void ProxyPanel::setListenUrl(const QString &baseUrl, bool demo)
 {
     m_listen->setText(baseUrl);
     m_listen->setToolTip(baseUrl);
+    m_copied = baseUrl;
     if (demo)
         m_mode->setParts({{{tr("demo mode: the built-in mock provider stands in for both upstreams"),
                             tr("demo mode: the mock provider stands in for both"), tr("demo mode (mock provider)")}, 0}},
                          {});
     else
         m_mode->setWholeText({});
+}
+
+void ProxyPanel::setAttachedTo(const QString &remote)
+{
+    const QUrl url(remote);
+    const bool tls = url.scheme() == u"https"_s;
+    const QHostAddress host(url.host());
+    const bool local = url.host() == u"localhost"_s || (!host.isNull() && host.isLoopback());
+    m_title->setText(tr("Attached to"));
+    m_listen->setText(remote);
+    m_copied = remote + u"/v1"_s;
+    //: %1 is the remote's OpenAI base URL, https://host:port/v1
+    m_listen->setToolTip(tr("The remote Breakwater this window shows; apps point at %1").arg(m_copied));
+    if (tls)
+        m_mode->setParts({{{tr("remote Breakwater, over TLS"), tr("remote, TLS"), tr("TLS")}, 0}}, {});
+    else if (local)
+        m_mode->setParts({{{tr("remote Breakwater, cleartext on loopback"), tr("remote, loopback"), tr("loopback")}, 0}}, {});
+    else
+        m_mode->setParts({{{tr("cleartext: the control token and the calls cross the network unencrypted"),
+                            tr("cleartext: the token crosses the network unencrypted"), tr("cleartext (no TLS)")}, 0}},
+                         {});
+}
+
+QString ProxyPanel::titleText() const
+{
+    return m_title->text();
 }
 
 void ProxyPanel::setUpstreamUrl(const QString &upstream, const QString &url)

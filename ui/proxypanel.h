@@ -30,11 +30,16 @@ public:
     explicit ProxyPanel(QWidget *parent = nullptr);
 
     void setListenUrl(const QString &baseUrl, bool demo);
+    // `breakwater --attach`: the strip names the remote (http(s)://host:port) it is attached to,
+    // never an address here, and says whether the connection is encrypted; Copy gives the base
+    // URL members point their apps at (the remote's, with /v1).
+    void setAttachedTo(const QString &remote);
     void setUpstreamUrl(const QString &upstream, const QString &url);   // "openai" -> its base URL
     // Redraws only the lines whose text changed (setText repaints).
     void refresh(const DashboardModel &model);
 
     QString listenUrl() const;
+    QString titleText() const;   // "Listening on", or "Attached to" for a remote
     QString listenText() const;   // with the mode
     // Its whole health line (the strip shows what fits, the tool tip all); empty if no such upstream yet.
     QString upstreamText(const QString &upstream) const;
@@ -56,7 +61,9 @@ private:
     Row &row(const QString &upstream);
 
     QGridLayout *m_layout = nullptr;
+    QLabel *m_title = nullptr;
     QLabel *m_listen = nullptr;
+    QString m_copied;   // what Copy puts on the clipboard
     FittedLabel *m_mode = nullptr;
     QToolButton *m_pause = nullptr;
     QHash<QString, QString> m_urls;

@@ -113,9 +113,10 @@ SettingsDialog::SettingsDialog(const AppSettings &values, const QStringList &ove
     notes << u"Applied to the running proxy at once when you press OK: timeout, concurrency, de-dup window, "
              "cache size, the breaker's failures and cool-down, and the spend limit. The listen address and "
              "the upstreams take effect after a restart. Starting at login applies at once."_s;
-    auto *note = new QLabel(notes.join(u'\n'), this);
-    note->setWordWrap(true);
-    layout->addWidget(note);
+    m_note = new QLabel(notes.join(u'\n'), this);
+    m_note->setObjectName(u"note"_s);
+    m_note->setWordWrap(true);
+    layout->addWidget(m_note);
 
     m_problems = new QLabel(this);
     m_problems->setWordWrap(true);
@@ -190,6 +191,22 @@ QString SettingsDialog::upstreamsInUseText() const
     return m_inUse->text();
 }
 
+void SettingsDialog::setRemote(const QString &remote)
+{
+    //: %1 is the remote Breakwater's address, https://host:port
+    setWindowTitle(tr("Settings of %1").arg(remote));
+    m_remote = true;
+    for (QLineEdit *field : {m_listen, m_openai, m_anthropic}) {
+        field->setEnabled(false);
+        field->setToolTip(tr("The remote's own: set where it runs (its command line or configuration file)"));
+    }
+    m_startAtLogin->setChecked(false);
+    m_startAtLogin->hide();
+    m_note->setText(tr("The live settings of the remote Breakwater at %1. OK sends the ones you changed to it "
+                       "through its control API, with its owner's control token; a change lasts until the remote "
+                       "restarts. Its listen address and upstreams are set where it runs.").arg(remote));
+}
+
 bool SettingsDialog::startAtLogin() const
 {
     return m_startAtLogin->isChecked();
@@ -202,7 +219,14 @@ void SettingsDialog::setStartAtLogin(bool start)
 
 void SettingsDialog::accept()
 {
-    const QStringList problems = values().validate();
+    AppSettings checked = values();
+    if (m_remote) {   // the remote's own address and upstreams are not this dialog's to check
+        const AppSettings defaults = AppSettings::defaults();
+        checked.listen = defaults.listen;
+        checked.openaiUpstream = defaults.openaiUpstream;
+        checked.anthropicUpstream = defaults.anthropicUpstream;
+    }
+    const QStringList problems = checked.validate();
     if (!problems.isEmpty()) {
         m_problems->setText(problems.join(u'\n'));
         m_problems->show();

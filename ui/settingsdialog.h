@@ -46,6 +46,10 @@ public:
     // says where calls go now, so the dialog does not show api.openai.com while the mock answers.
     void setUpstreamsInUse(const QString &openai, const QString &anthropic);
     QString upstreamsInUseText() const;
+    // `breakwater --attach`: the dialog edits the live settings of the remote Breakwater at
+    // `remote`; its listen address and upstreams are shown but set where it runs, and starting at
+    // login is not offered (it is this laptop's, not the remote's).
+    void setRemote(const QString &remote);
 
     // Called at OK with the values and the changed options; returns the options it applied to the
     // running proxy at once (appliedLive()).
@@ -78,4 +82,6 @@ private:
     QCheckBox *m_startAtLogin = nullptr;
     QLabel *m_problems = nullptr;
     QLabel *m_inUse = nullptr;
+    QLabel *m_note = nullptr;
+    bool m_remote = false;
 };

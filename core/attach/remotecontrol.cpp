@@ -48,12 +48,12 @@ void RemoteControl::clearFaults()
     send("DELETE", u"/breakwater/faults"_s);
 }
 
-void RemoteControl::changeSettings(const QJsonObject &changes)
+void RemoteControl::changeSettings(const QJsonObject &changes, Done done)
 {
-    send("PATCH", u"/breakwater/settings"_s, changes);
+    send("PATCH", u"/breakwater/settings"_s, changes, std::move(done));
 }
 
-void RemoteControl::send(const QByteArray &method, const QString &path, const QJsonObject &body)
+void RemoteControl::send(const QByteArray &method, const QString &path, const QJsonObject &body, Done done)
 {
     QUrl url = m_remote;
     url.setPath(path);
@@ -70,16 +70,20 @@ void RemoteControl::send(const QByteArray &method, const QString &path, const QJ
     }
     QNetworkReply *reply = m_network->sendCustomRequest(request, method, bytes);
     ++m_pending;
-    connect(reply, &QNetworkReply::finished, this, [this, reply, method, path] {
+    connect(reply, &QNetworkReply::finished, this, [this, reply, method, path, done = std::move(done)] {
         reply->deleteLater();
         --m_pending;
         const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
         if (status >= 200 && status < 300) {
+            if (done)
+                done(status, QString());
             Q_EMIT answered(status);
             return;
         }
         const QString message = QJsonDocument::fromJson(reply->readAll()).object()
                                     .value(u"error"_s).toObject().value(u"message"_s).toString();
+        if (done)
+            done(status, message.isEmpty() ? reply->errorString() : message);
         //: %1 %2 is the request ("POST /breakwater/breaker/openai/open"), %3 what went wrong
         Q_EMIT failed(tr("%1 %2 failed: %3").arg(QString::fromLatin1(method), path,
                                                  message.isEmpty() ? reply->errorString() : message));

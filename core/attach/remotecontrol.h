@@ -1,5 +1,7 @@
 #pragma once
 
+#include <functional>
+
 #include <QByteArray>
 #include <QJsonObject>
 #include <QObject>
@@ -25,13 +27,18 @@ public:
     RemoteControl(const QUrl &remote, const QByteArray &controlToken, const QSslConfiguration &ssl,
                   QObject *parent = nullptr);
 
+    void setControlToken(const QByteArray &token) { m_token = token; }
     void actOnBreaker(const QString &upstream, BreakerAction action);
     void setAdmissionPaused(bool paused);
     void armFault(const FaultRule &rule);
     void disarmFault(int id);
     void clearFaults();
-    // PATCH /breakwater/settings with these fields (LiveSettings' JSON names).
-    void changeSettings(const QJsonObject &changes);
+    // How one request ended: its HTTP status (0: no answer) and, unless it was a 2xx, what went
+    // wrong, for a person (the remote's own message where it gave one).
+    using Done = std::function<void(int status, const QString &why)>;
+    // PATCH /breakwater/settings with these fields (LiveSettings' JSON names); `done` hears how
+    // it ended, besides answered() and failed().
+    void changeSettings(const QJsonObject &changes, Done done = {});
 
     int pending() const { return m_pending; }   // requests sent and not answered yet
 
@@ -41,7 +48,7 @@ Q_SIGNALS:
     void failed(const QString &why);
 
 private:
-    void send(const QByteArray &method, const QString &path, const QJsonObject &body = {});
+    void send(const QByteArray &method, const QString &path, const QJsonObject &body = {}, Done done = {});
 
     QUrl m_remote;
     QByteArray m_token;

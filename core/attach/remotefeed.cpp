@@ -57,6 +57,18 @@ void RemoteFeed::start()
     connectNow();
 }
 
+void RemoteFeed::reconnectNow()
+{
+    m_retryTimer.stop();
+    if (m_reply) {   // one with the old token still under way: it says nothing more
+        m_reply->disconnect(this);
+        m_reply->abort();
+        m_reply->deleteLater();
+        m_reply = nullptr;
+    }
+    connectNow();
+}
+
 void RemoteFeed::connectNow()
 {
     QNetworkRequest request(eventsUrl());
@@ -105,6 +117,7 @@ void RemoteFeed::take(const ServerSentEvent &event)
                     records.append(std::move(record));
             }
             m_connected = true;
+            m_lastStatus = 200;
             ++m_connections;
             m_retry = kFirstRetry;
             qCInfo(lcAttach).noquote() << "attached to" << m_remote.toDisplayString();
@@ -130,6 +143,7 @@ void RemoteFeed::onFinished()
     m_reply = nullptr;
     reply->deleteLater();
     const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+    m_lastStatus = status;
     QString why;
     if (status == 401 || status == 403) {
         const QString message = QJsonDocument::fromJson(reply->readAll()).object()

@@ -54,6 +54,11 @@ public:
     // PEM authorities trusted besides the system's; before start().
     Result addCaFile(const QString &path);
     void start();
+    // Another token (one the user gave when the remote refused this one), and a try with it now.
+    void setControlToken(const QByteArray &token) { m_token = token; }
+    void reconnectNow();
+    // The HTTP status of the latest stream that ended (401: the token was refused; 0: no answer).
+    int lastStatus() const { return m_lastStatus; }
 
     bool isConnected() const { return m_connected; }
     int connections() const { return m_connections; }   // streams opened so far
@@ -90,6 +95,7 @@ private:
     std::chrono::milliseconds m_retry = kFirstRetry;
     bool m_connected = false;
     int m_connections = 0;
+    int m_lastStatus = 0;
     QSet<QByteArray> m_seen;           // the ids of the completed calls given, the latest ones
     QList<QByteArray> m_seenInOrder;   // the same, oldest first, to forget the oldest
     QHash<QString, BreakerState> m_breakers;   // each breaker's state as the transitions given left it
