@@ -4,7 +4,7 @@
 
 #include <QDateTime>
 #include <QFrame>
-#include <QGridLayout>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QVBoxLayout>
 
@@ -15,7 +15,7 @@
 using namespace Qt::StringLiterals;
 
 namespace {
-constexpr int kTilesPerRow = 14;
+constexpr int kBreakersInline = 2;   // what fits beside the figures at 1366 px
 constexpr int kTileMargin = 7;
 
 // The failures by kind ("503", "timeout"; upstream errors by status), most frequent first.
@@ -58,10 +58,14 @@ const QString kBreakerRoom = u"half-open"_s;
 FiguresPanel::FiguresPanel(QWidget *parent)
     : QWidget(parent)
 {
-    m_layout = new QGridLayout(this);
-    m_layout->setContentsMargins(0, 0, 0, 0);
-    m_layout->setHorizontalSpacing(4);
-    m_layout->setVerticalSpacing(6);
+    // One row of tiles, the history line under it.
+    auto *column = new QVBoxLayout(this);
+    column->setContentsMargins(0, 0, 0, 0);
+    column->setSpacing(6);
+    m_layout = new QHBoxLayout;
+    m_layout->setSpacing(4);
+    m_layout->addStretch();   // the tiles keep their widths, at the left; each goes in before it
+    column->addLayout(m_layout);
     // Fixed tiles first, in the order a reader asks the questions: how much, how much reached the
     // provider, how much was saved, what is happening now.
     tile(u"requests"_s, tr("requests"), tr("Client requests answered"), kCountRoom);
@@ -82,7 +86,7 @@ FiguresPanel::FiguresPanel(QWidget *parent)
     m_history = new QLabel(this);
     m_history->setForegroundRole(QPalette::PlaceholderText);
     m_history->hide();
-    m_layout->addWidget(m_history, 2, 0, 1, kTilesPerRow);
+    column->addWidget(m_history);
 }
 
 void FiguresPanel::refresh(const DashboardModel &model, qint64 nowMs)
@@ -147,19 +151,58 @@ void FiguresPanel::refresh(const DashboardModel &model, qint64 nowMs)
         m_history->setVisible(!historyLine.isEmpty());
     }
 
-    for (const QString &upstream : model.upstreams()) {
-        const QString key = u"breaker:"_s + upstream;
-        Tile &breaker = tile(key, tr("%1 breaker").arg(upstream),
+    refreshBreakers(model);
+}
+
+void FiguresPanel::refreshBreakers(const DashboardModel &model)
+{
+    const QStringList upstreams = model.upstreams();
+    for (const QString &upstream : upstreams) {
+        Tile &breaker = tile(u"breaker:"_s + upstream, tr("%1 breaker").arg(upstream),
                              tr("State of the %1 upstream's circuit breaker").arg(upstream), kBreakerRoom);
-        const BreakerState state = model.breakerState(upstream);
-        const QString label = dashboardstyle::breakerLabel(state);
-        if (breaker.value->text() != label) {
-            breaker.value->setText(label);
-            const QColor colour = dashboardstyle::breakerColor(state);
-            breaker.frame->setStyleSheet(u"QFrame#tile { background: %1; border-radius: 6px; }"
-                                         " QLabel { color: white; }"_s.arg(colour.name()));
-        }
+        showState(breaker, model.breakerState(upstream), dashboardstyle::breakerLabel(model.breakerState(upstream)));
     }
+    if (upstreams.size() <= kBreakersInline)
+        return;
+    // Past what fits beside the figures at 1366 px (a third upstream's tile pushed the strip
+    // sideways), one tile says how many breakers are not closed, coloured by the worst; the
+    // upstream strip above names each one's state, and the tool tip lists them.
+    Tile &summary = tile(u"breakers"_s, tr("breakers"), tr("The upstreams' circuit breakers"), u"0 half-open"_s,
+                         u"openai, anthropic"_s);
+    BreakerState worst = BreakerState::Closed;
+    QStringList notClosed;
+    QStringList each;
+    for (const QString &upstream : upstreams) {
+        const BreakerState state = model.breakerState(upstream);
+        each.append(tr("%1: %2").arg(upstream, dashboardstyle::breakerLabel(state)));
+        if (state == BreakerState::Closed)
+            continue;
+        notClosed.append(upstream);
+        if (state == BreakerState::Open || worst == BreakerState::Closed)
+            worst = state;
+    }
+    qsizetype ofWorst = 0;
+    for (const QString &upstream : upstreams)
+        ofWorst += model.breakerState(upstream) == worst;
+    showState(summary, worst, worst == BreakerState::Closed ? tr("all closed")
+                                                            : tr("%1 %2").arg(ofWorst).arg(dashboardstyle::breakerLabel(worst)));
+    const QString caption = notClosed.isEmpty() ? dashboardstyle::countOf(upstreams.size(), tr("breaker"), tr("breakers"))
+                                                : notClosed.join(u", "_s);
+    if (summary.caption->wholeText() != caption)
+        summary.caption->setWholeText(caption);
+    summary.frame->setToolTip(each.join(u'\n'));
+    for (const QString &upstream : upstreams)
+        m_tiles[u"breaker:"_s + upstream].frame->hide();   // a no-op once hidden
+}
+
+void FiguresPanel::showState(Tile &tile, BreakerState state, const QString &label)
+{
+    if (tile.value->text() == label && tile.frame->property("state").toInt() == int(state))
+        return;
+    tile.value->setText(label);
+    tile.frame->setProperty("state", int(state));
+    tile.frame->setStyleSheet(u"QFrame#tile { background: %1; border-radius: 6px; }"
+                              " QLabel { color: white; }"_s.arg(dashboardstyle::breakerColor(state).name()));
 }
 
 QString FiguresPanel::figure(const QString &key) const
@@ -219,8 +262,7 @@ FiguresPanel::Tile &FiguresPanel::tile(const QString &key, const QString &captio
                                created.caption->fontMetrics().horizontalAdvance(caption),
                                created.caption->fontMetrics().horizontalAdvance(captionRoom)});
     frame->setFixedWidth(room + 2 * kTileMargin + 2);   // the border
-    m_layout->addWidget(frame, m_nextColumn / kTilesPerRow, m_nextColumn % kTilesPerRow);
-    ++m_nextColumn;
+    m_layout->insertWidget(m_layout->count() - 1, frame);   // before the stretch
     return *m_tiles.insert(key, created);
 }
 

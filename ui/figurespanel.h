@@ -4,9 +4,11 @@
 #include <QStringList>
 #include <QWidget>
 
+#include "upstream/circuitbreaker.h"   // BreakerState
+
 class DashboardModel;
 class FittedLabel;
-class QGridLayout;
+class QHBoxLayout;
 class QLabel;
 
 // The row of headline figures at the top of the window: requests, upstream calls, joined, cache
@@ -40,10 +42,12 @@ private:
                const QString &captionRoom = {});
     void setValue(const QString &key, const QString &value);
     void setCaption(const QString &key, const QStringList &forms);   // longest first
+    // A tile per upstream's breaker; past kBreakersInline upstreams, one summary tile instead.
+    void refreshBreakers(const DashboardModel &model);
+    void showState(Tile &tile, BreakerState state, const QString &label);   // its value and colour
 
-    QGridLayout *m_layout = nullptr;
+    QHBoxLayout *m_layout = nullptr;   // the tiles, in order
     QLabel *m_history = nullptr;
     const QString m_failedHelp = tr("Served, but did not end well: upstream errors by status, timeouts, unreachable, cut streams, ...");
     QHash<QString, Tile> m_tiles;
-    int m_nextColumn = 0;
 };
