@@ -62,7 +62,7 @@ void DashboardModel::addRecord(const CallRecord &record)
 {
     m_inFlight.remove(record.requestId);
     count(record);
-    ++m_revision;
+    bump();
     if (record.outcome == Outcome::SpendRefused)
         Q_EMIT spendRefused(record);
 }
@@ -73,7 +73,7 @@ void DashboardModel::addStarted(const CallRecord &record)
         return;
     m_inFlight.insert(record.requestId, record);
     noteTime(record.receivedAtMs);
-    ++m_revision;
+    bump();
 }
 
 void DashboardModel::count(const CallRecord &record)
@@ -120,7 +120,7 @@ void DashboardModel::addHistory(const QList<CallRecord> &records)
         ++m_history.calls;
     }
     addHistoricBreakerStates(records);
-    ++m_revision;
+    bump();
 }
 
 void DashboardModel::addHistoricBreakerStates(QList<CallRecord> byArrival)
@@ -160,7 +160,7 @@ void DashboardModel::addHistoricBreakerStates(QList<CallRecord> byArrival)
 void DashboardModel::addTransition(const BreakerTransition &transition)
 {
     appendTransition(transition);
-    ++m_revision;
+    bump();
     Q_EMIT breakerTransitioned(transition);
 }
 
@@ -185,6 +185,13 @@ void DashboardModel::appendTransition(const BreakerTransition &transition)
 
 void DashboardModel::setSnapshot(const ProxySnapshot &snapshot)
 {
+    // The same figures at a later time change nothing on screen: no redraw for them (issue 26).
+    if (m_snapshot.atMs > 0 && snapshot.sameFigures(m_snapshot)) {
+        m_snapshot.atMs = snapshot.atMs;
+        m_snapshot.steadyMs = snapshot.steadyMs;
+        noteTime(snapshot.atMs);
+        return;
+    }
     // Admission paused refuses every call as an open breaker does: its spans go on the timeline.
     if (snapshot.admissionPaused != m_snapshot.admissionPaused && snapshot.atMs > 0) {
         if (snapshot.admissionPaused)
@@ -205,7 +212,7 @@ void DashboardModel::setSnapshot(const ProxySnapshot &snapshot)
         }
     }
     noteTime(snapshot.atMs);
-    ++m_revision;
+    bump();
 }
 
 void DashboardModel::setSideSnapshot(const QString &source, const ProxySnapshot &snapshot)
@@ -220,7 +227,7 @@ void DashboardModel::setSideSnapshot(const QString &source, const ProxySnapshot 
     if (kept.running == pools.running && kept.queued == pools.queued)
         return;
     kept = pools;
-    ++m_revision;
+    bump();
 }
 
 void DashboardModel::clear()
@@ -232,7 +239,7 @@ void DashboardModel::clear()
     m_samplesThisSecond = 0;
     m_history = {};
     ++m_clearCount;
-    ++m_revision;
+    bump();
 }
 
 void DashboardModel::clearBreakerHistory(qint64 nowMs)
@@ -242,7 +249,7 @@ void DashboardModel::clearBreakerHistory(qint64 nowMs)
         history.firstSeenMs = nowMs;
         history.transitions.clear();
     }
-    ++m_revision;
+    bump();
 }
 
 // Both from the snapshot's list of flights, the one source the In flight tab and its title read
@@ -463,6 +470,12 @@ void DashboardModel::addSample(const CallRecord &record, qint64 atMs)
     const qint64 oldest = atMs - kBucketHistoryMs;
     while (!m_samples.empty() && m_samples.front().arrivalMs + m_samples.front().totalMs < oldest)
         m_samples.pop_front();
+}
+
+void DashboardModel::bump()
+{
+    ++m_revision;
+    Q_EMIT changed();
 }
 
 void DashboardModel::noteTime(qint64 atMs)

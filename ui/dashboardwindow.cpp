@@ -160,7 +160,10 @@ DashboardWindow::DashboardWindow(DashboardModel *model, QWidget *parent)
     connect(m_breakers, &BreakerTimeline::replotRequested, this, &DashboardWindow::replotInterval);
     m_faultsPanel = new FaultsPanel;
     m_tabs->addTab(m_faultsPanel, u"Faults"_s);
-    connect(m_tabs, &QTabWidget::currentChanged, this, [this] { draw(false); });   // catch up at once
+    connect(m_tabs, &QTabWidget::currentChanged, this, [this] {   // catch up at once
+        draw(false);
+        scheduleTicks();
+    });
     // Every tab as wide as the widest title a count can make ("Faults (12 armed)"): a count that
     // changes no longer moves the tabs after it, where a click was aimed (with room for the tab's margins).
     const QFontMetrics tabFont = m_tabs->tabBar()->fontMetrics();
@@ -221,7 +224,7 @@ DashboardWindow::DashboardWindow(DashboardModel *model, QWidget *parent)
 
     m_redrawTimer.setInterval(kRedrawIntervalMs);
     connect(&m_redrawTimer, &QTimer::timeout, this, &DashboardWindow::onTick);
-    m_redrawTimer.start();
+    connect(m_model, &DashboardModel::changed, this, &DashboardWindow::wake);
     const QRect available = screen()->availableGeometry();
     resize(defaultSize(available));
     move(available.center() - rect().center());
@@ -488,6 +491,7 @@ void DashboardWindow::setPaused(bool paused)
     setWindowTitle(paused ? u"Breakwater (charts paused)"_s : u"Breakwater"_s);
     if (!paused)
         redraw();
+    scheduleTicks();
 }
 
 void DashboardWindow::setStaircaseBars(int bars)
@@ -515,6 +519,7 @@ void DashboardWindow::setUpstreamUrl(const QString &upstream, const QString &ful
     m_proxyPanel->setUpstreamUrl(upstream, url);
     m_requests->setUpstreamUrl(upstream, url);   // offered by Replay…
     m_drawnRevision = ~quint64(0);   // the strip shows it at the next tick
+    wake();
 }
 
 void DashboardWindow::setDemoController(DemoController *demo)
@@ -545,10 +550,73 @@ void DashboardWindow::setSettingsHandler(std::function<void()> openSettings)
 void DashboardWindow::onTick()
 {
     ++m_ticks;
-    // Nobody sees a hidden or paused window: the model keeps collecting, drawing waits.
-    if (m_paused || !isVisible())
+    // Nobody sees a hidden, minimised or paused window: the model keeps collecting, drawing waits.
+    if (seen())
+        draw(false);
+    scheduleTicks();
+}
+
+bool DashboardWindow::seen() const
+{
+    return !m_paused && isVisible() && !isMinimized();
+}
+
+void DashboardWindow::wake()
+{
+    // Never restarted while on: a steady stream of events must not keep pushing the tick away.
+    if (seen() && (!m_redrawTimer.isActive() || m_redrawTimer.interval() != kRedrawIntervalMs))
+        m_redrawTimer.start(kRedrawIntervalMs);
+}
+
+bool DashboardWindow::timeMoves() const
+{
+    if (m_model->inFlight() > 0 || m_model->queued() > 0 || m_model->oldestInFlightMs() > 0
+        || m_model->flightsListed() > 0)
+        return true;   // their ages and bars grow
+    if (m_past || m_tabs->currentIndex() != 0)
+        return false;   // the other tabs and a replotted interval stand still
+    const qint64 newestRecordMs = m_model->records().empty() ? 0 : m_model->records().back().endAtMs;
+    return std::max(newestRecordMs, m_newestTransitionMs) >= m_nowMs() - m_windowMs - kRedrawIntervalMs;
+}
+
+void DashboardWindow::scheduleTicks()
+{
+    // An idle dashboard rests (issue 26: 4 % of a core with nothing to show but the clock axis):
+    // ten ticks a second only while things arrive, one while the charts merely scroll, none when
+    // nothing on screen moves with time; the model's changed() wakes it again.
+    const quint64 revision = m_model->revision();
+    const bool arriving = revision != m_tickedRevision;
+    m_tickedRevision = revision;
+    int interval = 0;
+    if (seen())
+        interval = arriving ? kRedrawIntervalMs : timeMoves() ? kRestIntervalMs : 0;
+    if (interval == 0)
+        m_redrawTimer.stop();
+    else if (!m_redrawTimer.isActive() || m_redrawTimer.interval() != interval)
+        m_redrawTimer.start(interval);
+}
+
+void DashboardWindow::showEvent(QShowEvent *event)
+{
+    QMainWindow::showEvent(event);
+    wake();   // catch up with what came while hidden
+}
+
+void DashboardWindow::hideEvent(QHideEvent *event)
+{
+    QMainWindow::hideEvent(event);
+    m_redrawTimer.stop();   // hidden in the tray: draws nothing
+}
+
+void DashboardWindow::changeEvent(QEvent *event)
+{
+    QMainWindow::changeEvent(event);
+    if (event->type() != QEvent::WindowStateChange)
         return;
-    draw(false);
+    if (isMinimized())
+        m_redrawTimer.stop();
+    else
+        wake();
 }
 
 DashboardWindow::DataKey DashboardWindow::dataKey() const

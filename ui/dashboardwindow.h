@@ -49,6 +49,9 @@ class DashboardWindow final : public QMainWindow
     Q_DISABLE_COPY_MOVE(DashboardWindow)
 public:
     static constexpr int kRedrawIntervalMs = 100;
+    // At rest (nothing came since the last tick, calls only in the window): the time-driven charts
+    // step once a second; with nothing in the window either, the timer stops until the model changes.
+    static constexpr int kRestIntervalMs = 1000;
     static constexpr int kScatterIntervalMs = 500;   // the scatter is the costliest chart to paint
 
     explicit DashboardWindow(DashboardModel *model, QWidget *parent = nullptr);
@@ -82,9 +85,16 @@ public:
     QString replotText() const;
 
     // Draws every view now from the model (tests call it; the timer draws only what is visible).
-    void redraw() { draw(true); }
+    void redraw()
+    {
+        draw(true);
+        scheduleTicks();
+    }
     int redrawCount() const { return m_redraws; }
     int tickCount() const { return m_ticks; }   // redraw timer ticks seen (drawn or not)
+    // The redraw timer's interval now: kRedrawIntervalMs, kRestIntervalMs, or 0 while it rests
+    // (hidden, minimised, paused, or nothing on screen moves with time).
+    int redrawIntervalMs() const { return m_redrawTimer.isActive() ? m_redrawTimer.interval() : 0; }
     // The toolbar's Clear: every figure, chart, the breaker timeline, the table and the status bar.
     void clearAll();
     // outcomes-20270115-080001.png, breakers-..., staircase-..., latency-..., dashboard-...: stamped
@@ -119,12 +129,19 @@ protected:
     void closeEvent(QCloseEvent *event) override;
     void resizeEvent(QResizeEvent *event) override;
     bool eventFilter(QObject *watched, QEvent *event) override;
+    void showEvent(QShowEvent *event) override;
+    void hideEvent(QHideEvent *event) override;
+    void changeEvent(QEvent *event) override;
 
 private:
     void fitToScreen();
     void placeGuide();   // the first-start guide over the top of the Live tab
     static void fitTimeTicks(QChartView *view, qreal plotWidth);
     void onTick();
+    bool seen() const;        // shown, not minimised, not paused: worth drawing
+    void wake();              // the model changed: ticks at kRedrawIntervalMs
+    void scheduleTicks();     // after a tick: on, at rest, or stopped
+    bool timeMoves() const;   // something on the shown tab moves with the clock alone
     void fitFiguresStrip();
     void arrangeLive(bool compact);
     void draw(bool everything);
@@ -147,6 +164,7 @@ private:
     qint64 m_windowMs = 5 * 60'000;
     bool m_paused = false;
     quint64 m_drawnRevision = ~quint64(0);
+    quint64 m_tickedRevision = ~quint64(0);   // the model's revision at the previous tick
     qint64 m_scatterDrawnAtMs = 0;
     int m_redraws = 0;
     int m_ticks = 0;

@@ -1,5 +1,7 @@
 #include "desktopapp.h"
 
+#include <memory>
+
 #include <QApplication>
 #include <QGuiApplication>
 #include <QMessageBox>
@@ -93,7 +95,24 @@ void connectProxyToModel(ProxyServer *proxy, DashboardModel *model)
     QObject::connect(proxy, &ProxyServer::callStarted, model, &DashboardModel::addStarted, Qt::QueuedConnection);
     QObject::connect(proxy, &ProxyServer::callCompleted, model, &DashboardModel::addRecord, Qt::QueuedConnection);
     QObject::connect(proxy, &ProxyServer::breakerChanged, model, &DashboardModel::addTransition, Qt::QueuedConnection);
-    QObject::connect(proxy, &ProxyServer::snapshotReady, model, &DashboardModel::setSnapshot, Qt::QueuedConnection);
+    // Sifted on the proxy thread, before anything is posted: four snapshots a second that differ
+    // only in their times, or in a countdown, would wake the GUI thread four times a second at rest
+    // (issue 26). One still goes through every kSnapshotHeartbeatMs: countdowns step once a second.
+    struct Sift
+    {
+        ProxySnapshot passed;   // touched only on the proxy thread
+        qint64 passedAtMs = 0;
+    };
+    constexpr qint64 kSnapshotHeartbeatMs = 1000;
+    auto sift = std::make_shared<Sift>();
+    QObject::connect(proxy, &ProxyServer::snapshotReady, model, [model, sift](const ProxySnapshot &snapshot) {
+        if (sift->passedAtMs > 0 && snapshot.atMs - sift->passedAtMs < kSnapshotHeartbeatMs
+            && snapshot.sameBesidesAges(sift->passed))
+            return;
+        sift->passed = snapshot;
+        sift->passedAtMs = snapshot.atMs;
+        QMetaObject::invokeMethod(model, [model, snapshot] { model->setSnapshot(snapshot); }, Qt::QueuedConnection);
+    }, Qt::DirectConnection);
 }
 
 int runDesktop(ProxyServer *proxy, MockProvider *mock, const ProxyConfig &config, const QStringList &given,
