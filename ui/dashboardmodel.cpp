@@ -37,15 +37,16 @@ DashboardModel::Category DashboardModel::categoryOf(const CallRecord &record)
 
 QString DashboardModel::categoryName(Category category)
 {
+    // Shown in legends and tooltips only; the wire and the call log use outcome names of their own.
     switch (category) {
-    case Category::Miss: return u"miss"_s;
-    case Category::Joined: return u"joined"_s;
-    case Category::Hit: return u"hit"_s;
-    case Category::Bypass: return u"bypass"_s;
-    case Category::Refused: return u"refused"_s;
-    case Category::Failed: return u"failed"_s;
+    case Category::Miss: return tr("miss");
+    case Category::Joined: return tr("joined");
+    case Category::Hit: return tr("hit");
+    case Category::Bypass: return tr("bypass");
+    case Category::Refused: return tr("refused");
+    case Category::Failed: return tr("failed");
     }
-    return u"failed"_s;
+    return tr("failed");
 }
 
 qint64 DashboardModel::Totals::upstreamCalls() const

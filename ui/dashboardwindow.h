@@ -6,6 +6,8 @@
 #include <QMainWindow>
 #include <QTimer>
 
+#include "apptheme.h"
+
 class BreakerTimeline;
 class DashboardModel;
 class DemoController;
@@ -21,6 +23,8 @@ class LatencyStaircase;
 class OutcomeChart;
 class ProxyPanel;
 class QAction;
+class QActionGroup;
+class QMenu;
 class QChartView;
 class QComboBox;
 class QGridLayout;
@@ -71,6 +75,12 @@ public:
     void setUpstreamUrl(const QString &upstream, const QString &url);
     void setDemoController(DemoController *demo);
     void setSettingsHandler(std::function<void()> openSettings);
+    // View > Theme: System, Light or Dark, applied to the whole application at once; a choice in
+    // the menu is also said by themeChosen (the app keeps it in the settings).
+    void setTheme(apptheme::Theme theme);
+    QMenu *viewMenu() const { return m_viewMenu; }
+    // The controls Tab goes through, in that order: shown, enabled, taking focus by Tab.
+    QList<QWidget *> tabOrder() const;
 
     // "Replot every chart for a past interval": the calls received in [fromMs, toMs] (at most the
     // widest window, 15 minutes, ending at toMs) are read from `source` (the call log; without one,
@@ -124,11 +134,17 @@ public:
     QComboBox *staircaseRangeChoice() const { return m_barsChoice; }
     QLabel *statusInfo() const { return m_proxyInfo; }
 
+Q_SIGNALS:
+    void themeChosen(apptheme::Theme theme);
+
 protected:
     // Without a tray, closing the last window ends the proxy that apps may be pointed at: ask first.
     void closeEvent(QCloseEvent *event) override;
     void resizeEvent(QResizeEvent *event) override;
     bool eventFilter(QObject *watched, QEvent *event) override;
+    // Tab and Shift+Tab go through the controls in the order they are laid out (rows top to
+    // bottom, left to right in a row), wherever and whenever each was made.
+    bool focusNextPrevChild(bool next) override;
     void showEvent(QShowEvent *event) override;
     void hideEvent(QHideEvent *event) override;
     void changeEvent(QEvent *event) override;
@@ -147,6 +163,9 @@ private:
     void draw(bool everything);
     void syncRequestTable();   // the Requests table brought up to the model, when it changed
     void buildToolBar();
+    void buildViewMenu();
+    void styleCharts();   // the Qt Charts in the palette's colours (apptheme::styleChart)
+    void nameForScreenReaders();   // accessible names and descriptions of the views
     void chooseExportCharts();
     void chooseExportTable();
     void drawPast();
@@ -207,6 +226,8 @@ private:
     bool m_liveArranged = false;
     bool m_compact = false;
     QAction *m_pauseAction = nullptr;
+    QMenu *m_viewMenu = nullptr;
+    QActionGroup *m_themes = nullptr;
     QComboBox *m_windowChoice = nullptr;
     QComboBox *m_barsChoice = nullptr;
     QAction *m_demoMenuAction = nullptr;

@@ -4,12 +4,15 @@
 
 #include <QApplication>
 #include <QGuiApplication>
+#include <QLocale>
 #include <QMessageBox>
 #include <QSettings>
 #include <QStatusBar>
 
 #include "accounting/calllog.h"
 #include "accounting/callrecord.h"
+#include "apptheme.h"
+#include "apptranslation.h"
 #include "appsettings.h"
 #include "cleartextwarning.h"
 #include "dashboardmodel.h"
@@ -66,8 +69,11 @@ bool displayAvailable()
 
 std::unique_ptr<QCoreApplication> createApplication(int &argc, char **argv, bool desktop)
 {
-    if (desktop)
-        return std::make_unique<QApplication>(argc, argv);
+    if (desktop) {
+        auto app = std::make_unique<QApplication>(argc, argv);
+        apptranslation::install(app.get(), QLocale::system());   // LANGUAGE / LANG
+        return app;
+    }
     return std::make_unique<QCoreApplication>(argc, argv);
 }
 
@@ -129,7 +135,12 @@ int runDesktop(ProxyServer *proxy, MockProvider *mock, const ProxyConfig &config
     if (anthropicBase.endsWith(u"/v1"_s))
         anthropicBase.chop(3);
 
+    // The theme chosen in View, before anything is drawn; kept again whenever one is chosen.
+    if (const apptheme::Theme theme = apptheme::load(*openSettings()); theme != apptheme::Theme::System)
+        apptheme::apply(theme);
     DashboardWindow window(&model);
+    QObject::connect(&window, &DashboardWindow::themeChosen, &window,
+                     [](apptheme::Theme theme) { apptheme::save(*openSettings(), theme); });
     window.setProxyInfo(openaiBase, mock != nullptr);
     window.setUpstreamUrl(u"openai"_s, config.openaiUpstream.toString());
     window.setUpstreamUrl(u"anthropic"_s, config.anthropicUpstream.toString());
