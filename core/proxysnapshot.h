@@ -37,6 +37,7 @@ struct UpstreamSnapshot
     bool lastProbeAlive = false;
     QByteArray protocol = {};     // what its latest answer came over: "HTTP/2", "HTTP/1.1"; empty before any
     QString url = {};             // its base URL, without any user:password (an attached dashboard shows it)
+    bool operator==(const UpstreamSnapshot &) const = default;
 };
 
 struct ProxySnapshot
@@ -63,5 +64,28 @@ struct ProxySnapshot
     // ones were left out.
     QList<InFlight> flights;
     int flightsOmitted = 0;
+    bool operator==(const ProxySnapshot &) const = default;
+    // The same figures, whenever each was taken: an idle proxy's snapshots differ only in their
+    // times, and a dashboard that redrew for those would never rest (issue 26).
+    bool sameFigures(const ProxySnapshot &other) const
+    {
+        ProxySnapshot stamped = other;
+        stamped.atMs = atMs;
+        stamped.steadyMs = steadyMs;
+        return stamped == *this;
+    }
+    // The same but for what counts with the clock alone (a breaker's cool-down left, the flights'
+    // ages): a countdown needs showing once a second, not four times.
+    bool sameBesidesAges(const ProxySnapshot &other) const
+    {
+        ProxySnapshot aged = other;
+        aged.atMs = atMs;
+        aged.steadyMs = steadyMs;
+        for (qsizetype i = 0; i < aged.upstreams.size() && i < upstreams.size(); ++i)
+            aged.upstreams[i].cooldownLeftMs = upstreams[i].cooldownLeftMs;
+        for (qsizetype i = 0; i < aged.flights.size() && i < flights.size(); ++i)
+            aged.flights[i].ageMs = flights[i].ageMs;
+        return aged == *this;
+    }
 };
 Q_DECLARE_METATYPE(ProxySnapshot)

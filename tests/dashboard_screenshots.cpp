@@ -10,7 +10,9 @@
 // 15 s) so a run takes about a minute; the herd and the bursts run at the field test's speed.
 // Last, fault injection: the demo's injected hang with two more rules armed from the Faults tab,
 // seen on the Live tab (injected-hang-*.png) and on the Faults tab (faults-*.png); then a burst
-// while admission is paused (paused-admission-*.png).
+// while admission is paused (paused-admission-*.png). The outage is also saved in the dark theme
+// (outage-dark-*.png). Under LANGUAGE=zh_CN only the outage pair is saved, as outage-zh_CN-*.png
+// and outage-dark-zh_CN-*.png.
 
 #include <cstdio>
 
@@ -18,11 +20,13 @@
 #include <QDir>
 #include <QElapsedTimer>
 #include <QLineEdit>
+#include <QLocale>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTest>
 
+#include "apptranslation.h"
 #include "dashboardmodel.h"
 #include "dashboardwindow.h"
 #include "democontroller.h"
@@ -47,9 +51,16 @@ bool runScenario(DemoController &demo, const std::function<bool()> &start)
     return finished.wait(10 * 60 * 1000);
 }
 
+// A translated run's pictures say their language; it saves only the outage's.
+QString g_language;
+
 // Saves `name`-WxH.png for each screen size, the window at the size it opens with there.
-void save(DashboardWindow &window, const QString &directory, const QString &name, const QList<QSize> &screens)
+void save(DashboardWindow &window, const QString &directory, QString name, const QList<QSize> &screens)
 {
+    if (!g_language.isEmpty() && !name.startsWith(u"outage"_s))
+        return;
+    if (!g_language.isEmpty())
+        name += u'-' + g_language;
     QTest::qWait(1200);   // a redraw tick and the last snapshot
     for (const QSize &screen : screens) {
         window.resize(DashboardWindow::defaultSize(QRect(QPoint(), screen)));
@@ -68,6 +79,8 @@ void save(DashboardWindow &window, const QString &directory, const QString &name
 int main(int argc, char *argv[])
 {
     QApplication app(argc, argv);
+    if (apptranslation::install(&app, QLocale::system()))
+        g_language = QLocale::system().name();
     const QString out = argc > 1 ? QString::fromLocal8Bit(argv[1]) : u"docs/screenshots"_s;
     const double outageScale = argc > 2 ? QString::fromLocal8Bit(argv[2]).toDouble() : 0.2;
     QList<QSize> screens;
@@ -121,6 +134,9 @@ int main(int argc, char *argv[])
     demo.scenarios()->setOptions(options);
     window.setStaircaseBars(100);
     save(window, out, u"outage"_s, screens);
+    window.setTheme(apptheme::Theme::Dark);
+    save(window, out, u"outage-dark"_s, screens);
+    window.setTheme(apptheme::Theme::System);
 
     // 3. A hang (time-scaled likewise, the 5 s timeout not), seen while it happens: calls stuck in
     //    flight as growing bars, the breaker opened by the first timeout and the calls it proved stuck.

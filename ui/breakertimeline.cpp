@@ -199,7 +199,7 @@ void BreakerTimeline::paintEvent(QPaintEvent *)
         painter.setPen(palette().color(QPalette::Text));
         painter.drawText(QRect(4, rect.top(), kNameWidth - 10, rect.height()), Qt::AlignVCenter | Qt::AlignRight,
                          row.upstream);
-        painter.fillRect(rect, QColor(0xee, 0xee, 0xee));   // no data: before the app saw this upstream
+        painter.fillRect(rect, palette().color(QPalette::AlternateBase));   // no data: before the app saw this upstream
         for (int i = 0; i < row.bands.size(); ++i) {
             const DashboardModel::Band &band = row.bands[i];
             const QRect bandRect = this->bandRect(r, i);
@@ -210,15 +210,15 @@ void BreakerTimeline::paintEvent(QPaintEvent *)
                 painter.drawText(bandRect.adjusted(6, 0, 0, 0), Qt::AlignVCenter | Qt::AlignLeft, label);
             }
         }
-        // Transition ticks: a dark line across the row with a small triangle above it.
+        // Transition ticks: a line in the text's colour across the row with a small triangle above it.
         painter.setRenderHint(QPainter::Antialiasing, true);
         for (const BreakerTransition &transition : row.transitions) {
             const int x = xFor(transition.atMs);
-            painter.setPen(QPen(QColor(0x22, 0x22, 0x22), 2));
+            painter.setPen(QPen(palette().color(QPalette::Text), 2));
             painter.drawLine(x, rect.top() - 3, x, rect.bottom() + 3);
             const QPolygon marker({QPoint(x - 4, rect.top() - 7), QPoint(x + 4, rect.top() - 7), QPoint(x, rect.top() - 2)});
             painter.setBrush(dashboardstyle::breakerColor(transition.to));
-            painter.setPen(QPen(QColor(0x22, 0x22, 0x22), 1));
+            painter.setPen(QPen(palette().color(QPalette::Text), 1));
             painter.drawPolygon(marker);
         }
         painter.setRenderHint(QPainter::Antialiasing, false);
@@ -245,12 +245,12 @@ void BreakerTimeline::paintEvent(QPaintEvent *)
         painter.drawText(x + 16, y, label);
         x += 16 + metrics.horizontalAdvance(label) + 14;
     }
-    painter.setPen(QPen(QColor(0x22, 0x22, 0x22), 2));
+    painter.setPen(QPen(palette().color(QPalette::Text), 2));
     painter.drawLine(x + 4, y - metrics.ascent(), x + 4, y + 1);
     painter.setPen(palette().color(QPalette::Text));
-    painter.drawText(x + 12, y, u"transition (hover for the reason)"_s);
+    painter.drawText(x + 12, y, tr("transition (hover for the reason)"));
     if (!m_pausedSpans.isEmpty()) {
-        x += 12 + metrics.horizontalAdvance(u"transition (hover for the reason)"_s) + 14;
+        x += 12 + metrics.horizontalAdvance(tr("transition (hover for the reason)")) + 14;
         painter.fillRect(QRect(x, y - metrics.ascent() + 1, 12, 12), QBrush(dashboardstyle::pausedColor(), Qt::BDiagPattern));
         painter.drawText(x + 16, y, u"admission paused"_s);
     }

@@ -39,15 +39,16 @@ DashboardModel::Category DashboardModel::categoryOf(const CallRecord &record)
 
 QString DashboardModel::categoryName(Category category)
 {
+    // Shown in legends and tooltips only; the wire and the call log use outcome names of their own.
     switch (category) {
-    case Category::Miss: return u"miss"_s;
-    case Category::Joined: return u"joined"_s;
-    case Category::Hit: return u"hit"_s;
-    case Category::Bypass: return u"bypass"_s;
-    case Category::Refused: return u"refused"_s;
-    case Category::Failed: return u"failed"_s;
+    case Category::Miss: return tr("miss");
+    case Category::Joined: return tr("joined");
+    case Category::Hit: return tr("hit");
+    case Category::Bypass: return tr("bypass");
+    case Category::Refused: return tr("refused");
+    case Category::Failed: return tr("failed");
     }
-    return u"failed"_s;
+    return tr("failed");
 }
 
 DashboardModel::DashboardModel(QObject *parent)
@@ -59,7 +60,7 @@ void DashboardModel::addRecord(const CallRecord &record)
 {
     m_inFlight.remove(record.requestId);
     count(record);
-    ++m_revision;
+    bump();
     if (record.outcome == Outcome::SpendRefused)
         Q_EMIT spendRefused(record);
 }
@@ -70,7 +71,7 @@ void DashboardModel::addStarted(const CallRecord &record)
         return;
     m_inFlight.insert(record.requestId, record);
     noteTime(record.receivedAtMs);
-    ++m_revision;
+    bump();
 }
 
 void DashboardModel::count(const CallRecord &record)
@@ -118,7 +119,7 @@ void DashboardModel::addHistory(const QList<CallRecord> &records)
         ++m_history.calls;
     }
     addHistoricBreakerStates(records);
-    ++m_revision;
+    bump();
 }
 
 void DashboardModel::addHistoricBreakerStates(QList<CallRecord> byArrival)
@@ -158,7 +159,7 @@ void DashboardModel::addHistoricBreakerStates(QList<CallRecord> byArrival)
 void DashboardModel::addTransition(const BreakerTransition &transition)
 {
     appendTransition(transition);
-    ++m_revision;
+    bump();
     Q_EMIT breakerTransitioned(transition);
 }
 
@@ -183,6 +184,13 @@ void DashboardModel::appendTransition(const BreakerTransition &transition)
 
 void DashboardModel::setSnapshot(const ProxySnapshot &snapshot)
 {
+    // The same figures at a later time change nothing on screen: no redraw for them (issue 26).
+    if (m_snapshot.atMs > 0 && snapshot.sameFigures(m_snapshot)) {
+        m_snapshot.atMs = snapshot.atMs;
+        m_snapshot.steadyMs = snapshot.steadyMs;
+        noteTime(snapshot.atMs);
+        return;
+    }
     // Admission paused refuses every call as an open breaker does: its spans go on the timeline.
     if (snapshot.admissionPaused != m_snapshot.admissionPaused && snapshot.atMs > 0) {
         if (snapshot.admissionPaused)
@@ -203,7 +211,7 @@ void DashboardModel::setSnapshot(const ProxySnapshot &snapshot)
         }
     }
     noteTime(snapshot.atMs);
-    ++m_revision;
+    bump();
 }
 
 void DashboardModel::setSideSnapshot(const QString &source, const ProxySnapshot &snapshot)
@@ -218,7 +226,7 @@ void DashboardModel::setSideSnapshot(const QString &source, const ProxySnapshot 
     if (kept.running == pools.running && kept.queued == pools.queued)
         return;
     kept = pools;
-    ++m_revision;
+    bump();
 }
 
 void DashboardModel::clear()
@@ -230,7 +238,7 @@ void DashboardModel::clear()
     m_samplesThisSecond = 0;
     m_history = {};
     ++m_clearCount;
-    ++m_revision;
+    bump();
 }
 
 void DashboardModel::clearBreakerHistory(qint64 nowMs)
@@ -240,7 +248,7 @@ void DashboardModel::clearBreakerHistory(qint64 nowMs)
         history.firstSeenMs = nowMs;
         history.transitions.clear();
     }
-    ++m_revision;
+    bump();
 }
 
 // Both from the snapshot's list of flights, the one source the In flight tab and its title read
@@ -461,6 +469,12 @@ void DashboardModel::addSample(const CallRecord &record, qint64 atMs)
     const qint64 oldest = atMs - kBucketHistoryMs;
     while (!m_samples.empty() && m_samples.front().arrivalMs + m_samples.front().totalMs < oldest)
         m_samples.pop_front();
+}
+
+void DashboardModel::bump()
+{
+    ++m_revision;
+    Q_EMIT changed();
 }
 
 void DashboardModel::noteTime(qint64 atMs)

@@ -154,6 +154,8 @@ Q_SIGNALS:
     // Immediate, for notifications (the tray); views do not redraw on these.
     void breakerTransitioned(const BreakerTransition &transition);
     void spendRefused(const CallRecord &record);
+    // Something to draw (the revision moved): wakes a resting dashboard, which draws on its own timer.
+    void changed();
 
 private:
     struct Bucket
@@ -175,6 +177,7 @@ private:
     void addToBucket(qint64 atMs, Category category);
     void addSample(const CallRecord &record, qint64 atMs);
     void noteTime(qint64 atMs);
+    void bump();   // the revision moves and changed() says so
 
     Totals m_totals;
     ProxySnapshot m_snapshot;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include <QCoreApplication>
 #include <QDateTime>
 #include <QHelpEvent>
 #include <QToolTip>
@@ -66,12 +67,12 @@ QColor failureColor(Ending ending)
 QString failureLabel(Ending ending)
 {
     switch (ending) {
-    case Ending::UpstreamError: return u"upstream error"_s;
-    case Ending::ErrorEvent: return u"error event"_s;
-    case Ending::Timeout: return u"timeout"_s;
-    case Ending::Unreachable: return u"unreachable"_s;
-    case Ending::Cut: return u"cut stream"_s;
-    case Ending::ClientClosed: return u"client closed"_s;
+    case Ending::UpstreamError: return QCoreApplication::translate("dashboardstyle", "upstream error");
+    case Ending::ErrorEvent: return QCoreApplication::translate("dashboardstyle", "error event");
+    case Ending::Timeout: return QCoreApplication::translate("dashboardstyle", "timeout");
+    case Ending::Unreachable: return QCoreApplication::translate("dashboardstyle", "unreachable");
+    case Ending::Cut: return QCoreApplication::translate("dashboardstyle", "cut stream");
+    case Ending::ClientClosed: return QCoreApplication::translate("dashboardstyle", "client closed");
     default: return QString::fromLatin1(endingName(ending));
     }
 }
@@ -90,6 +91,12 @@ QColor inFlightColor()
 
 QString breakerLabel(BreakerState state)
 {
+    switch (state) {
+    case BreakerState::Closed: return QCoreApplication::translate("dashboardstyle", "closed");
+    //: A circuit breaker's state: one trial call is let through
+    case BreakerState::HalfOpen: return QCoreApplication::translate("dashboardstyle", "half-open");
+    case BreakerState::Open: return QCoreApplication::translate("dashboardstyle", "open");
+    }
     return QString::fromLatin1(breakerStateName(state));
 }
 

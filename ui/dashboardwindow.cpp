@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <initializer_list>
 
+#include <QAbstractItemView>
 #include <QAction>
+#include <QActionGroup>
 #include <QChartView>
 #include <QDateTimeAxis>
 #include <QApplication>
@@ -117,7 +119,7 @@ DashboardWindow::DashboardWindow(DashboardModel *model, QWidget *parent)
 
     m_barsChoice = new QComboBox;
     for (const int bars : {20, 40, 100, 200})
-        m_barsChoice->addItem(u"last %1 requests"_s.arg(bars), bars);
+        m_barsChoice->addItem(tr("last %1 requests").arg(bars), bars);
     m_barsChoice->setCurrentIndex(3);
     connect(m_barsChoice, &QComboBox::currentIndexChanged, this, [this] {
         m_staircase->setBarLimit(m_barsChoice->currentData().toInt());
@@ -141,16 +143,16 @@ DashboardWindow::DashboardWindow(DashboardModel *model, QWidget *parent)
     outcomesLayout->addWidget(m_outcomes->legend());
     outcomesLayout->addWidget(m_outcomes, 1);
     m_outcomes->legend()->show();
-    m_outcomesFrame = framed(u"Outcomes over time (requests per second, stacked)"_s, outcomes);
-    m_breakersFrame = framed(u"Breaker timeline"_s, m_breakers);
-    m_scatterFrame = framed(u"Latency vs arrival time"_s, m_scatter);
-    m_staircaseFrame = framed(u"Latency staircase: arrival to last byte, by arrival"_s, m_staircase, m_barsChoice);
+    m_outcomesFrame = framed(tr("Outcomes over time (requests per second, stacked)"), outcomes);
+    m_breakersFrame = framed(tr("Breaker timeline"), m_breakers);
+    m_scatterFrame = framed(tr("Latency vs arrival time"), m_scatter);
+    m_staircaseFrame = framed(tr("Latency staircase: arrival to last byte, by arrival"), m_staircase, m_barsChoice);
     arrangeLive(false);
 
     m_tabs = new QTabWidget;
-    m_tabs->addTab(scrolling(live, Qt::ScrollBarAsNeeded), u"Live"_s);
-    m_tabs->addTab(m_requests, u"Requests"_s);
-    m_tabs->addTab(m_inFlight, u"In flight"_s);
+    m_tabs->addTab(scrolling(live, Qt::ScrollBarAsNeeded), tr("Live"));
+    m_tabs->addTab(m_requests, tr("Requests"));
+    m_tabs->addTab(m_inFlight, tr("In flight"));
     // A breaker band clicked: the calls received in it, in the table.
     connect(m_breakers, &BreakerTimeline::bandClicked, this, [this](const QString &, qint64 fromMs, qint64 toMs) {
         m_requests->setTimeRange(fromMs, toMs);
@@ -159,8 +161,11 @@ DashboardWindow::DashboardWindow(DashboardModel *model, QWidget *parent)
     });
     connect(m_breakers, &BreakerTimeline::replotRequested, this, &DashboardWindow::replotInterval);
     m_faultsPanel = new FaultsPanel;
-    m_tabs->addTab(m_faultsPanel, u"Faults"_s);
-    connect(m_tabs, &QTabWidget::currentChanged, this, [this] { draw(false); });   // catch up at once
+    m_tabs->addTab(m_faultsPanel, tr("Faults"));
+    connect(m_tabs, &QTabWidget::currentChanged, this, [this] {   // catch up at once
+        draw(false);
+        scheduleTicks();
+    });
     // Every tab as wide as the widest title a count can make ("Faults (12 armed)"): a count that
     // changes no longer moves the tabs after it, where a click was aimed (with room for the tab's margins).
     const QFontMetrics tabFont = m_tabs->tabBar()->fontMetrics();
@@ -197,7 +202,7 @@ DashboardWindow::DashboardWindow(DashboardModel *model, QWidget *parent)
     auto *replot = new QHBoxLayout(m_replotBar);
     replot->setContentsMargins(0, 0, 0, 0);
     m_replotText = new QLabel;
-    auto *backToLive = new QPushButton(u"Back to live"_s);
+    auto *backToLive = new QPushButton(tr("Back to live"));
     connect(backToLive, &QPushButton::clicked, this, &DashboardWindow::backToLive);
     replot->addWidget(m_replotText);
     replot->addWidget(backToLive);
@@ -219,9 +224,11 @@ DashboardWindow::DashboardWindow(DashboardModel *model, QWidget *parent)
         m_newestTransitionMs = std::max(m_newestTransitionMs, transition.atMs);
     });
 
+    styleCharts();
+    nameForScreenReaders();
     m_redrawTimer.setInterval(kRedrawIntervalMs);
     connect(&m_redrawTimer, &QTimer::timeout, this, &DashboardWindow::onTick);
-    m_redrawTimer.start();
+    connect(m_model, &DashboardModel::changed, this, &DashboardWindow::wake);
     const QRect available = screen()->availableGeometry();
     resize(defaultSize(available));
     move(available.center() - rect().center());
@@ -276,38 +283,44 @@ void DashboardWindow::fitToScreen()
 
 void DashboardWindow::buildToolBar()
 {
-    QToolBar *bar = addToolBar(u"Dashboard"_s);
+    QToolBar *bar = addToolBar(tr("Dashboard"));
     bar->setMovable(false);
     bar->setToolButtonStyle(Qt::ToolButtonTextOnly);
-    m_pauseAction = bar->addAction(u"Pause"_s);
+    m_pauseAction = bar->addAction(tr("Pause"));
     m_pauseAction->setCheckable(true);
-    m_pauseAction->setToolTip(u"Freeze the live view; events are still collected"_s);
+    m_pauseAction->setToolTip(tr("Freeze the live view; events are still collected"));
     connect(m_pauseAction, &QAction::toggled, this, &DashboardWindow::setPaused);
 
-    QAction *clear = bar->addAction(u"Clear"_s);
-    clear->setToolTip(u"Start every figure, chart, the breaker timeline and the table afresh"_s);
+    QAction *clear = bar->addAction(tr("Clear"));
+    clear->setToolTip(tr("Start every figure, chart, the breaker timeline and the table afresh"));
     connect(clear, &QAction::triggered, this, &DashboardWindow::clearAll);
 
     bar->addSeparator();
-    bar->addWidget(new QLabel(u" Window "_s));
+    bar->addWidget(new QLabel(tr(" Window ")));
     m_windowChoice = new QComboBox;
     for (const int minutes : {1, 5, 15})
-        m_windowChoice->addItem(u"%1 min"_s.arg(minutes), minutes * 60'000);
+        m_windowChoice->addItem(tr("%1 min").arg(minutes), minutes * 60'000);
     m_windowChoice->setCurrentIndex(1);
     connect(m_windowChoice, &QComboBox::currentIndexChanged, this,
             [this] { setWindowMs(m_windowChoice->currentData().toLongLong()); });
     bar->addWidget(m_windowChoice);
 
     bar->addSeparator();
-    connect(bar->addAction(u"Export charts…"_s), &QAction::triggered, this, &DashboardWindow::chooseExportCharts);
-    connect(bar->addAction(u"Export table…"_s), &QAction::triggered, this, &DashboardWindow::chooseExportTable);
+    connect(bar->addAction(tr("Export charts…")), &QAction::triggered, this, &DashboardWindow::chooseExportCharts);
+    connect(bar->addAction(tr("Export table…")), &QAction::triggered, this, &DashboardWindow::chooseExportTable);
     bar->addSeparator();
-    connect(bar->addAction(u"Settings…"_s), &QAction::triggered, this, [this] {
+    connect(bar->addAction(tr("Settings…")), &QAction::triggered, this, [this] {
         if (m_openSettings)
             m_openSettings();
     });
+    buildViewMenu();
+    auto *view = new QToolButton;
+    view->setText(m_viewMenu->title());
+    view->setPopupMode(QToolButton::InstantPopup);
+    view->setMenu(m_viewMenu);
+    bar->addWidget(view);
     m_demoButton = new QToolButton;
-    m_demoButton->setText(u"Demo scenarios"_s);
+    m_demoButton->setText(tr("Demo scenarios"));
     m_demoButton->setPopupMode(QToolButton::InstantPopup);
     m_demoButton->setMenu(new QMenu(m_demoButton));
     bar->addSeparator();
@@ -315,14 +328,19 @@ void DashboardWindow::buildToolBar()
     m_demoMenuAction->setVisible(false);   // only in --demo
 
     // On the window itself too, so Ctrl+Q works wherever the focus is.
-    QAction *quit = new QAction(u"Quit Breakwater"_s, this);
+    QAction *quit = new QAction(tr("Quit Breakwater"), this);
     quit->setShortcuts(dashboardstyle::quitShortcuts());
     quit->setShortcutContext(Qt::ApplicationShortcut);
-    quit->setToolTip(u"Stop the proxy and quit (%1)"_s.arg(quit->shortcut().toString(QKeySequence::NativeText)));
+    quit->setToolTip(tr("Stop the proxy and quit (%1)").arg(quit->shortcut().toString(QKeySequence::NativeText)));
     connect(quit, &QAction::triggered, qApp, &QCoreApplication::quit);
     addAction(quit);
     bar->addSeparator();
     bar->addAction(quit);
+    // A toolbar's buttons take no focus by default: every one of them reachable by Tab too.
+    for (QAction *action : bar->actions()) {
+        if (QWidget *button = bar->widgetForAction(action); button && !qobject_cast<QLabel *>(button))
+            button->setFocusPolicy(Qt::StrongFocus);
+    }
 }
 
 void DashboardWindow::clearAll()
@@ -342,12 +360,12 @@ void DashboardWindow::closeEvent(QCloseEvent *event)
         QMainWindow::closeEvent(event);
         return;
     }
-    QMessageBox ask(QMessageBox::Warning, u"Quit Breakwater?"_s,
-                    u"There is no system tray to keep Breakwater in, so closing this window stops the proxy. "
-                    "Apps pointed at %1 will fail to connect until it runs again."_s.arg(m_proxyPanel->listenUrl()),
+    QMessageBox ask(QMessageBox::Warning, tr("Quit Breakwater?"),
+                    tr("There is no system tray to keep Breakwater in, so closing this window stops the proxy. "
+                       "Apps pointed at %1 will fail to connect until it runs again.").arg(m_proxyPanel->listenUrl()),
                     QMessageBox::NoButton, this);
-    ask.addButton(u"Quit Breakwater"_s, QMessageBox::AcceptRole);
-    QPushButton *keep = ask.addButton(u"Keep running"_s, QMessageBox::RejectRole);
+    ask.addButton(tr("Quit Breakwater"), QMessageBox::AcceptRole);
+    QPushButton *keep = ask.addButton(tr("Keep running"), QMessageBox::RejectRole);
     ask.setDefaultButton(keep);
     ask.exec();
     if (ask.clickedButton() == keep) {
@@ -407,9 +425,9 @@ void DashboardWindow::arrangeLive(bool compact)
         m_liveGrid->setColumnStretch(1, 1);
     }
     const QList<std::pair<QWidget *, std::pair<QString, QString>>> titles{
-        {m_outcomesFrame, {u"Outcomes over time (requests per second, stacked)"_s, u"Outcomes (requests/s, stacked)"_s}},
-        {m_scatterFrame, {u"Latency vs arrival time"_s, u"Latency vs arrival"_s}},
-        {m_staircaseFrame, {u"Latency staircase: arrival to last byte, by arrival"_s, u"Latency staircase"_s}},
+        {m_outcomesFrame, {tr("Outcomes over time (requests per second, stacked)"), tr("Outcomes (requests/s, stacked)")}},
+        {m_scatterFrame, {tr("Latency vs arrival time"), tr("Latency vs arrival")}},
+        {m_staircaseFrame, {tr("Latency staircase: arrival to last byte, by arrival"), tr("Latency staircase")}},
     };
     for (const auto &[frame, names] : titles) {
         auto *title = frame->findChild<QLabel *>(u"title"_s);
@@ -484,11 +502,12 @@ void DashboardWindow::setPaused(bool paused)
     m_paused = paused;
     if (m_pauseAction->isChecked() != paused)
         m_pauseAction->setChecked(paused);
-    m_pauseAction->setText(paused ? u"Resume"_s : u"Pause"_s);
+    m_pauseAction->setText(paused ? tr("Resume") : tr("Pause"));
     // Only the drawing stops: the proxy still admits calls, which "Breakwater (paused)" denied.
-    setWindowTitle(paused ? u"Breakwater (charts paused)"_s : u"Breakwater"_s);
+    setWindowTitle(paused ? tr("Breakwater (charts paused)") : u"Breakwater"_s);
     if (!paused)
         redraw();
+    scheduleTicks();
 }
 
 void DashboardWindow::setStaircaseBars(int bars)
@@ -500,7 +519,7 @@ void DashboardWindow::setStaircaseBars(int bars)
 
 void DashboardWindow::setProxyInfo(const QString &baseUrl, bool demo)
 {
-    m_proxyInfo->setText(u"listening on %1%2"_s.arg(baseUrl, demo ? u"  ·  demo mode (mock provider)"_s : QString()));
+    m_proxyInfo->setText(tr("listening on %1%2").arg(baseUrl, demo ? tr("  ·  demo mode (mock provider)") : QString()));
     m_proxyPanel->setListenUrl(baseUrl, demo);
     m_requests->setOrigin(baseUrl.endsWith(u"/v1"_s) ? baseUrl.chopped(3) : baseUrl);   // curl and HAR URLs
     QString anthropicBase = baseUrl;   // the same address; the Anthropic SDK adds /v1 itself
@@ -526,6 +545,7 @@ void DashboardWindow::setUpstreamUrl(const QString &upstream, const QString &ful
     m_proxyPanel->setUpstreamUrl(upstream, url);
     m_requests->setUpstreamUrl(upstream, url);   // offered by Replay…
     m_drawnRevision = ~quint64(0);   // the strip shows it at the next tick
+    wake();
 }
 
 void DashboardWindow::setDemoController(DemoController *demo)
@@ -556,10 +576,193 @@ void DashboardWindow::setSettingsHandler(std::function<void()> openSettings)
 void DashboardWindow::onTick()
 {
     ++m_ticks;
-    // Nobody sees a hidden or paused window: the model keeps collecting, drawing waits.
-    if (m_paused || !isVisible())
+    // Nobody sees a hidden, minimised or paused window: the model keeps collecting, drawing waits.
+    if (seen())
+        draw(false);
+    scheduleTicks();
+}
+
+bool DashboardWindow::seen() const
+{
+    return !m_paused && isVisible() && !isMinimized();
+}
+
+void DashboardWindow::wake()
+{
+    // Never restarted while on: a steady stream of events must not keep pushing the tick away.
+    if (seen() && (!m_redrawTimer.isActive() || m_redrawTimer.interval() != kRedrawIntervalMs))
+        m_redrawTimer.start(kRedrawIntervalMs);
+}
+
+bool DashboardWindow::timeMoves() const
+{
+    if (m_model->inFlight() > 0 || m_model->queued() > 0 || m_model->oldestInFlightMs() > 0
+        || m_model->flightsListed() > 0)
+        return true;   // their ages and bars grow
+    if (m_past || m_tabs->currentIndex() != 0)
+        return false;   // the other tabs and a replotted interval stand still
+    const qint64 newestRecordMs = m_model->records().empty() ? 0 : m_model->records().back().endAtMs;
+    return std::max(newestRecordMs, m_newestTransitionMs) >= m_nowMs() - m_windowMs - kRedrawIntervalMs;
+}
+
+void DashboardWindow::scheduleTicks()
+{
+    // An idle dashboard rests (issue 26: 4 % of a core with nothing to show but the clock axis):
+    // ten ticks a second only while things arrive, one while the charts merely scroll, none when
+    // nothing on screen moves with time; the model's changed() wakes it again.
+    const quint64 revision = m_model->revision();
+    const bool arriving = revision != m_tickedRevision;
+    m_tickedRevision = revision;
+    int interval = 0;
+    if (seen())
+        interval = arriving ? kRedrawIntervalMs : timeMoves() ? kRestIntervalMs : 0;
+    if (interval == 0)
+        m_redrawTimer.stop();
+    else if (!m_redrawTimer.isActive() || m_redrawTimer.interval() != interval)
+        m_redrawTimer.start(interval);
+}
+
+void DashboardWindow::showEvent(QShowEvent *event)
+{
+    QMainWindow::showEvent(event);
+    wake();   // catch up with what came while hidden
+}
+
+void DashboardWindow::hideEvent(QHideEvent *event)
+{
+    QMainWindow::hideEvent(event);
+    m_redrawTimer.stop();   // hidden in the tray: draws nothing
+}
+
+void DashboardWindow::changeEvent(QEvent *event)
+{
+    QMainWindow::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange) {
+        // A theme chosen in View, or the desktop's changed. A style sheet's palette(base) was
+        // resolved when it was applied, and Qt skips widgets with one: applied again, it follows.
+        styleCharts();
+        for (QWidget *widget : findChildren<QWidget *>()) {
+            if (!widget->styleSheet().isEmpty())
+                widget->setStyleSheet(widget->styleSheet());
+        }
         return;
-    draw(false);
+    }
+    if (event->type() != QEvent::WindowStateChange)
+        return;
+    if (isMinimized())
+        m_redrawTimer.stop();
+    else
+        wake();
+}
+
+void DashboardWindow::styleCharts()
+{
+    for (QChartView *view : std::initializer_list<QChartView *>{m_outcomes, m_scatter}) {
+        apptheme::styleChart(view->chart(), palette());
+        view->setBackgroundBrush(palette().base());
+    }
+}
+
+void DashboardWindow::nameForScreenReaders()
+{
+    const QList<std::tuple<QWidget *, QString, QString>> views{
+        {m_outcomes, tr("Outcomes over time"),
+         tr("Requests per second, stacked by how they were served: in flight, miss, joined, cache hit, bypass, refused, failed")},
+        {m_breakers, tr("Breaker timeline"),
+         tr("Each upstream's circuit breaker over time: closed, half-open or open, with its transitions")},
+        {m_scatter, tr("Latency vs arrival time"),
+         tr("Each call's latency by the time it arrived, coloured by how it was served or why it failed")},
+        {m_staircase, tr("Latency staircase"),
+         tr("The newest requests as bars from arrival to last byte, in order of arrival")},
+        {m_figures, tr("Figures"), tr("Requests, upstream calls, joined, cache hits, refused, failed, cost and calls in flight")},
+        {m_requests, tr("Requests"), tr("The table of recent requests, newest first")},
+        {m_inFlight, tr("In flight"), tr("The upstream calls running or queued now")},
+        {m_faultsPanel, tr("Faults"), tr("Fault injection rules armed on this proxy")},
+        {m_tabs, tr("Dashboard views"), tr("Live charts, the request table, the calls in flight and fault injection")},
+    };
+    for (const auto &[widget, name, description] : views) {
+        widget->setAccessibleName(name);
+        widget->setAccessibleDescription(description);
+    }
+    // A table's Tab moves out of it (its arrow keys move between cells), not to its next cell.
+    for (QAbstractItemView *table : findChildren<QAbstractItemView *>()) {
+        table->setTabKeyNavigation(false);
+        for (QWidget *panel = table->parentWidget(); table->accessibleName().isEmpty() && panel; panel = panel->parentWidget())
+            table->setAccessibleName(panel->accessibleName());   // the panel's name
+    }
+}
+
+QList<QWidget *> DashboardWindow::tabOrder() const
+{
+    QList<QWidget *> controls;
+    for (QWidget *widget : findChildren<QWidget *>()) {
+        if ((widget->focusPolicy() & Qt::TabFocus) && widget->isVisible() && widget->isEnabled()
+            && !widget->focusProxy() && widget->window() == this && !widget->visibleRegion().isEmpty())
+            controls << widget;
+    }
+    const auto place = [this](const QWidget *widget) { return QRect(widget->mapTo(this, QPoint(0, 0)), widget->size()); };
+    // Rows top to bottom: a control whose top is below the row's lowest middle starts the next row.
+    std::stable_sort(controls.begin(), controls.end(),
+                     [&](const QWidget *a, const QWidget *b) { return place(a).center().y() < place(b).center().y(); });
+    QList<QWidget *> ordered;
+    for (qsizetype start = 0; start < controls.size();) {
+        qsizetype end = start + 1;
+        int rowBottom = place(controls[start]).bottom();
+        while (end < controls.size() && place(controls[end]).center().y() <= rowBottom) {
+            rowBottom = std::max(rowBottom, place(controls[end]).bottom());
+            ++end;
+        }
+        QList<QWidget *> row = controls.mid(start, end - start);
+        std::stable_sort(row.begin(), row.end(), [&](const QWidget *a, const QWidget *b) { return place(a).x() < place(b).x(); });
+        ordered << row;
+        start = end;
+    }
+    return ordered;
+}
+
+bool DashboardWindow::focusNextPrevChild(bool next)
+{
+    const QList<QWidget *> controls = tabOrder();
+    if (controls.isEmpty())
+        return QMainWindow::focusNextPrevChild(next);
+    const qsizetype at = controls.indexOf(focusWidget());
+    const qsizetype count = controls.size();
+    const qsizetype to = at < 0 ? (next ? 0 : count - 1) : (at + (next ? 1 : count - 1)) % count;
+    controls[to]->setFocus(next ? Qt::TabFocusReason : Qt::BacktabFocusReason);
+    return true;
+}
+
+void DashboardWindow::buildViewMenu()
+{
+    m_viewMenu = new QMenu(tr("View"), this);
+    m_viewMenu->addSection(tr("Theme"));
+    m_themes = new QActionGroup(this);
+    const QList<std::pair<apptheme::Theme, QString>> themes{
+        //: The desktop's own colours
+        {apptheme::Theme::System, tr("System")},
+        {apptheme::Theme::Light, tr("Light")},
+        {apptheme::Theme::Dark, tr("Dark")},
+    };
+    for (const auto &[theme, name] : themes) {
+        QAction *action = m_viewMenu->addAction(name);
+        action->setCheckable(true);
+        action->setData(int(theme));
+        action->setChecked(theme == apptheme::current());
+        m_themes->addAction(action);
+        connect(action, &QAction::triggered, this, [this, theme = theme] {
+            setTheme(theme);
+            Q_EMIT themeChosen(theme);
+        });
+    }
+}
+
+void DashboardWindow::setTheme(apptheme::Theme theme)
+{
+    if (theme != apptheme::current())
+        apptheme::apply(theme);
+    for (QAction *action : m_themes->actions())
+        action->setChecked(action->data().toInt() == int(theme));
+    styleCharts();
 }
 
 DashboardWindow::DataKey DashboardWindow::dataKey() const
@@ -581,7 +784,7 @@ void DashboardWindow::draw(bool everything)
         m_faultsPanel->refresh(m_model->snapshot());
         const int faults = int(m_model->snapshot().faults.size());
         const int faultsTab = m_tabs->indexOf(m_faultsPanel);
-        m_tabs->setTabText(faultsTab, faults > 0 ? u"Faults (%1 armed)"_s.arg(faults) : u"Faults"_s);
+        m_tabs->setTabText(faultsTab, faults > 0 ? tr("Faults (%1 armed)").arg(faults) : tr("Faults"));
         m_tabs->tabBar()->setTabTextColor(faultsTab, faults > 0 ? dashboardstyle::injectedColor() : QColor());
         const bool empty = m_model->records().empty() && m_model->totals().requests == 0;
         if (m_gettingStarted->isVisibleTo(this) != empty) {
@@ -625,7 +828,7 @@ void DashboardWindow::draw(bool everything)
     const int flights = m_model->flightsListed();
     if (flights != m_inFlightTabCount) {
         m_inFlightTabCount = flights;
-        m_tabs->setTabText(m_tabs->indexOf(m_inFlight), flights > 0 ? u"In flight (%1)"_s.arg(flights) : u"In flight"_s);
+        m_tabs->setTabText(m_tabs->indexOf(m_inFlight), flights > 0 ? tr("In flight (%1)").arg(flights) : tr("In flight"));
     }
     ++m_redraws;
 }
@@ -657,9 +860,9 @@ void DashboardWindow::replotInterval(qint64 fromMs, qint64 toMs)
     m_past->addHistory(records);
     m_pastFromMs = fromMs;
     m_pastToMs = toMs;
-    m_replotText->setText(u"The charts show %1–%2, replotted from the %3 (%4 calls)"_s
+    m_replotText->setText(tr("The charts show %1–%2, replotted from the %3 (%4 calls)")
                               .arg(dashboardstyle::formatClock(fromMs, false), dashboardstyle::formatClock(toMs, false),
-                                   m_historySource ? u"call log"_s : u"calls held"_s)
+                                   m_historySource ? tr("call log") : tr("calls held"))
                               .arg(records.size()));
     m_replotBar->show();
     m_tabs->setCurrentIndex(0);
@@ -708,11 +911,11 @@ bool DashboardWindow::exportCharts(const QString &directory, QString *error, QSt
         QByteArray png;
         QBuffer buffer(&png);
         if (!buffer.open(QIODevice::WriteOnly) || !widget->grab().save(&buffer, "PNG")) {
-            *error = u"could not draw %1"_s.arg(path);
+            *error = tr("could not draw %1").arg(path);
             return false;
         }
         if (const Result written = writePrivateFile(path, png); !written.ok()) {
-            *error = u"could not write %1"_s.arg(written.error());
+            *error = tr("could not write %1").arg(written.error());
             return false;
         }
         if (written)
@@ -728,32 +931,32 @@ bool DashboardWindow::exportTable(const QString &path)
     syncRequestTable();
     QString error;
     if (!m_requests->exportCsv(path, &error)) {
-        QMessageBox::warning(this, u"Export table"_s, u"The table was not saved: %1."_s.arg(error));
+        QMessageBox::warning(this, tr("Export table"), tr("The table was not saved: %1.").arg(error));
         return false;
     }
-    statusBar()->showMessage(u"%1 rows saved to %2"_s.arg(m_requests->rowCount()).arg(QDir::toNativeSeparators(path)), 15'000);
+    statusBar()->showMessage(tr("%1 rows saved to %2").arg(m_requests->rowCount()).arg(QDir::toNativeSeparators(path)), 15'000);
     return true;
 }
 
 void DashboardWindow::chooseExportCharts()
 {
-    const QString directory = QFileDialog::getExistingDirectory(this, u"Export charts as PNG into"_s);
+    const QString directory = QFileDialog::getExistingDirectory(this, tr("Export charts as PNG into"));
     if (directory.isEmpty())
         return;
     QString error;
     QStringList written;
     if (exportCharts(directory, &error, &written))
-        statusBar()->showMessage(u"%1 charts saved in %2 (%3, ...)"_s.arg(written.size())
+        statusBar()->showMessage(tr("%1 charts saved in %2 (%3, ...)").arg(written.size())
                                      .arg(QDir::toNativeSeparators(directory), QFileInfo(written.first()).fileName()), 15'000);
     else
-        QMessageBox::warning(this, u"Export charts"_s, u"The charts were not saved: %1."_s.arg(error));
+        QMessageBox::warning(this, tr("Export charts"), tr("The charts were not saved: %1.").arg(error));
 }
 
 void DashboardWindow::chooseExportTable()
 {
     const QString name = u"breakwater-requests-%1.csv"_s.arg(QDateTime::currentDateTime().toString(u"yyyyMMdd-HHmmss"_s));
-    const QString path = QFileDialog::getSaveFileName(this, u"Export the request table as CSV"_s, name,
-                                                      u"CSV files (*.csv)"_s);
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export the request table as CSV"), name,
+                                                      tr("CSV files (*.csv)"));
     if (!path.isEmpty())
         exportTable(path);
 }

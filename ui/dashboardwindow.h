@@ -6,6 +6,8 @@
 #include <QMainWindow>
 #include <QTimer>
 
+#include "apptheme.h"
+
 class BreakerTimeline;
 class DashboardModel;
 class DemoController;
@@ -21,6 +23,8 @@ class LatencyStaircase;
 class OutcomeChart;
 class ProxyPanel;
 class QAction;
+class QActionGroup;
+class QMenu;
 class QChartView;
 class QComboBox;
 class QGridLayout;
@@ -49,6 +53,9 @@ class DashboardWindow final : public QMainWindow
     Q_DISABLE_COPY_MOVE(DashboardWindow)
 public:
     static constexpr int kRedrawIntervalMs = 100;
+    // At rest (nothing came since the last tick, calls only in the window): the time-driven charts
+    // step once a second; with nothing in the window either, the timer stops until the model changes.
+    static constexpr int kRestIntervalMs = 1000;
     static constexpr int kScatterIntervalMs = 500;   // the scatter is the costliest chart to paint
 
     explicit DashboardWindow(DashboardModel *model, QWidget *parent = nullptr);
@@ -74,6 +81,12 @@ public:
     void setUpstreamUrl(const QString &upstream, const QString &url);
     void setDemoController(DemoController *demo);
     void setSettingsHandler(std::function<void()> openSettings);
+    // View > Theme: System, Light or Dark, applied to the whole application at once; a choice in
+    // the menu is also said by themeChosen (the app keeps it in the settings).
+    void setTheme(apptheme::Theme theme);
+    QMenu *viewMenu() const { return m_viewMenu; }
+    // The controls Tab goes through, in that order: shown, enabled, taking focus by Tab.
+    QList<QWidget *> tabOrder() const;
 
     // "Replot every chart for a past interval": the calls received in [fromMs, toMs] (at most the
     // widest window, 15 minutes, ending at toMs) are read from `source` (the call log; without one,
@@ -88,9 +101,16 @@ public:
     QString replotText() const;
 
     // Draws every view now from the model (tests call it; the timer draws only what is visible).
-    void redraw() { draw(true); }
+    void redraw()
+    {
+        draw(true);
+        scheduleTicks();
+    }
     int redrawCount() const { return m_redraws; }
     int tickCount() const { return m_ticks; }   // redraw timer ticks seen (drawn or not)
+    // The redraw timer's interval now: kRedrawIntervalMs, kRestIntervalMs, or 0 while it rests
+    // (hidden, minimised, paused, or nothing on screen moves with time).
+    int redrawIntervalMs() const { return m_redrawTimer.isActive() ? m_redrawTimer.interval() : 0; }
     // The toolbar's Clear: every figure, chart, the breaker timeline, the table and the status bar.
     void clearAll();
     // outcomes-20270115-080001.png, breakers-..., staircase-..., latency-..., dashboard-...: stamped
@@ -120,22 +140,38 @@ public:
     QComboBox *staircaseRangeChoice() const { return m_barsChoice; }
     QLabel *statusInfo() const { return m_proxyInfo; }
 
+Q_SIGNALS:
+    void themeChosen(apptheme::Theme theme);
+
 protected:
     // Without a tray, closing the last window ends the proxy that apps may be pointed at: ask first.
     void closeEvent(QCloseEvent *event) override;
     void resizeEvent(QResizeEvent *event) override;
     bool eventFilter(QObject *watched, QEvent *event) override;
+    // Tab and Shift+Tab go through the controls in the order they are laid out (rows top to
+    // bottom, left to right in a row), wherever and whenever each was made.
+    bool focusNextPrevChild(bool next) override;
+    void showEvent(QShowEvent *event) override;
+    void hideEvent(QHideEvent *event) override;
+    void changeEvent(QEvent *event) override;
 
 private:
     void fitToScreen();
     void placeGuide();   // the first-start guide over the top of the Live tab
     static void fitTimeTicks(QChartView *view, qreal plotWidth);
     void onTick();
+    bool seen() const;        // shown, not minimised, not paused: worth drawing
+    void wake();              // the model changed: ticks at kRedrawIntervalMs
+    void scheduleTicks();     // after a tick: on, at rest, or stopped
+    bool timeMoves() const;   // something on the shown tab moves with the clock alone
     void fitFiguresStrip();
     void arrangeLive(bool compact);
     void draw(bool everything);
     void syncRequestTable();   // the Requests table brought up to the model, when it changed
     void buildToolBar();
+    void buildViewMenu();
+    void styleCharts();   // the Qt Charts in the palette's colours (apptheme::styleChart)
+    void nameForScreenReaders();   // accessible names and descriptions of the views
     void chooseExportCharts();
     void chooseExportTable();
     void drawPast();
@@ -153,6 +189,7 @@ private:
     qint64 m_windowMs = 5 * 60'000;
     bool m_paused = false;
     quint64 m_drawnRevision = ~quint64(0);
+    quint64 m_tickedRevision = ~quint64(0);   // the model's revision at the previous tick
     qint64 m_scatterDrawnAtMs = 0;
     int m_redraws = 0;
     int m_ticks = 0;
@@ -195,6 +232,8 @@ private:
     bool m_liveArranged = false;
     bool m_compact = false;
     QAction *m_pauseAction = nullptr;
+    QMenu *m_viewMenu = nullptr;
+    QActionGroup *m_themes = nullptr;
     QComboBox *m_windowChoice = nullptr;
     QComboBox *m_barsChoice = nullptr;
     QAction *m_demoMenuAction = nullptr;

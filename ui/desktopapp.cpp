@@ -1,13 +1,18 @@
 #include "desktopapp.h"
 
+#include <memory>
+
 #include <QApplication>
 #include <QGuiApplication>
+#include <QLocale>
 #include <QMessageBox>
 #include <QSettings>
 #include <QStatusBar>
 
 #include "accounting/calllog.h"
 #include "accounting/callrecord.h"
+#include "apptheme.h"
+#include "apptranslation.h"
 #include "appsettings.h"
 #include "cleartextwarning.h"
 #include "dashboardmodel.h"
@@ -64,8 +69,11 @@ bool displayAvailable()
 
 std::unique_ptr<QCoreApplication> createApplication(int &argc, char **argv, bool desktop)
 {
-    if (desktop)
-        return std::make_unique<QApplication>(argc, argv);
+    if (desktop) {
+        auto app = std::make_unique<QApplication>(argc, argv);
+        apptranslation::install(app.get(), QLocale::system());   // LANGUAGE / LANG
+        return app;
+    }
     return std::make_unique<QCoreApplication>(argc, argv);
 }
 
@@ -93,7 +101,24 @@ void connectProxyToModel(ProxyServer *proxy, DashboardModel *model)
     QObject::connect(proxy, &ProxyServer::callStarted, model, &DashboardModel::addStarted, Qt::QueuedConnection);
     QObject::connect(proxy, &ProxyServer::callCompleted, model, &DashboardModel::addRecord, Qt::QueuedConnection);
     QObject::connect(proxy, &ProxyServer::breakerChanged, model, &DashboardModel::addTransition, Qt::QueuedConnection);
-    QObject::connect(proxy, &ProxyServer::snapshotReady, model, &DashboardModel::setSnapshot, Qt::QueuedConnection);
+    // Sifted on the proxy thread, before anything is posted: four snapshots a second that differ
+    // only in their times, or in a countdown, would wake the GUI thread four times a second at rest
+    // (issue 26). One still goes through every kSnapshotHeartbeatMs: countdowns step once a second.
+    struct Sift
+    {
+        ProxySnapshot passed;   // touched only on the proxy thread
+        qint64 passedAtMs = 0;
+    };
+    constexpr qint64 kSnapshotHeartbeatMs = 1000;
+    auto sift = std::make_shared<Sift>();
+    QObject::connect(proxy, &ProxyServer::snapshotReady, model, [model, sift](const ProxySnapshot &snapshot) {
+        if (sift->passedAtMs > 0 && snapshot.atMs - sift->passedAtMs < kSnapshotHeartbeatMs
+            && snapshot.sameBesidesAges(sift->passed))
+            return;
+        sift->passed = snapshot;
+        sift->passedAtMs = snapshot.atMs;
+        QMetaObject::invokeMethod(model, [model, snapshot] { model->setSnapshot(snapshot); }, Qt::QueuedConnection);
+    }, Qt::DirectConnection);
 }
 
 int runDesktop(ProxyServer *proxy, MockProvider *mock, const ProxyConfig &config, const QStringList &given,
@@ -110,7 +135,12 @@ int runDesktop(ProxyServer *proxy, MockProvider *mock, const ProxyConfig &config
     if (anthropicBase.endsWith(u"/v1"_s))
         anthropicBase.chop(3);
 
+    // The theme chosen in View, before anything is drawn; kept again whenever one is chosen.
+    if (const apptheme::Theme theme = apptheme::load(*openSettings()); theme != apptheme::Theme::System)
+        apptheme::apply(theme);
     DashboardWindow window(&model);
+    QObject::connect(&window, &DashboardWindow::themeChosen, &window,
+                     [](apptheme::Theme theme) { apptheme::save(*openSettings(), theme); });
     window.setProxyInfo(openaiBase, mock != nullptr);
     window.setUpstreamUrl(u"openai"_s, config.openaiUpstream.toString());
     window.setUpstreamUrl(u"anthropic"_s, config.anthropicUpstream.toString());

@@ -27,9 +27,9 @@ LatencyScatter::LatencyScatter(QWidget *parent)
     m_timeAxis = new QDateTimeAxis(chart);
     m_timeAxis->setFormat(u"HH:mm:ss"_s);
     m_timeAxis->setTickCount(7);
-    m_timeAxis->setTitleText(u"arrival"_s);
+    m_timeAxis->setTitleText(tr("arrival"));
     m_latencyAxis = new QValueAxis(chart);
-    m_latencyAxis->setTitleText(u"latency (s)"_s);
+    m_latencyAxis->setTitleText(tr("latency (s)"));
     m_latencyAxis->setRange(0, 1);
     dashboardstyle::fitLabelsToTicks(m_latencyAxis);   // 0.25 s steps: two decimals
     chart->addAxis(m_timeAxis, Qt::AlignBottom);

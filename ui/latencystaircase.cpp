@@ -267,14 +267,14 @@ QList<LatencyStaircase::LegendEntry> LatencyStaircase::legendEntries() const
         if (category != DashboardModel::Category::Failed)
             entries.append({dashboardstyle::outcomeColor(category), Qt::NoBrush, DashboardModel::categoryName(category)});
     }
-    entries.append({dashboardstyle::inFlightColor().lighter(130), hatch(dashboardstyle::inFlightColor()), u"in flight"_s});
+    entries.append({dashboardstyle::inFlightColor().lighter(130), hatch(dashboardstyle::inFlightColor()), tr("in flight")});
     // The parts of a bar start a line of their own.
     const QColor grey = kQueueGrey;
-    entries.append({queueWaitColor(), hatch(grey), u"queue wait"_s, true});
+    entries.append({queueWaitColor(), hatch(grey), tr("queue wait"), true});
     QColor tint = grey;
     tint.setAlpha(110);
-    entries.append({tint, Qt::NoBrush, u"joined wait"_s});
-    entries.append({grey, Qt::NoBrush, u"upstream"_s});
+    entries.append({tint, Qt::NoBrush, tr("joined wait")});
+    entries.append({grey, Qt::NoBrush, tr("upstream")});
     // Only the kinds of failure among the bars: there is room for a few, not for all.
     for (const Ending ending : dashboardstyle::failureEndings()) {
         const bool shown = std::any_of(m_bars.begin(), m_bars.end(),
@@ -367,7 +367,7 @@ void LatencyStaircase::paintEvent(QPaintEvent *)
     const auto xFor = [&](qint64 atMs) { return plot.left() + double(atMs - m_originMs) * scale; };
 
     // Light vertical grid at the axis ticks, behind the bars.
-    painter.setPen(QColor(0xe6, 0xe6, 0xe6));
+    painter.setPen(palette().color(QPalette::Midlight));
     for (const qint64 t : timeaxis::ticks(0, m_spanMs, std::max(2, plot.width() / 80)))
         painter.drawLine(QPointF(plot.left() + t * scale, plot.top()), QPointF(plot.left() + t * scale, plot.bottom()));
 
@@ -417,7 +417,7 @@ void LatencyStaircase::paintEvent(QPaintEvent *)
     }
 
     // Axes: seconds since the first shown arrival along the bottom, arrival order down the side.
-    painter.setPen(QColor(0x60, 0x60, 0x60));
+    painter.setPen(palette().color(QPalette::PlaceholderText));
     painter.drawLine(plot.topLeft(), plot.bottomLeft());
     const QRect axis(plot.left(), plot.top(), plot.width(), int(std::min<double>(plot.height(), drawnBarCount() * rowHeight)));
     timeaxis::drawBottom(painter, axis, 0, m_spanMs, std::max(2, plot.width() / 80), false);

@@ -55,7 +55,7 @@ OutcomeChart::OutcomeChart(QWidget *parent)
         m_upper.append(upper);
         m_areas.append(area);
     };
-    addBand(u"in flight"_s, dashboardstyle::inFlightColor());
+    addBand(tr("in flight"), dashboardstyle::inFlightColor());
     for (int i = 0; i < DashboardModel::kCategoryCount; ++i) {
         const auto category = DashboardModel::Category(i);
         addBand(DashboardModel::categoryName(category), dashboardstyle::outcomeColor(category));

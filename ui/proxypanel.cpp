@@ -1,5 +1,7 @@
 #include "proxypanel.h"
 
+#include <tuple>
+
 #include <QApplication>
 #include <QClipboard>
 #include <QGridLayout>
@@ -203,14 +205,17 @@ ProxyPanel::Row &ProxyPanel::row(const QString &upstream)
     auto *buttonRow = new QHBoxLayout(buttons);
     buttonRow->setContentsMargins(0, 0, 0, 0);
     buttonRow->setSpacing(2);
-    const QList<std::pair<BreakerAction, QString>> actions{
-        {BreakerAction::Open, u"Open the breaker now: refuse calls for one cool-down (the probe waits)"_s},
-        {BreakerAction::Close, u"Close the breaker now and forget the failures counted"_s},
-        {BreakerAction::Probe, u"Ask the provider now whether it is back (half-open if it answers)"_s}};
-    for (const auto &[action, tip] : actions) {
+    const QList<std::tuple<BreakerAction, QString, QString>> actions{
+        //: Open the circuit breaker
+        {BreakerAction::Open, tr("Open"), tr("Open the breaker now: refuse calls for one cool-down (the probe waits)")},
+        //: Close the circuit breaker
+        {BreakerAction::Close, tr("Close"), tr("Close the breaker now and forget the failures counted")},
+        {BreakerAction::Probe, tr("Probe"), tr("Ask the provider now whether it is back (half-open if it answers)")}};
+    for (const auto &[action, text, tip] : actions) {
         auto *button = new QToolButton(buttons);
         const QString name = QString::fromLatin1(breakerActionName(action));
-        button->setText(name.left(1).toUpper() + name.mid(1));
+        button->setText(text);
+        button->setAccessibleName(tr("%1 breaker: %2").arg(upstream, text));
         button->setToolTip(u"%1: %2"_s.arg(upstream, tip));
         button->setObjectName(upstream + u'-' + name);   // tests find the buttons by name
         connect(button, &QToolButton::clicked, this,

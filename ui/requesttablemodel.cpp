@@ -2,6 +2,9 @@
 
 #include <algorithm>
 
+#include <QGuiApplication>
+
+#include "apptheme.h"
 #include "dashboardmodel.h"
 #include "dashboardstyle.h"
 
@@ -69,6 +72,9 @@ void RequestTableModel::placeRetries()
 QColor RequestTableModel::retryTint(int group)
 {
     // Two pale tints, by the group's first row: most neighbouring groups differ; neither is an outcome's colour.
+    // Deep ones under a dark theme, where the text is light.
+    if (apptheme::isDark(QGuiApplication::palette()))
+        return group % 2 == 0 ? QColor(0x4a, 0x3f, 0x22) : QColor(0x22, 0x36, 0x4c);
     return group % 2 == 0 ? QColor(0xff, 0xf3, 0xd6) : QColor(0xe3, 0xf0, 0xff);
 }
 

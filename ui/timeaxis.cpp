@@ -3,6 +3,8 @@
 #include <algorithm>
 
 #include <QFontMetrics>
+#include <QGuiApplication>
+#include <QPalette>
 #include <QPainter>
 #include <QRect>
 
@@ -42,7 +44,7 @@ void drawBottom(QPainter &painter, const QRect &plot, qint64 fromMs, qint64 toMs
     const double scale = double(plot.width()) / double(toMs - fromMs);
     const QFontMetrics metrics(painter.font());
     painter.save();
-    painter.setPen(QColor(0x60, 0x60, 0x60));
+    painter.setPen(QGuiApplication::palette().color(QPalette::PlaceholderText));   // light or dark theme
     painter.drawLine(plot.bottomLeft(), plot.bottomRight());
     const qint64 step = tickStep(toMs - fromMs, maxTicks);
     for (const qint64 t : ticks(fromMs, toMs, maxTicks)) {

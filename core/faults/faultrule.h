@@ -47,6 +47,7 @@ struct FaultRule
     qint64 expiresAtMs = 0;   // Clock::steadyMs(); 0 = never
     int fired = 0;
     QByteArray fleetId;   // armed for the whole fleet (fleet/fleetfaults.h); empty: this instance's own
+    bool operator==(const FaultRule &) const = default;
 
     static Expected<FaultRule> parse(const QString &text);
     // The JSON form of POST /breakwater/faults: {"rule": TEXT}, or the text's parts as fields

@@ -39,6 +39,7 @@ struct InFlight
     int queuePosition = 0;      // with Queued: 1-based, in order of submission; else 0
     bool trial = false;         // the breaker's half-open trial
     QString injected;           // the fault rule playing this call (FaultRule::label()); empty: none
+    bool operator==(const InFlight &) const = default;
 
     QJsonObject toJson() const;
 

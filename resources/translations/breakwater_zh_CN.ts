@@ -1,0 +1,830 @@
+<?xml version='1.0' encoding='utf-8'?>
+<TS version="2.1" language="zh_CN" sourcelanguage="en">
+<context>
+    <name>AttachStatus</name>
+    <message>
+        <source>%1 disconnected — reconnecting now (%2)</source>
+        <extracomment>%1 is the remote Breakwater's address, %2 why the connection went</extracomment>
+        <translation>%1 已断开 — 正在重新连接（%2）</translation>
+    </message>
+    <message>
+        <source>%1 disconnected — reconnecting in %2 s (%3)</source>
+        <extracomment>%1 is the remote Breakwater's address, %2 seconds until the next try, %3 why the connection went</extracomment>
+        <translation>%1 已断开 — %2 秒后重新连接（%3）</translation>
+    </message>
+</context>
+<context>
+    <name>AttachedApp</name>
+    <message>
+        <source>Breakwater — attached to %1</source>
+        <extracomment>%1 is the remote Breakwater's address, https://host:port</extracomment>
+        <translation>Breakwater — 已连接到 %1</translation>
+    </message>
+    <message>
+        <source>%1 (disconnected)</source>
+        <extracomment>the window's title while the remote is away</extracomment>
+        <translation>%1（已断开）</translation>
+    </message>
+</context>
+<context>
+    <name>BreakerTimeline</name>
+    <message>
+        <source>transition (hover for the reason)</source>
+        <translation>状态切换（悬停查看原因）</translation>
+    </message>
+</context>
+<context>
+    <name>ChartLegend</name>
+    <message>
+        <source>Legend: %1</source>
+        <translation>图例：%1</translation>
+    </message>
+</context>
+<context>
+    <name>ClearTextWarning</name>
+    <message>
+        <source>No TLS on %1: members' tokens and prompts cross the network in clear text (start with --tls-cert and --tls-key)</source>
+        <extracomment>%1 is the address Breakwater listens on, e.g. 0.0.0.0:8080</extracomment>
+        <translation>%1 未启用 TLS：成员的令牌和提示词以明文在网络上传输（请用 --tls-cert 和 --tls-key 启动）</translation>
+    </message>
+</context>
+<context>
+    <name>DashboardModel</name>
+    <message>
+        <source>miss</source>
+        <translation>未命中</translation>
+    </message>
+    <message>
+        <source>joined</source>
+        <translation>合并请求</translation>
+    </message>
+    <message>
+        <source>hit</source>
+        <translation>缓存命中</translation>
+    </message>
+    <message>
+        <source>bypass</source>
+        <translation>绕过</translation>
+    </message>
+    <message>
+        <source>refused</source>
+        <translation>拒绝</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>失败</translation>
+    </message>
+</context>
+<context>
+    <name>DashboardWindow</name>
+    <message>
+        <source>last %1 requests</source>
+        <translation>最近 %1 个请求</translation>
+    </message>
+    <message>
+        <source>Outcomes over time (requests per second, stacked)</source>
+        <translation>结果随时间变化（每秒请求数，堆叠）</translation>
+    </message>
+    <message>
+        <source>Breaker timeline</source>
+        <translation>熔断器时间线</translation>
+    </message>
+    <message>
+        <source>Latency vs arrival time</source>
+        <translation>延迟与到达时间</translation>
+    </message>
+    <message>
+        <source>Latency staircase: arrival to last byte, by arrival</source>
+        <translation>延迟阶梯图：从到达到最后一个字节，按到达排序</translation>
+    </message>
+    <message>
+        <source>Live</source>
+        <translation>实时</translation>
+    </message>
+    <message>
+        <source>Requests</source>
+        <translation>请求</translation>
+    </message>
+    <message>
+        <source>In flight</source>
+        <translation>进行中</translation>
+    </message>
+    <message>
+        <source>Faults</source>
+        <translation>故障</translation>
+    </message>
+    <message>
+        <source>Faults (000 armed)</source>
+        <translation>故障（已启用 000 条）</translation>
+    </message>
+    <message>
+        <source>In flight (00000)</source>
+        <translation>进行中（00000）</translation>
+    </message>
+    <message>
+        <source>Back to live</source>
+        <translation>返回实时</translation>
+    </message>
+    <message>
+        <source>Dashboard</source>
+        <translation>仪表盘</translation>
+    </message>
+    <message>
+        <source>Pause</source>
+        <translation>暂停</translation>
+    </message>
+    <message>
+        <source>Freeze the live view; events are still collected</source>
+        <translation>冻结实时视图；事件仍会继续收集</translation>
+    </message>
+    <message>
+        <source>Clear</source>
+        <translation>清空</translation>
+    </message>
+    <message>
+        <source>Start every figure, chart, the breaker timeline and the table afresh</source>
+        <translation>重新开始所有数字、图表、熔断器时间线和表格</translation>
+    </message>
+    <message>
+        <source> Window </source>
+        <translation> 时间窗口 </translation>
+    </message>
+    <message>
+        <source>%1 min</source>
+        <translation>%1 分钟</translation>
+    </message>
+    <message>
+        <source>Export charts…</source>
+        <translation>导出图表…</translation>
+    </message>
+    <message>
+        <source>Export table…</source>
+        <translation>导出表格…</translation>
+    </message>
+    <message>
+        <source>Settings…</source>
+        <translation>设置…</translation>
+    </message>
+    <message>
+        <source>Demo scenarios</source>
+        <translation>演示场景</translation>
+    </message>
+    <message>
+        <source>Quit Breakwater</source>
+        <translation>退出 Breakwater</translation>
+    </message>
+    <message>
+        <source>Stop the proxy and quit (%1)</source>
+        <translation>停止代理并退出（%1）</translation>
+    </message>
+    <message>
+        <source>Quit Breakwater?</source>
+        <translation>退出 Breakwater？</translation>
+    </message>
+    <message>
+        <source>There is no system tray to keep Breakwater in, so closing this window stops the proxy. Apps pointed at %1 will fail to connect until it runs again.</source>
+        <translation>没有系统托盘可以容纳 Breakwater，关闭此窗口会停止代理。指向 %1 的应用在它重新运行之前将无法连接。</translation>
+    </message>
+    <message>
+        <source>Keep running</source>
+        <translation>继续运行</translation>
+    </message>
+    <message>
+        <source>Outcomes (requests/s, stacked)</source>
+        <translation>结果（请求/秒，堆叠）</translation>
+    </message>
+    <message>
+        <source>Latency vs arrival</source>
+        <translation>延迟与到达</translation>
+    </message>
+    <message>
+        <source>Latency staircase</source>
+        <translation>延迟阶梯图</translation>
+    </message>
+    <message>
+        <source>Resume</source>
+        <translation>继续</translation>
+    </message>
+    <message>
+        <source>Breakwater (charts paused)</source>
+        <translation>Breakwater（图表已暂停）</translation>
+    </message>
+    <message>
+        <source>listening on %1%2</source>
+        <translation>监听于 %1%2</translation>
+    </message>
+    <message>
+        <source>  ·  demo mode (mock provider)</source>
+        <translation>  ·  演示模式（模拟服务商）</translation>
+    </message>
+    <message>
+        <source>Outcomes over time</source>
+        <translation>结果随时间变化</translation>
+    </message>
+    <message>
+        <source>Requests per second, stacked by how they were served: in flight, miss, joined, cache hit, bypass, refused, failed</source>
+        <translation>每秒请求数，按处理方式堆叠：进行中、未命中、合并请求、缓存命中、绕过、拒绝、失败</translation>
+    </message>
+    <message>
+        <source>Each upstream's circuit breaker over time: closed, half-open or open, with its transitions</source>
+        <translation>每个上游的熔断器随时间的状态：闭合、半开或断开，以及状态切换</translation>
+    </message>
+    <message>
+        <source>Each call's latency by the time it arrived, coloured by how it was served or why it failed</source>
+        <translation>每个调用的延迟与到达时间，颜色表示处理方式或失败原因</translation>
+    </message>
+    <message>
+        <source>The newest requests as bars from arrival to last byte, in order of arrival</source>
+        <translation>最新的请求，以从到达到最后一个字节的条形按到达顺序显示</translation>
+    </message>
+    <message>
+        <source>Figures</source>
+        <translation>数字</translation>
+    </message>
+    <message>
+        <source>Requests, upstream calls, joined, cache hits, refused, failed, cost and calls in flight</source>
+        <translation>请求、上游调用、合并请求、缓存命中、拒绝、失败、费用和进行中的调用</translation>
+    </message>
+    <message>
+        <source>The table of recent requests, newest first</source>
+        <translation>最近请求的表格，最新的在前</translation>
+    </message>
+    <message>
+        <source>The upstream calls running or queued now</source>
+        <translation>正在运行或排队的上游调用</translation>
+    </message>
+    <message>
+        <source>Fault injection rules armed on this proxy</source>
+        <translation>此代理上已启用的故障注入规则</translation>
+    </message>
+    <message>
+        <source>Dashboard views</source>
+        <translation>仪表盘视图</translation>
+    </message>
+    <message>
+        <source>Live charts, the request table, the calls in flight and fault injection</source>
+        <translation>实时图表、请求表格、进行中的调用和故障注入</translation>
+    </message>
+    <message>
+        <source>View</source>
+        <translation>视图</translation>
+    </message>
+    <message>
+        <source>Theme</source>
+        <translation>主题</translation>
+    </message>
+    <message>
+        <source>System</source>
+        <extracomment>The desktop's own colours</extracomment>
+        <translation>跟随系统</translation>
+    </message>
+    <message>
+        <source>Light</source>
+        <translation>浅色</translation>
+    </message>
+    <message>
+        <source>Dark</source>
+        <translation>深色</translation>
+    </message>
+    <message>
+        <source>Faults (%1 armed)</source>
+        <translation>故障（已启用 %1 条）</translation>
+    </message>
+    <message>
+        <source>In flight (%1)</source>
+        <translation>进行中（%1）</translation>
+    </message>
+    <message>
+        <source>The charts show %1–%2, replotted from the %3 (%4 calls)</source>
+        <translation>图表显示 %1–%2，根据%3重绘（%4 个调用）</translation>
+    </message>
+    <message>
+        <source>call log</source>
+        <translation>调用日志</translation>
+    </message>
+    <message>
+        <source>calls held</source>
+        <translation>内存中的调用</translation>
+    </message>
+    <message>
+        <source>could not draw %1</source>
+        <translation>无法绘制 %1</translation>
+    </message>
+    <message>
+        <source>could not write %1</source>
+        <translation>无法写入 %1</translation>
+    </message>
+    <message>
+        <source>Export table</source>
+        <translation>导出表格</translation>
+    </message>
+    <message>
+        <source>The table was not saved: %1.</source>
+        <translation>表格未保存：%1。</translation>
+    </message>
+    <message>
+        <source>%1 rows saved to %2</source>
+        <translation>已将 %1 行保存到 %2</translation>
+    </message>
+    <message>
+        <source>Export charts as PNG into</source>
+        <translation>将图表导出为 PNG 到</translation>
+    </message>
+    <message>
+        <source>%1 charts saved in %2 (%3, ...)</source>
+        <translation>已将 %1 张图表保存到 %2（%3 等）</translation>
+    </message>
+    <message>
+        <source>Export charts</source>
+        <translation>导出图表</translation>
+    </message>
+    <message>
+        <source>The charts were not saved: %1.</source>
+        <translation>图表未保存：%1。</translation>
+    </message>
+    <message>
+        <source>Export the request table as CSV</source>
+        <translation>将请求表格导出为 CSV</translation>
+    </message>
+    <message>
+        <source>CSV files (*.csv)</source>
+        <translation>CSV 文件 (*.csv)</translation>
+    </message>
+</context>
+<context>
+    <name>DemoController</name>
+    <message>
+        <source>Hang: provider hangs from 15 s to 75 s (proxy timeout %1 s)</source>
+        <translation>挂起：服务商在 15 秒到 75 秒之间无响应（代理超时 %1 秒）</translation>
+    </message>
+    <message>
+        <source>Injected hang: hang:for=60s from 15 s (proxy timeout %1 s; --timeout 5 opens the breaker)</source>
+        <translation>注入挂起：从 15 秒起 hang:for=60s（代理超时 %1 秒；--timeout 5 会使熔断器断开）</translation>
+    </message>
+</context>
+<context>
+    <name>DesktopApp</name>
+    <message>
+        <source>Breakwater cannot start</source>
+        <translation>Breakwater 无法启动</translation>
+    </message>
+    <message>
+        <source>Breakwater cannot start: %1</source>
+        <extracomment>%1 is why, e.g. "cannot listen on 127.0.0.1:8080: the address is already in use ..."</extracomment>
+        <translation>Breakwater 无法启动：%1</translation>
+    </message>
+</context>
+<context>
+    <name>FaultsPanel</name>
+    <message>
+        <source>whole fleet</source>
+        <translation>整个集群</translation>
+    </message>
+    <message>
+        <source>Whole fleet</source>
+        <translation>整个集群</translation>
+    </message>
+    <message>
+        <source>Arm the rule on every Breakwater that shares this one's Redis (--shared-state), so the team rehearses the outage together.</source>
+        <translation>在共享此实例 Redis（--shared-state）的每个 Breakwater 上启用该规则，让团队一起演练故障。</translation>
+    </message>
+</context>
+<context>
+    <name>FiguresPanel</name>
+    <message>
+        <source>requests</source>
+        <translation>请求</translation>
+    </message>
+    <message>
+        <source>Client requests answered</source>
+        <translation>已应答的客户端请求</translation>
+    </message>
+    <message>
+        <source>upstream calls</source>
+        <translation>上游调用</translation>
+    </message>
+    <message>
+        <source>Calls that reached a provider (misses + bypasses): what is billed</source>
+        <translation>到达服务商的调用（未命中 + 绕过）：即计费部分</translation>
+    </message>
+    <message>
+        <source>joined</source>
+        <translation>合并请求</translation>
+    </message>
+    <message>
+        <source>Requests that rode along on an identical call in flight</source>
+        <translation>搭上了一个相同的进行中调用的请求</translation>
+    </message>
+    <message>
+        <source>cache hits</source>
+        <translation>缓存命中</translation>
+    </message>
+    <message>
+        <source>Requests answered from the answer cache</source>
+        <translation>由应答缓存回答的请求</translation>
+    </message>
+    <message>
+        <source>refused</source>
+        <translation>拒绝</translation>
+    </message>
+    <message>
+        <source>Refused without an upstream call: open breaker, spend limit, full queue or bad input</source>
+        <translation>未调用上游即被拒绝：熔断器断开、费用上限、队列已满或输入无效</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>failed: 503 +00</source>
+        <translation>失败：503 +00</translation>
+    </message>
+    <message>
+        <source>cost spent</source>
+        <translation>已花费</translation>
+    </message>
+    <message>
+        <source>Cost of the upstream calls made</source>
+        <translation>已发出的上游调用的费用</translation>
+    </message>
+    <message>
+        <source>cost saved</source>
+        <translation>已节省</translation>
+    </message>
+    <message>
+        <source>Cost of the calls that joined or cache hits did not make</source>
+        <translation>合并请求和缓存命中省下的调用费用</translation>
+    </message>
+    <message>
+        <source>in flight</source>
+        <translation>进行中</translation>
+    </message>
+    <message>
+        <source>Upstream calls running now</source>
+        <translation>正在运行的上游调用</translation>
+    </message>
+    <message>
+        <source>oldest in flight</source>
+        <translation>最久的进行中</translation>
+    </message>
+    <message>
+        <source>How long the oldest request not yet answered has waited</source>
+        <translation>最早的未应答请求已等待的时间</translation>
+    </message>
+    <message>
+        <source>queued</source>
+        <translation>排队</translation>
+    </message>
+    <message>
+        <source>Upstream calls waiting for a free pool slot</source>
+        <translation>等待空闲连接池槽位的上游调用</translation>
+    </message>
+    <message>
+        <source>failed: %1</source>
+        <translation>失败：%1</translation>
+    </message>
+    <message>
+        <source>failed: %1 +%2 other</source>
+        <translation>失败：%1 +%2 其他</translation>
+    </message>
+    <message>
+        <source>failed: %1 +%2</source>
+        <translation>失败：%1 +%2</translation>
+    </message>
+    <message>
+        <source>in flight, %1 on 2nd proxy</source>
+        <translation>进行中，第二个代理上 %1 个</translation>
+    </message>
+    <message>
+        <source>in flight +%1</source>
+        <translation>进行中 +%1</translation>
+    </message>
+    <message>
+        <source>queued, %1 on 2nd proxy</source>
+        <translation>排队，第二个代理上 %1 个</translation>
+    </message>
+    <message>
+        <source>queued +%1</source>
+        <translation>排队 +%1</translation>
+    </message>
+    <message>
+        <source>%1 breaker</source>
+        <translation>%1 熔断器</translation>
+    </message>
+    <message>
+        <source>State of the %1 upstream's circuit breaker</source>
+        <translation>上游 %1 的熔断器状态</translation>
+    </message>
+    <message>
+        <source>Served, but did not end well: upstream errors by status, timeouts, unreachable, cut streams, ...</source>
+        <translation>已处理但未正常结束：按状态码分的上游错误、超时、无法连接、流被截断等</translation>
+    </message>
+</context>
+<context>
+    <name>LatencyScatter</name>
+    <message>
+        <source>arrival</source>
+        <translation>到达时间</translation>
+    </message>
+    <message>
+        <source>latency (s)</source>
+        <translation>延迟（秒）</translation>
+    </message>
+</context>
+<context>
+    <name>LatencyStaircase</name>
+    <message>
+        <source>%1 of these from the call log (%2–%3)</source>
+        <translation>其中 %1 个来自调用日志（%2–%3）</translation>
+    </message>
+    <message>
+        <source>request</source>
+        <translation>请求</translation>
+    </message>
+    <message>
+        <source>requests</source>
+        <translation>请求</translation>
+    </message>
+    <message>
+        <source>%1 by arrival ↓</source>
+        <translation>%1，按到达排序 ↓</translation>
+    </message>
+    <message>
+        <source>newest %1 of %2 by arrival ↓</source>
+        <translation>%2 中最新的 %1，按到达排序 ↓</translation>
+    </message>
+    <message>
+        <source>answered by %1, the fallback of %2</source>
+        <translation>由 %1 应答，即 %2 的备用上游</translation>
+    </message>
+    <message>
+        <source>fallback</source>
+        <translation>备用</translation>
+    </message>
+    <message>
+        <source>in flight</source>
+        <translation>进行中</translation>
+    </message>
+    <message>
+        <source>queue wait</source>
+        <translation>排队等待</translation>
+    </message>
+    <message>
+        <source>joined wait</source>
+        <translation>合并等待</translation>
+    </message>
+    <message>
+        <source>upstream</source>
+        <translation>上游</translation>
+    </message>
+</context>
+<context>
+    <name>OutcomeChart</name>
+    <message>
+        <source>requests/s, stacked</source>
+        <translation>请求/秒，堆叠</translation>
+    </message>
+    <message>
+        <source>refused + failed/s</source>
+        <translation>拒绝 + 失败/秒</translation>
+    </message>
+    <message>
+        <source>refused + failed (right axis, per s)</source>
+        <translation>拒绝 + 失败（右轴，每秒）</translation>
+    </message>
+    <message>
+        <source>, %1 injected</source>
+        <translation>，%1 个为注入</translation>
+    </message>
+    <message>
+        <source>refused + failed%1 (right axis, per s)</source>
+        <translation>拒绝 + 失败%1（右轴，每秒）</translation>
+    </message>
+    <message>
+        <source>in flight</source>
+        <translation>进行中</translation>
+    </message>
+</context>
+<context>
+    <name>ProxyPanel</name>
+    <message>
+        <source>%1 of %2 failures in a row</source>
+        <translation>连续失败 %1 / %2 次</translation>
+    </message>
+    <message>
+        <source>%1 of %2 failures</source>
+        <translation>失败 %1 / %2 次</translation>
+    </message>
+    <message>
+        <source>%1 failures in a row (opens at %2)</source>
+        <translation>连续失败 %1 次（%2 次时断开）</translation>
+    </message>
+    <message>
+        <source>%1 failures in a row</source>
+        <translation>连续失败 %1 次</translation>
+    </message>
+    <message>
+        <source>trial in ≤ %1 (sooner if a probe answers)</source>
+        <translation>≤ %1 后试探（探测有应答则更早）</translation>
+    </message>
+    <message>
+        <source>trial in ≤ %1</source>
+        <translation>≤ %1 后试探</translation>
+    </message>
+    <message>
+        <source>last error %1 at %2</source>
+        <translation>最近错误 %1，于 %2</translation>
+    </message>
+    <message>
+        <source>last error at %1</source>
+        <translation>最近错误于 %1</translation>
+    </message>
+    <message>
+        <source>no errors</source>
+        <translation>无错误</translation>
+    </message>
+    <message>
+        <source>probe %1 (up) at %2, then the trial failed: open again</source>
+        <translation>探测 %1（正常）于 %2，随后试探失败：再次断开</translation>
+    </message>
+    <message>
+        <source>probe up at %1, trial failed</source>
+        <translation>探测正常于 %1，试探失败</translation>
+    </message>
+    <message>
+        <source>probe %1 (%2) at %3</source>
+        <translation>探测 %1（%2）于 %3</translation>
+    </message>
+    <message>
+        <source>up</source>
+        <translation>正常</translation>
+    </message>
+    <message>
+        <source>down</source>
+        <translation>不可用</translation>
+    </message>
+    <message>
+        <source>probe %1 at %2</source>
+        <translation>探测 %1 于 %2</translation>
+    </message>
+    <message>
+        <source>no probe yet</source>
+        <translation>尚未探测</translation>
+    </message>
+    <message>
+        <source>Listening on</source>
+        <translation>监听于</translation>
+    </message>
+    <message>
+        <source>Copy</source>
+        <translation>复制</translation>
+    </message>
+    <message>
+        <source>Copy the OpenAI base URL (the Anthropic one is the same without /v1)</source>
+        <translation>复制 OpenAI 基础 URL（Anthropic 的相同，只是没有 /v1）</translation>
+    </message>
+    <message>
+        <source>Copy the base URL</source>
+        <translation>复制基础 URL</translation>
+    </message>
+    <message>
+        <source>Pause admission</source>
+        <translation>暂停准入</translation>
+    </message>
+    <message>
+        <source>Refuse new calls with 503 `paused` (x-should-retry: false); calls in flight go on</source>
+        <translation>以 503 `paused` 拒绝新调用（x-should-retry: false）；进行中的调用继续</translation>
+    </message>
+    <message>
+        <source>demo mode: the built-in mock provider stands in for both upstreams</source>
+        <translation>演示模式：内置的模拟服务商代替两个上游</translation>
+    </message>
+    <message>
+        <source>demo mode: the mock provider stands in for both</source>
+        <translation>演示模式：模拟服务商代替两者</translation>
+    </message>
+    <message>
+        <source>demo mode (mock provider)</source>
+        <translation>演示模式（模拟服务商）</translation>
+    </message>
+    <message>
+        <source>Open</source>
+        <extracomment>Open the circuit breaker</extracomment>
+        <translation>断开</translation>
+    </message>
+    <message>
+        <source>Open the breaker now: refuse calls for one cool-down (the probe waits)</source>
+        <translation>立即断开熔断器：在一个冷却期内拒绝调用（探测会等待）</translation>
+    </message>
+    <message>
+        <source>Close</source>
+        <extracomment>Close the circuit breaker</extracomment>
+        <translation>闭合</translation>
+    </message>
+    <message>
+        <source>Close the breaker now and forget the failures counted</source>
+        <translation>立即闭合熔断器并清除已计的失败次数</translation>
+    </message>
+    <message>
+        <source>Probe</source>
+        <translation>探测</translation>
+    </message>
+    <message>
+        <source>Ask the provider now whether it is back (half-open if it answers)</source>
+        <translation>立即询问服务商是否已恢复（有应答则转为半开）</translation>
+    </message>
+    <message>
+        <source>%1 breaker: %2</source>
+        <translation>%1 熔断器：%2</translation>
+    </message>
+</context>
+<context>
+    <name>ReplayDialog</name>
+    <message>
+        <source>from the environment: $%1 (not set)</source>
+        <translation>来自环境变量：$%1（未设置）</translation>
+    </message>
+    <message>
+        <source>from the environment: $%1 (found)</source>
+        <translation>来自环境变量：$%1（已找到）</translation>
+    </message>
+    <message>
+        <source>from the environment: $%1 (only for %2, which this replay does not reach)</source>
+        <extracomment>%1 is a variable name, %2 the provider's host (api.openai.com)</extracomment>
+        <translation>来自环境变量：$%1（仅用于 %2，本次重放不会访问它）</translation>
+    </message>
+</context>
+<context>
+    <name>RequestPanel</name>
+    <message>
+        <source>all members</source>
+        <translation>所有成员</translation>
+    </message>
+    <message>
+        <source>fallback</source>
+        <translation>备用</translation>
+    </message>
+    <message>
+        <source>from %1 (it refused the call; its fallback %2 answered)</source>
+        <translation>来自 %1（它拒绝了该调用；由其备用上游 %2 应答）</translation>
+    </message>
+</context>
+<context>
+    <name>RequestTableModel</name>
+    <message>
+        <source>fallback from</source>
+        <translation>备用自</translation>
+    </message>
+</context>
+<context>
+    <name>SettingsDialog</name>
+    <message>
+        <source>In use now</source>
+        <translation>当前使用</translation>
+    </message>
+    <message>
+        <source>OpenAI %1, Anthropic %2: the demo's mock provider; the fields above apply when Breakwater runs without --demo</source>
+        <translation>OpenAI %1、Anthropic %2：演示用的模拟服务商；以上字段在 Breakwater 不带 --demo 运行时生效</translation>
+    </message>
+</context>
+<context>
+    <name>dashboardstyle</name>
+    <message>
+        <source>upstream error</source>
+        <translation>上游错误</translation>
+    </message>
+    <message>
+        <source>error event</source>
+        <translation>错误事件</translation>
+    </message>
+    <message>
+        <source>timeout</source>
+        <translation>超时</translation>
+    </message>
+    <message>
+        <source>unreachable</source>
+        <translation>无法连接</translation>
+    </message>
+    <message>
+        <source>cut stream</source>
+        <translation>流被截断</translation>
+    </message>
+    <message>
+        <source>client closed</source>
+        <translation>客户端断开</translation>
+    </message>
+    <message>
+        <source>closed</source>
+        <translation>闭合</translation>
+    </message>
+    <message>
+        <source>half-open</source>
+        <extracomment>A circuit breaker's state: one trial call is let through</extracomment>
+        <translation>半开</translation>
+    </message>
+    <message>
+        <source>open</source>
+        <translation>断开</translation>
+    </message>
+</context>
+</TS>
