@@ -43,6 +43,7 @@
 #include "faultspanel.h"
 #include "figurespanel.h"
 #include "fittedlabel.h"
+#include "fleetpanel.h"
 #include "gettingstarted.h"
 #include "inflightpanel.h"
 #include "latencyscatter.h"
@@ -160,6 +161,8 @@ DashboardWindow::DashboardWindow(DashboardModel *model, QWidget *parent)
     connect(m_breakers, &BreakerTimeline::replotRequested, this, &DashboardWindow::replotInterval);
     m_faultsPanel = new FaultsPanel;
     m_tabs->addTab(m_faultsPanel, u"Faults"_s);
+    m_fleetPanel = new FleetPanel(this);   // a tab with --shared-state only (draw)
+    m_fleetPanel->hide();
     connect(m_tabs, &QTabWidget::currentChanged, this, [this] { draw(false); });   // catch up at once
     // Every tab as wide as the widest title a count can make ("Faults (12 armed)"): a count that
     // changes no longer moves the tabs after it, where a click was aimed (with room for the tab's margins).
@@ -572,6 +575,14 @@ void DashboardWindow::draw(bool everything)
         const int faultsTab = m_tabs->indexOf(m_faultsPanel);
         m_tabs->setTabText(faultsTab, faults > 0 ? u"Faults (%1 armed)"_s.arg(faults) : u"Faults"_s);
         m_tabs->tabBar()->setTabTextColor(faultsTab, faults > 0 ? dashboardstyle::injectedColor() : QColor());
+        if (const FleetView &fleet = m_model->snapshot().fleet; fleet.enabled) {
+            if (m_tabs->indexOf(m_fleetPanel) < 0)
+                m_tabs->addTab(m_fleetPanel, FleetPanel::tabTitle(fleet));
+            const int fleetTab = m_tabs->indexOf(m_fleetPanel);
+            m_fleetPanel->refresh(fleet);
+            m_tabs->setTabText(fleetTab, FleetPanel::tabTitle(fleet));
+            m_tabs->tabBar()->setTabTextColor(fleetTab, fleet.shared ? QColor() : dashboardstyle::breakerColor(BreakerState::Open));
+        }
         const bool empty = m_model->records().empty() && m_model->totals().requests == 0;
         if (m_gettingStarted->isVisibleTo(this) != empty) {
             m_gettingStarted->setVisible(empty);
