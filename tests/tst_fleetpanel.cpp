@@ -7,6 +7,8 @@
 #include <QTableWidget>
 #include <QTest>
 
+#include "accounting/metrics.h"
+#include "attach/eventjson.h"
 #include "dashboardfixture.h"
 #include "dashboardmodel.h"
 #include "dashboardwindow.h"
@@ -23,6 +25,7 @@ private slots:
     void threeInstances_listedWithTheirCalls_andTheFleetsTotals();
     void degraded_saysSo_andListsThisInstanceAlone();
     void withoutSharedState_noFleetTab_noTrayLine();
+    void attached_readsTheFleetBackFromStats();
 };
 
 namespace {
@@ -108,6 +111,26 @@ void TestFleetPanel::withoutSharedState_noFleetTab_noTrayLine()
     QCOMPARE(window.tabs()->indexOf(window.fleetPanel()), -1);
     QCOMPARE(window.tabs()->count(), 4);
     QVERIFY(!trayToolTip(model, window).contains(u"fleet"_s));
+}
+
+void TestFleetPanel::attached_readsTheFleetBackFromStats()
+{
+    // breakwater --attach: the fleet as /breakwater/stats writes it, read back into the snapshot.
+    ProxySnapshot s = snapshot(T, BreakerState::Closed, 0, 0);
+    s.sharedState = "shared";
+    s.fleet = fleet(3);
+    const ProxySnapshot back = snapshotFromStats(Metrics().statsJson(s));
+    QVERIFY(back.fleet.enabled);
+    QVERIFY(back.fleet.shared);
+    QCOMPARE(back.fleet.instances.size(), 3);
+    QVERIFY(back.fleet.instances[0].self);
+    QCOMPARE(back.fleet.instances[2].label, u"dev-laptop-3:41437"_s);
+    QCOMPARE(back.fleet.instances[2].ageMs, 400);
+    QCOMPARE(back.fleet.totals().calls, 12);
+    QCOMPARE(back.fleet.totals().hits, 9);
+    // Without --shared-state the stats have no fleet, and nothing comes back.
+    QVERIFY(!Metrics().statsJson(snapshot(T, BreakerState::Closed, 0, 0)).contains(u"fleet"_s));
+    QVERIFY(!snapshotFromStats(Metrics().statsJson(snapshot(T, BreakerState::Closed, 0, 0))).fleet.enabled);
 }
 
 DASHBOARD_TEST_MAIN(TestFleetPanel)
