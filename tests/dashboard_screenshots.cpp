@@ -69,6 +69,14 @@ void save(DashboardWindow &window, const QString &directory, const QString &name
     }
 }
 
+// The window says where `harness` listens and calls, as the app's does.
+void pointAt(DashboardWindow &window, const ProxyHarness &harness, bool demo)
+{
+    window.setProxyInfo(harness.proxy()->baseUrl(), demo);
+    window.setUpstreamUrl(u"openai"_s, harness.config().openaiUpstream.toString());
+    window.setUpstreamUrl(u"anthropic"_s, harness.config().anthropicUpstream.toString());
+}
+
 // A fleet of three on one Redis: this Breakwater in the process (its window) and two `breakwater`
 // processes, all calling one mock. A herd spread over the three (one call for the fleet) and
 // different prompts on each (4, 3 and 2 calls); the Fleet tab once every instance lists all three.
@@ -92,9 +100,7 @@ void saveFleet(const QString &directory, const QList<QSize> &screens)
     DashboardModel model;
     connectProxyToModel(here.proxy(), &model);
     DashboardWindow window(&model);
-    window.setProxyInfo(here.proxy()->baseUrl(), false);
-    window.setUpstreamUrl(u"openai"_s, here.config().openaiUpstream.toString());
-    window.setUpstreamUrl(u"anthropic"_s, here.config().anthropicUpstream.toString());
+    pointAt(window, here, false);
     window.show();
     window.setWindowMs(60'000);
     if (!QTest::qWaitFor([&] { return model.snapshot().fleet.shared; }, 10'000))
@@ -149,9 +155,7 @@ int main(int argc, char *argv[])
     DashboardModel model;
     connectProxyToModel(harness.proxy(), &model);
     DashboardWindow window(&model);
-    window.setProxyInfo(harness.proxy()->baseUrl(), true);
-    window.setUpstreamUrl(u"openai"_s, harness.config().openaiUpstream.toString());
-    window.setUpstreamUrl(u"anthropic"_s, harness.config().anthropicUpstream.toString());
+    pointAt(window, harness, true);
     DemoController demo(&model, harness.port(), harness.mock(), harness.config());
     window.setDemoController(&demo);
     faultcontrol::connectPanel(window.faultsPanel(), harness.proxy());
