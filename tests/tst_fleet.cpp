@@ -683,6 +683,10 @@ void TestFleet::fleetView_listsEveryLiveInstanceAndItsCalls_untilOneDies()
     }
     QTRY_COMPARE_WITH_TIMEOUT(answersInRedis(fleet), 6, kConverge);
     QCOMPARE(chat(fleet.port(2), u"fleet view 0"_s).header("x-breakwater-dedup"), QByteArray("hit"));
+    // A call a fault rule answers instead of the provider is a request, not an upstream call.
+    const HeaderList owner{{"Authorization", "Bearer " + fleet.controlToken(2)}, {"Content-Type", "application/json"}};
+    QCOMPARE(fetch(fleet.port(2), "POST", "/breakwater/faults", owner, R"({"rule": "503:count=1"})").status, 201);
+    QCOMPARE(chat(fleet.port(2), u"fleet view, answered by a fault"_s).status, 503);
     QCOMPARE(fleet.mock()->callCount("/v1/chat/completions"), 6);
 
     const auto portCalls = [&fleet](int instance, int calls) { return u"%1:%2"_s.arg(fleet.port(instance)).arg(calls); };
@@ -696,9 +700,9 @@ void TestFleet::fleetView_listsEveryLiveInstanceAndItsCalls_untilOneDies()
     const QJsonObject totals = view.value(u"totals"_s).toObject();
     QCOMPARE(totals.value(u"instances"_s).toInt(), 3);
     QCOMPARE(totals.value(u"calls"_s).toInt(), 6);
-    QCOMPARE(totals.value(u"misses"_s).toInt(), 6);
+    QCOMPARE(totals.value(u"misses"_s).toInt(), 7);   // the fault's answer was a miss too
     QCOMPARE(totals.value(u"hits"_s).toInt(), 1);
-    QCOMPARE(totals.value(u"requests"_s).toInt(), 7);
+    QCOMPARE(totals.value(u"requests"_s).toInt(), 8);
     const QJsonArray instances = view.value(u"instances"_s).toArray();
     QVERIFY(instances.first().toObject().value(u"self"_s).toBool());   // this one first
     QVERIFY(instances.first().toObject().value(u"label"_s).toString().endsWith(u':' + QString::number(fleet.port(1))));

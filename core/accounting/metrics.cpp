@@ -5,6 +5,7 @@
 
 #include "accounting/callending.h"
 #include "accounting/callrecord.h"
+#include "drill/faultwindows.h"
 #include "proxysnapshot.h"
 #include "upstream/circuitbreaker.h"
 
@@ -111,6 +112,7 @@ void Metrics::record(const CallRecord &record)
         m_duration.observe(record.totalMs() / 1000.0);
     if (record.firstByteAtMs > 0 && record.receivedAtMs > 0)
         m_firstByte.observe((record.firstByteAtMs - record.receivedAtMs) / 1000.0);
+    m_providerCalls += FaultWindows::reachedProvider(record);
     if (!isUpstreamCall(record))
         return;
 
@@ -250,14 +252,6 @@ QJsonObject Metrics::histogramJson(const Histogram &histogram)
     }
     buckets.append(QJsonObject{{u"le"_s, u"+Inf"_s}, {u"count"_s, qint64(histogram.count)}});
     return {{u"count"_s, qint64(histogram.count)}, {u"sum"_s, histogram.sum}, {u"buckets"_s, buckets}};
-}
-
-qint64 Metrics::upstreamCallsMade() const
-{
-    qint64 calls = 0;
-    for (quint64 n : m_upstreamCalls)
-        calls += qint64(n);
-    return calls;
 }
 
 qint64 Metrics::requestsWithOutcome(const QByteArray &outcome) const

@@ -29,8 +29,9 @@ public:
     QJsonObject statsJson(const ProxySnapshot &gauges) const;
 
     // This instance's own figures, which the fleet view (--shared-state) publishes for the others:
-    // upstream calls made, and client requests in all or with one outcome ("miss", "joined", "hit").
-    qint64 upstreamCallsMade() const;
+    // the calls that reached a provider (the dashboard's "upstream calls": not those a fault rule
+    // answered instead), and client requests in all or with one outcome ("miss", "joined", "hit").
+    qint64 upstreamCallsMade() const { return m_providerCalls; }
     qint64 requestsWithOutcome(const QByteArray &outcome = {}) const;
 
     // Upper bounds of the latency histograms, in seconds (+Inf is implied).
@@ -64,6 +65,7 @@ private:
     double m_costUsd = 0;
     double m_costSavedUsd = 0;
     quint64 m_unknownCostCalls = 0;
+    qint64 m_providerCalls = 0;
 
     static QJsonObject histogramJson(const Histogram &histogram);
 };
