@@ -12,6 +12,7 @@
 #include "fleet/fleetspend.h"
 #include "fleet/redislink.h"
 #include "fleet/fleetflights.h"
+#include "fleet/fleetroster.h"
 #include "fleet/sharedanswers.h"
 #include "fleet/sharedstate.h"
 #include "http/frontdoor.h"
@@ -35,6 +36,7 @@
 #include <QJsonDocument>
 #include <QJsonParseError>
 #include <QLoggingCategory>
+#include <QSysInfo>
 #include <QTcpSocket>
 #include <QThread>
 
@@ -146,6 +148,17 @@ ProxyServer::ProxyServer(const ProxyConfig &config, const Clock &clock, QObject 
         m_flights.setAnswerStored([this](const QByteArray &key, const CachedAnswer &answer) {
             m_fleet->answers().store(key, answer, m_cache.windowMs());
         });
+        // The fleet view: this instance's figures ride on its heartbeat, named by where it listens.
+        m_fleet->roster().setOwnFigures([this] {
+            FleetInstance self;
+            self.label = QSysInfo::machineHostName() + u':' + QString::number(m_port);
+            self.calls = m_metrics.upstreamCallsMade();
+            self.requests = m_metrics.requestsWithOutcome();
+            self.joined = m_metrics.requestsWithOutcome("joined");
+            self.misses = m_metrics.requestsWithOutcome("miss");
+            self.hits = m_metrics.requestsWithOutcome("hit");
+            return self;
+        });
         m_fleet->start();
     }
 }
@@ -179,6 +192,7 @@ ProxySnapshot ProxyServer::snapshot()
     if (m_fleet) {
         snapshot.sharedState = m_fleet->isShared() ? "shared" : "degraded";
         snapshot.sharedStateDegradations = m_fleet->link().degradedCount();
+        snapshot.fleet = m_fleet->roster().view();
     }
     snapshot.steadyMs = m_clock.steadyMs();
     snapshot.faults = m_faults->rules();

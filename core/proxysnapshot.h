@@ -9,6 +9,7 @@
 
 #include "livesettings.h"
 #include "faults/faultrule.h"
+#include "fleet/fleetview.h"
 #include "sharing/inflight.h"
 #include "upstream/circuitbreaker.h"
 
@@ -55,6 +56,7 @@ struct ProxySnapshot
     // --shared-state: "shared" or "degraded" (empty: off), and how often it went degraded.
     QByteArray sharedState;
     int sharedStateDegradations = 0;
+    FleetView fleet;             // the live instances and their figures (enabled with --shared-state)
     // Fault injection: the armed rules in firing order (FaultRule::toJson wants `steadyMs` for their
     // expiry), and the faults injected since start by upstream and kind.
     qint64 steadyMs = 0;         // Clock::steadyMs() when taken

@@ -12,7 +12,9 @@
 // seen on the Live tab (injected-hang-*.png) and on the Faults tab (faults-*.png); then a burst
 // while admission is paused (paused-admission-*.png). The outage is also saved in the dark theme
 // (outage-dark-*.png). Under LANGUAGE=zh_CN only the outage pair is saved, as outage-zh_CN-*.png
-// and outage-dark-zh_CN-*.png.
+// and outage-dark-zh_CN-*.png. Then, where redis-server is installed, a fleet (--shared-state):
+// this Breakwater and two more processes on one Redis, its Fleet tab (fleet-*.png).
+// BREAKWATER_SCREENSHOTS=fleet takes only that one.
 
 #include <cstdio>
 
@@ -23,6 +25,7 @@
 #include <QLocale>
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QStandardPaths>
 #include <QTabWidget>
 #include <QTest>
 
@@ -34,6 +37,9 @@
 #include "inflightpanel.h"
 #include "faultcontrol.h"
 #include "faultspanel.h"
+#include "fleet/redistarget.h"
+#include "fleetpanel.h"
+#include "fleettest.h"
 #include "livecontrol.h"
 #include "proxyharness.h"
 #include "requestpanel.h"
@@ -74,6 +80,65 @@ void save(DashboardWindow &window, const QString &directory, QString name, const
     }
 }
 
+// The window says where `harness` listens and calls, as the app's does.
+void pointAt(DashboardWindow &window, const ProxyHarness &harness, bool demo)
+{
+    window.setProxyInfo(harness.proxy()->baseUrl(), demo);
+    window.setUpstreamUrl(u"openai"_s, harness.config().openaiUpstream.toString());
+    window.setUpstreamUrl(u"anthropic"_s, harness.config().anthropicUpstream.toString());
+}
+
+// A fleet of three on one Redis: this Breakwater in the process (its window) and two `breakwater`
+// processes, all calling one mock. A herd spread over the three (one call for the fleet) and
+// different prompts on each (4, 3 and 2 calls); the Fleet tab once every instance lists all three.
+void saveFleet(const QString &directory, const QList<QSize> &screens)
+{
+    if (QStandardPaths::findExecutable(u"redis-server"_s).isEmpty()) {
+        std::fprintf(stderr, "no redis-server: no fleet picture\n");
+        return;
+    }
+    FleetTest fleet(QStringLiteral(BREAKWATER_APP));
+    if (!fleet.startRedis() || fleet.startInstance() < 0 || fleet.startInstance() < 0) {
+        std::fprintf(stderr, "the fleet did not start: no fleet picture\n");
+        return;
+    }
+    fleet.onMock<int>([](MockProvider *mock) { mock->setLatency(400ms); return 0; });
+    ProxyHarness here([&fleet](ProxyConfig &config) {
+        config.sharedState = parseRedisTarget(fleet.redisUrl()).value();
+        config.openaiUpstream = fleet.mock()->openaiBaseUrl();
+        config.anthropicUpstream = fleet.mock()->anthropicBaseUrl();
+    });
+    DashboardModel model;
+    connectProxyToModel(here.proxy(), &model);
+    DashboardWindow window(&model);
+    pointAt(window, here, false);
+    window.show();
+    window.setWindowMs(60'000);
+    if (!QTest::qWaitFor([&] { return model.snapshot().fleet.shared; }, 10'000))
+        std::fprintf(stderr, "this instance never shared the fleet's state\n");
+    const QList<quint16> ports{here.port(), fleet.port(0), fleet.port(1)};
+    const HeaderList headers{{"Authorization", "Bearer sk-fleet-picture"}, {"Content-Type", "application/json"}};
+    QList<LoopbackClient *> calls;
+    const auto send = [&](quint16 port, const QString &prompt) {
+        auto *call = new LoopbackClient(port, "POST", "/v1/chat/completions", headers, chatBody(prompt));
+        call->setTimeout(30s);
+        call->start();
+        calls.append(call);
+    };
+    for (int i = 0; i < 30; ++i)
+        send(ports[i % 3], u"one herd for the whole fleet"_s);
+    for (int i = 0; i < 9; ++i)
+        send(ports[i < 4 ? 0 : i < 7 ? 1 : 2], u"a prompt of its own, %1"_s.arg(i));
+    if (!QTest::qWaitFor([&] { return allFinished(calls); }, 60'000))
+        std::fprintf(stderr, "some calls never finished\n");
+    qDeleteAll(calls);
+    // Each instance's figures ride on its next heartbeat, read back a second later.
+    if (!QTest::qWaitFor([&] { return model.snapshot().fleet.totals().requests == 39; }, 10'000))
+        std::fprintf(stderr, "the fleet view did not count all 39 requests\n");
+    window.tabs()->setCurrentWidget(window.fleetPanel());
+    save(window, directory, u"fleet"_s, screens);
+}
+
 } // namespace
 
 int main(int argc, char *argv[])
@@ -92,6 +157,10 @@ int main(int argc, char *argv[])
     if (screens.isEmpty())
         screens = {QSize(1366, 768), QSize(1920, 1080)};
     QDir().mkpath(out);
+    if (qEnvironmentVariable("BREAKWATER_SCREENSHOTS") == u"fleet"_s) {
+        saveFleet(out, screens);
+        return 0;
+    }
 
     // As `breakwater --demo`: the mock answers in 400 ms; the proxy runs with the defaults.
     ProxyHarness harness([](ProxyConfig &config) { config.upstreamTimeout = 5s; });   // as --demo
@@ -99,9 +168,7 @@ int main(int argc, char *argv[])
     DashboardModel model;
     connectProxyToModel(harness.proxy(), &model);
     DashboardWindow window(&model);
-    window.setProxyInfo(harness.proxy()->baseUrl(), true);
-    window.setUpstreamUrl(u"openai"_s, harness.config().openaiUpstream.toString());
-    window.setUpstreamUrl(u"anthropic"_s, harness.config().anthropicUpstream.toString());
+    pointAt(window, harness, true);
     DemoController demo(&model, harness.port(), harness.mock(), harness.config());
     window.setDemoController(&demo);
     faultcontrol::connectPanel(window.faultsPanel(), harness.proxy());
@@ -210,5 +277,8 @@ int main(int argc, char *argv[])
     window.setStaircaseBars(40);
     save(window, out, u"paused-admission"_s, screens);
     livecontrol::setAdmissionPaused(harness.proxy(), false);
+
+    // 8. A fleet on one Redis, its Fleet tab.
+    saveFleet(out, screens);
     return 0;
 }

@@ -73,6 +73,27 @@ ProxySnapshot snapshot(qint64 at, BreakerState openaiState, int running, int que
     return s;
 }
 
+FleetView fleet(int instances)
+{
+    FleetView view;
+    view.enabled = true;
+    view.shared = true;
+    for (int i = 0; i < instances; ++i) {
+        FleetInstance instance;
+        instance.id = QByteArray::number(4100 + i) + "-9f3c2a";
+        instance.label = u"dev-laptop-%1:%2"_s.arg(i + 1).arg(41435 + i);
+        instance.calls = i + 3;
+        instance.misses = i + 1;
+        instance.joined = 4;
+        instance.hits = 3 * i;
+        instance.requests = instance.misses + instance.joined + instance.hits;
+        instance.lastSeenMs = T;
+        instance.ageMs = i == 0 ? 0 : 200 * i;
+        instance.self = i == 0;
+        view.instances.append(instance);
+    }
+    return view;
+}
 
 Recording recording()
 {

@@ -23,6 +23,9 @@ inline constexpr qint64 T = 1'800'000'000'000;   // the recording's start (wall 
 CallRecord record(const QByteArray &id, Outcome outcome, qint64 receivedAt, qint64 endAt, int status = 200);
 BreakerTransition transition(qint64 at, BreakerState from, BreakerState to, const QString &reason);
 ProxySnapshot snapshot(qint64 at, BreakerState openaiState, int running, int queued);
+// A fleet (--shared-state) of `instances` live ones, this one first (dev-laptop-1:41435): instance i
+// made i + 3 upstream calls and had i + 1 misses, 4 joined and 3i hits (three: 12 calls, 12 joined, 6 misses, 9 hits).
+FleetView fleet(int instances);
 
 // The recorded sequence: a herd (1 miss + 9 joined), 3 hits, 1 bypass, an outage (5 upstream 503s,
 // the breaker opens, 4 refusals, a probe, a trial that closes it) and one request after it.

@@ -120,6 +120,28 @@ bool startSharedFleet(FleetTest &fleet, int instances, const QStringList &extra 
     return QTest::qWaitFor([&] { return allShared(fleet); }, kConverge);
 }
 
+// The "fleet" object of an instance's /breakwater/stats.
+QJsonObject fleetView(const FleetTest &fleet, int instance)
+{
+    const LoopbackResponse stats = fetch(fleet.port(instance), "GET", "/breakwater/stats",
+                                         {{"Authorization", "Bearer " + fleet.controlToken(instance)}});
+    return QJsonDocument::fromJson(stats.body).object().value(u"fleet"_s).toObject();
+}
+
+// What instance `from` lists of the fleet: "port:calls" for each live instance, sorted, so a
+// wrong count and a missing or extra instance both show in one comparison.
+QStringList listedCalls(const FleetTest &fleet, int from)
+{
+    QStringList listed;
+    for (const QJsonValue value : fleetView(fleet, from).value(u"instances"_s).toArray()) {
+        const QJsonObject instance = value.toObject();
+        listed << u"%1:%2"_s.arg(instance.value(u"label"_s).toString().section(u':', -1))
+                      .arg(instance.value(u"calls"_s).toInteger());
+    }
+    listed.sort();
+    return listed;
+}
+
 } // namespace
 
 class TestFleet final : public QObject
@@ -144,6 +166,7 @@ private slots:
     void spendCap_isOneBudgetForTheFleet();
     void wrongPassword_degraded_withoutThePassword();
     void refusedWrites_degraded_untilRedisTakesThemAgain();
+    void fleetView_listsEveryLiveInstanceAndItsCalls_untilOneDies();
 };
 
 void TestFleet::malformedUrl_exitsTwo_withoutThePassword()
@@ -646,6 +669,63 @@ void TestFleet::refusedWrites_degraded_untilRedisTakesThemAgain()
     QVERIFY(fleet.health(0).value(u"shared_state_reason"_s).toString().contains(u"READONLY"_s));
     QCOMPARE(fleet.redisCommand({"REPLICAOF", "NO", "ONE"}), QByteArray("+OK"));
     QTRY_COMPARE_WITH_TIMEOUT(sharedState(fleet, 0), u"shared"_s, kConverge);
+}
+
+void TestFleet::fleetView_listsEveryLiveInstanceAndItsCalls_untilOneDies()
+{
+    FleetTest fleet(QStringLiteral(BREAKWATER_APP));
+    QVERIFY(startSharedFleet(fleet, 3));
+    // Different prompts: three calls on the first instance, two on the second, one on the third;
+    // then the first one's answer asked on the third, a hit from the fleet's answers.
+    for (int i = 0; i < 6; ++i) {
+        const int instance = i < 3 ? 0 : i < 5 ? 1 : 2;
+        QCOMPARE(chat(fleet.port(instance), u"fleet view %1"_s.arg(i)).header("x-breakwater-dedup"), QByteArray("miss"));
+    }
+    QTRY_COMPARE_WITH_TIMEOUT(answersInRedis(fleet), 6, kConverge);
+    QCOMPARE(chat(fleet.port(2), u"fleet view 0"_s).header("x-breakwater-dedup"), QByteArray("hit"));
+    // A call a fault rule answers instead of the provider is a request, not an upstream call.
+    const HeaderList owner{{"Authorization", "Bearer " + fleet.controlToken(2)}, {"Content-Type", "application/json"}};
+    QCOMPARE(fetch(fleet.port(2), "POST", "/breakwater/faults", owner, R"({"rule": "503:count=1"})").status, 201);
+    QCOMPARE(chat(fleet.port(2), u"fleet view, answered by a fault"_s).status, 503);
+    QCOMPARE(fleet.mock()->callCount("/v1/chat/completions"), 6);
+
+    const auto portCalls = [&fleet](int instance, int calls) { return u"%1:%2"_s.arg(fleet.port(instance)).arg(calls); };
+    QStringList expected{portCalls(0, 3), portCalls(1, 2), portCalls(2, 1)};
+    expected.sort();
+    // Every instance sees the whole fleet, each with its own calls (heartbeats are a second apart).
+    for (int i = 0; i < 3; ++i)
+        QTRY_COMPARE_WITH_TIMEOUT(listedCalls(fleet, i), expected, kConverge);
+    const QJsonObject view = fleetView(fleet, 1);
+    QCOMPARE(view.value(u"state"_s).toString(), u"shared"_s);
+    const QJsonObject totals = view.value(u"totals"_s).toObject();
+    QCOMPARE(totals.value(u"instances"_s).toInt(), 3);
+    QCOMPARE(totals.value(u"calls"_s).toInt(), 6);
+    QCOMPARE(totals.value(u"misses"_s).toInt(), 7);   // the fault's answer was a miss too
+    QCOMPARE(totals.value(u"hits"_s).toInt(), 1);
+    QCOMPARE(totals.value(u"requests"_s).toInt(), 8);
+    const QJsonArray instances = view.value(u"instances"_s).toArray();
+    QVERIFY(instances.first().toObject().value(u"self"_s).toBool());   // this one first
+    QVERIFY(instances.first().toObject().value(u"label"_s).toString().endsWith(u':' + QString::number(fleet.port(1))));
+    for (const QJsonValue instance : instances) {
+        QVERIFY(instance.toObject().value(u"alive"_s).toBool());
+        QVERIFY(!instance.toObject().value(u"id"_s).toString().isEmpty());
+    }
+    QVERIFY(fetch(fleet.port(1), "GET", "/metrics").body.contains("\nbreakwater_fleet_instances 3\n"));
+
+    // Killed: gone from the others' lists once its key's TTL has run out, and from Redis too.
+    fleet.killInstance(2);
+    expected = QStringList{portCalls(0, 3), portCalls(1, 2)};
+    expected.sort();
+    QTRY_COMPARE_WITH_TIMEOUT(listedCalls(fleet, 0), expected, 3 * kConverge);
+    QTRY_COMPARE_WITH_TIMEOUT(listedCalls(fleet, 1), expected, kConverge);
+    QCOMPARE(fleetView(fleet, 0).value(u"totals"_s).toObject().value(u"calls"_s).toInt(), 5);
+    QTRY_COMPARE_WITH_TIMEOUT(keysInRedis(fleet, "bw:v1:instance:*"), 2, kConverge);
+    QTRY_COMPARE_WITH_TIMEOUT(fleet.redisCommand({"SCARD", "bw:v1:instances"}), QByteArray(":2"), kConverge);
+
+    // Redis gone: the view says degraded at once and lists this instance alone.
+    fleet.killRedis();
+    QTRY_COMPARE_WITH_TIMEOUT(fleetView(fleet, 0).value(u"state"_s).toString(), u"degraded"_s, kConverge);
+    QCOMPARE(listedCalls(fleet, 0), QStringList{portCalls(0, 3)});
 }
 
 QTEST_GUILESS_MAIN(TestFleet)

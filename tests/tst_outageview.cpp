@@ -454,6 +454,9 @@ void TestOutageView::atLaptopSize_noTextIsCut_andNothingScrollsSideways()
     s.upstreams[0].lastFailure = u"stuck: no byte for 5.003 s after a timeout"_s;
     s.upstreams[0].lastFailureAtMs = T + 44'000;
     s.upstreams[1].failureThreshold = 5;
+    s.sharedState = "shared";   // and a fleet, so its tab is checked too
+    s.fleet = fleet(3);
+    s.fleet.instances[2].label = u"ci-runner-with-a-long-host-name.build.example.internal:41437"_s;
     model.setSnapshot(s);
     Q_EMIT demo.statusChanged(u"Outage: 1275 requests, 1248 upstream calls; 1048 miss, 200 joined, 27 refused; "
                               "status 943× 200, 32× 503, 300× 504; 10 without an answer; slowest 30011 ms"_s);

@@ -45,6 +45,7 @@
 #include "faultspanel.h"
 #include "figurespanel.h"
 #include "fittedlabel.h"
+#include "fleetpanel.h"
 #include "gettingstarted.h"
 #include "inflightpanel.h"
 #include "latencyscatter.h"
@@ -162,6 +163,8 @@ DashboardWindow::DashboardWindow(DashboardModel *model, QWidget *parent)
     connect(m_breakers, &BreakerTimeline::replotRequested, this, &DashboardWindow::replotInterval);
     m_faultsPanel = new FaultsPanel;
     m_tabs->addTab(m_faultsPanel, tr("Faults"));
+    m_fleetPanel = new FleetPanel(this);   // a tab with --shared-state only (draw)
+    m_fleetPanel->hide();
     connect(m_tabs, &QTabWidget::currentChanged, this, [this] {   // catch up at once
         draw(false);
         scheduleTicks();
@@ -786,6 +789,14 @@ void DashboardWindow::draw(bool everything)
         const int faultsTab = m_tabs->indexOf(m_faultsPanel);
         m_tabs->setTabText(faultsTab, faults > 0 ? tr("Faults (%1 armed)").arg(faults) : tr("Faults"));
         m_tabs->tabBar()->setTabTextColor(faultsTab, faults > 0 ? dashboardstyle::injectedColor() : QColor());
+        if (const FleetView &fleet = m_model->snapshot().fleet; fleet.enabled) {
+            if (m_tabs->indexOf(m_fleetPanel) < 0)
+                m_tabs->addTab(m_fleetPanel, FleetPanel::tabTitle(fleet));
+            const int fleetTab = m_tabs->indexOf(m_fleetPanel);
+            m_fleetPanel->refresh(fleet);
+            m_tabs->setTabText(fleetTab, FleetPanel::tabTitle(fleet));
+            m_tabs->tabBar()->setTabTextColor(fleetTab, fleet.shared ? QColor() : dashboardstyle::breakerColor(BreakerState::Open));
+        }
         const bool empty = m_model->records().empty() && m_model->totals().requests == 0;
         if (m_gettingStarted->isVisibleTo(this) != empty) {
             m_gettingStarted->setVisible(empty);

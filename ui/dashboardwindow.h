@@ -16,6 +16,7 @@ class FaultBanner;
 class FaultsPanel;
 class FiguresPanel;
 class FittedLabel;
+class FleetPanel;
 class GettingStarted;
 class InFlightPanel;
 class LatencyScatter;
@@ -136,6 +137,8 @@ public:
     FaultsPanel *faultsPanel() const { return m_faultsPanel; }
     FaultBanner *faultBanner() const { return m_faultBanner; }
     ProxyPanel *proxyPanel() const { return m_proxyPanel; }
+    // The Fleet tab: a tab only once a snapshot says --shared-state is on.
+    FleetPanel *fleetPanel() const { return m_fleetPanel; }
     GettingStarted *gettingStarted() const { return m_gettingStarted; }
     QComboBox *staircaseRangeChoice() const { return m_barsChoice; }
     QLabel *statusInfo() const { return m_proxyInfo; }
@@ -223,6 +226,7 @@ private:
     GettingStarted *m_gettingStarted = nullptr;
     FaultsPanel *m_faultsPanel = nullptr;
     FaultBanner *m_faultBanner = nullptr;
+    FleetPanel *m_fleetPanel = nullptr;
     QScrollArea *m_figuresStrip = nullptr;
     QGridLayout *m_liveGrid = nullptr;
     QWidget *m_outcomesFrame = nullptr;

@@ -13,6 +13,7 @@
 #include "democontroller.h"
 #include "desktopnotification.h"
 #include "faultcontrol.h"
+#include "fleetpanel.h"
 #include "gettingstarted.h"
 #include "livecontrol.h"
 #include "proxyconfig.h"
@@ -155,7 +156,10 @@ QString TrayController::toolTip() const
     using dashboardstyle::countOf;
     const QString paused = model.snapshot().admissionPaused ? u"\nADMISSION PAUSED: new calls get 503"_s : QString();
     const QString away = m_wiring.remoteStatus ? m_wiring.remoteStatus() : QString();
-    return u"%1%2\n%3\n%4, %5, %6 joined, %7\n%8 refused, %9 failed\nin flight %10, queued %11\nbreakers: %12%13%14"_s
+    // With --shared-state, one line for the fleet: how many instances are alive, or degraded.
+    const FleetView &fleet = model.snapshot().fleet;
+    const QString fleetLine = fleet.enabled ? u'\n' + FleetPanel::trayLine(fleet) : QString();
+    return u"%1%2\n%3\n%4, %5, %6 joined, %7\n%8 refused, %9 failed\nin flight %10, queued %11\nbreakers: %12%13%14%15"_s
         .arg(title(), m_wiring.demo ? u" (demo)"_s : QString(),
              away.isEmpty() ? m_wiring.openaiBaseUrl : m_wiring.openaiBaseUrl + u'\n' + away,
              countOf(totals.requests, u"request"_s, u"requests"_s),
@@ -167,7 +171,7 @@ QString TrayController::toolTip() const
         .arg(model.inFlight())
         .arg(model.queued())
         .arg(breakers.isEmpty() ? u"–"_s : breakers.join(u", "_s), paused,
-             faults.isEmpty() ? QString() : u"\nFAULT INJECTION ARMED: "_s + faults);
+             faults.isEmpty() ? QString() : u"\nFAULT INJECTION ARMED: "_s + faults, fleetLine);
 }
 
 void TrayController::refresh()

@@ -5,6 +5,7 @@
 
 #include "accounting/callending.h"
 #include "accounting/callrecord.h"
+#include "drill/faultwindows.h"
 #include "proxysnapshot.h"
 #include "upstream/circuitbreaker.h"
 
@@ -111,6 +112,7 @@ void Metrics::record(const CallRecord &record)
         m_duration.observe(record.totalMs() / 1000.0);
     if (record.firstByteAtMs > 0 && record.receivedAtMs > 0)
         m_firstByte.observe((record.firstByteAtMs - record.receivedAtMs) / 1000.0);
+    m_providerCalls += FaultWindows::reachedProvider(record);
     if (!isUpstreamCall(record))
         return;
 
@@ -222,6 +224,16 @@ QByteArray Metrics::prometheusText(const ProxySnapshot &gauges) const
         out.sample("breakwater_shared_state_degraded", {}, gauges.sharedState == "degraded" ? "1" : "0");
         out.family("breakwater_shared_state_degradations_total", "counter", "Times the shared state went degraded.");
         out.sample("breakwater_shared_state_degradations_total", {}, QByteArray::number(gauges.sharedStateDegradations));
+        // Sums over the live instances: one leaving takes its share with it, so these are gauges.
+        const FleetView::Totals fleet = gauges.fleet.totals();
+        out.family("breakwater_fleet_instances", "gauge", "Live instances of the fleet this one sees (itself included; only itself while degraded).");
+        out.sample("breakwater_fleet_instances", {}, QByteArray::number(fleet.instances));
+        out.family("breakwater_fleet_upstream_calls", "gauge", "Upstream calls made by the fleet's live instances together.");
+        out.sample("breakwater_fleet_upstream_calls", {}, QByteArray::number(fleet.calls));
+        out.family("breakwater_fleet_requests", "gauge", "Client requests answered by the fleet's live instances together, by outcome.");
+        out.sample("breakwater_fleet_requests", {{"outcome", "miss"}}, QByteArray::number(fleet.misses));
+        out.sample("breakwater_fleet_requests", {{"outcome", "joined"}}, QByteArray::number(fleet.joined));
+        out.sample("breakwater_fleet_requests", {{"outcome", "hit"}}, QByteArray::number(fleet.hits));
     }
     out.family("breakwater_spend_reserved_usd", "gauge", "Spend reserved by calls in progress.");
     out.sample("breakwater_spend_reserved_usd", {}, number(gauges.reservedUsd));
@@ -240,6 +252,16 @@ QJsonObject Metrics::histogramJson(const Histogram &histogram)
     }
     buckets.append(QJsonObject{{u"le"_s, u"+Inf"_s}, {u"count"_s, qint64(histogram.count)}});
     return {{u"count"_s, qint64(histogram.count)}, {u"sum"_s, histogram.sum}, {u"buckets"_s, buckets}};
+}
+
+qint64 Metrics::requestsWithOutcome(const QByteArray &outcome) const
+{
+    qint64 requests = 0;
+    for (auto it = m_requests.cbegin(); it != m_requests.cend(); ++it) {
+        if (outcome.isEmpty() || it.key().second == outcome)
+            requests += qint64(it.value());
+    }
+    return requests;
 }
 
 QJsonObject Metrics::statsJson(const ProxySnapshot &gauges) const
@@ -262,13 +284,11 @@ QJsonObject Metrics::statsJson(const ProxySnapshot &gauges) const
                                      {u"lastProbeAlive"_s, u.lastProbeAlive},
                                      {u"url"_s, u.url}});
     }
-    qint64 requests = 0;
-    for (quint64 n : m_requests)
-        requests += qint64(n);
+    const qint64 requests = requestsWithOutcome();
     QJsonArray faults;   // the armed fault rules
     for (const FaultRule &rule : gauges.faults)
         faults.append(rule.toJson(gauges.steadyMs));
-    return {
+    QJsonObject stats{
         {u"requestsTotal"_s, requests},
         {u"requests"_s, nested(m_requests)},
         {u"ended"_s, nested(m_endings)},
@@ -299,4 +319,7 @@ QJsonObject Metrics::statsJson(const ProxySnapshot &gauges) const
         {u"sharedState"_s, QString::fromLatin1(gauges.sharedState)},
         {u"sharedStateDegradations"_s, gauges.sharedStateDegradations},
     };
+    if (gauges.fleet.enabled)
+        stats.insert(u"fleet"_s, gauges.fleet.toJson());
+    return stats;
 }

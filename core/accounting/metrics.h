@@ -28,6 +28,12 @@ public:
     QByteArray prometheusText(const ProxySnapshot &gauges) const;
     QJsonObject statsJson(const ProxySnapshot &gauges) const;
 
+    // This instance's own figures, which the fleet view (--shared-state) publishes for the others:
+    // the calls that reached a provider (the dashboard's "upstream calls": not those a fault rule
+    // answered instead), and client requests in all or with one outcome ("miss", "joined", "hit").
+    qint64 upstreamCallsMade() const { return m_providerCalls; }
+    qint64 requestsWithOutcome(const QByteArray &outcome = {}) const;
+
     // Upper bounds of the latency histograms, in seconds (+Inf is implied).
     static constexpr std::array<double, 13> kBuckets{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5,
                                                      1, 2.5, 5, 10, 30, 60};
@@ -59,6 +65,7 @@ private:
     double m_costUsd = 0;
     double m_costSavedUsd = 0;
     quint64 m_unknownCostCalls = 0;
+    qint64 m_providerCalls = 0;
 
     static QJsonObject histogramJson(const Histogram &histogram);
 };

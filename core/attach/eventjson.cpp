@@ -121,6 +121,7 @@ ProxySnapshot snapshotFromStats(const QJsonObject &stats)
     s.admissionPaused = stats.value(u"admissionPaused"_s).toBool();
     s.sharedState = stats.value(u"sharedState"_s).toString().toLatin1();
     s.sharedStateDegradations = stats.value(u"sharedStateDegradations"_s).toInt();
+    s.fleet = FleetView::fromJson(stats.value(u"fleet"_s).toObject());
     for (const QJsonValue &f : stats.value(u"faults"_s).toArray()) {
         if (const std::optional<FaultRule> rule = faultFromJson(f.toObject(), s.steadyMs))
             s.faults.append(*rule);

@@ -274,10 +274,10 @@ void RedisLink::heartbeat()
     if (!m_context)
         return;
     // The instance's key says it is alive (the fleet view lists them) and proves Redis takes writes.
-    const qint64 ttl = 3 * kHeartbeat.count();
     const qint64 deadline = nowMs() + (m_connected ? kCommandDeadline : kConnectDeadline).count();
-    send({"SET", "bw:v1:instance:" + m_instanceId, QByteArray::number(QDateTime::currentMSecsSinceEpoch()), "PX",
-          QByteArray::number(ttl)},
+    const QByteArray value = m_heartbeatValue ? m_heartbeatValue()
+                                              : QByteArray::number(QDateTime::currentMSecsSinceEpoch());
+    send({"SET", "bw:v1:instance:" + m_instanceId, value, "PX", QByteArray::number(kHeartbeatTtl.count())},
          {deadline, this, [this, connection = m_connections](const RedisReply &reply) {
              // An answer on a connection dropped since (after a refused AUTH, say) tells nothing now.
              if (connection != m_connections || !m_context)

@@ -32,6 +32,7 @@ public:
     static constexpr std::chrono::milliseconds kCommandDeadline{100};
     static constexpr std::chrono::milliseconds kConnectDeadline{500};
     static constexpr std::chrono::milliseconds kHeartbeat{1000};
+    static constexpr std::chrono::milliseconds kHeartbeatTtl = 3 * kHeartbeat;   // the instance's key outlives it by this
     static constexpr std::chrono::milliseconds kFirstBackoff{100};
     static constexpr std::chrono::milliseconds kMaxBackoff{2000};
 
@@ -50,6 +51,8 @@ public:
     int degradedCount() const { return m_degradedCount; }   // times it went shared -> degraded
     const RedisTarget &target() const { return m_target; }
     QByteArray instanceId() const { return m_instanceId; }
+    // What the heartbeat writes into the instance's key (the fleet view's figures); the time by default.
+    void setHeartbeatValue(std::function<QByteArray()> value) { m_heartbeatValue = std::move(value); }
 
 Q_SIGNALS:
     void sharedChanged(bool shared);
@@ -94,5 +97,6 @@ private:
     QTimer m_heartbeatTimer;
     QTimer m_reconnectTimer;
     QTimer m_connectDeadline;
+    std::function<QByteArray()> m_heartbeatValue;
     QString m_resolvedHost;   // the address hiredis connects to (resolved by Qt, never blocking)
 };

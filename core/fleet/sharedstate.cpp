@@ -6,6 +6,7 @@
 #include "fleet/fleetbreaker.h"
 #include "fleet/fleetfaults.h"
 #include "fleet/fleetflights.h"
+#include "fleet/fleetroster.h"
 #include "fleet/fleetspend.h"
 #include "fleet/redislink.h"
 #include "fleet/sharedanswers.h"
@@ -26,7 +27,8 @@ SharedState::SharedState(const RedisTarget &target, QObject *parent)
       m_link(new RedisLink(target, newInstanceId(), this)),
       m_answers(new SharedAnswers(*m_link, this)),
       m_spend(new FleetSpend(*m_link, this)),
-      m_flights(new FleetFlights(*m_link, this))
+      m_flights(new FleetFlights(*m_link, this)),
+      m_roster(new FleetRoster(*m_link, this))
 {
 }
 
@@ -35,6 +37,7 @@ SharedState::~SharedState() = default;
 void SharedState::start()
 {
     m_link->start();
+    m_roster->start();
     if (m_faults)
         m_faults->start();
 }
