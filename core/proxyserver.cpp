@@ -531,7 +531,18 @@ void ProxyServer::fallBack(const Route &route, const IncomingRequest &request, c
     const QByteArray why = refused.status() > 0 ? "it answered HTTP " + QByteArray::number(refused.status())
                          : refused.result().failure == UpstreamFailure::Timeout ? QByteArray("it timed out")
                                                                                 : QByteArray("it was unreachable");
-    for (Flight::Rider &rider : refused.takeRiders()) {
+    QList<Flight::Rider> riders = refused.takeRiders();
+    if (!riders.isEmpty()) {
+        // The refused call gets a row of its own (an upstream call that answered nobody), by its
+        // first rider's request id; the answer's row, the one request, follows from the fallback.
+        CallRecord attempt = refused.attemptRecord(riders.first().record);
+        attempt.outcome = Outcome::FellBack;
+        attempt.fallbackTo = to.name;
+        attempt.keyInputs += "fallback: to " + to.name + " (" + why + " before any byte)\n";
+        publish(std::move(attempt));
+    }
+    for (Flight::Rider &rider : riders) {
+        rider.record.injected.clear();   // the fault fired for the refused call, not for the fallback's
         // Each rider as a request of its own to the fallback: the first makes the call, the others
         // (the same key) ride on it.
         IncomingRequest sent = request;

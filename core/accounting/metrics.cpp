@@ -18,7 +18,7 @@ bool isUpstreamCall(const CallRecord &record)
 {
     return record.upstreamStartAtMs > 0
            && (record.outcome == Outcome::Miss || record.outcome == Outcome::Bypass
-               || record.outcome == Outcome::Error);
+               || record.outcome == Outcome::Error || record.outcome == Outcome::FellBack);
 }
 
 QByteArray number(double value)
@@ -97,6 +97,10 @@ void Metrics::Histogram::observe(double seconds)
 
 void Metrics::record(const CallRecord &record)
 {
+    if (!record.isClientRequest()) {
+        recordUpstreamCall(record);   // a fallback's refused attempt: an upstream call, no request
+        return;
+    }
     ++m_requests[{record.route, outcomeName(record.outcome)}];
     if (!record.fallbackFrom.isEmpty())
         ++m_fallbacks[{record.fallbackFrom, record.upstream}];
@@ -111,9 +115,12 @@ void Metrics::record(const CallRecord &record)
         m_duration.observe(record.totalMs() / 1000.0);
     if (record.firstByteAtMs > 0 && record.receivedAtMs > 0)
         m_firstByte.observe((record.firstByteAtMs - record.receivedAtMs) / 1000.0);
-    if (!isUpstreamCall(record))
-        return;
+    if (isUpstreamCall(record))
+        recordUpstreamCall(record);
+}
 
+void Metrics::recordUpstreamCall(const CallRecord &record)
+{
     ++m_upstreamCalls[{record.upstream, QByteArray::number(record.status)}];
     if (!record.errorKind.isEmpty())
         ++m_upstreamErrors[{record.upstream, record.errorKind}];
