@@ -107,10 +107,10 @@ ProxyServer::ProxyServer(const ProxyConfig &config, const Clock &clock, QObject 
     setUpUpstream(m_openai, "openai", config.openaiUpstream, ApiStyle::OpenAI);
     setUpUpstream(m_anthropic, "anthropic", config.anthropicUpstream, ApiStyle::Anthropic);
     setUpUpstream(m_gemini, "gemini", config.geminiUpstream, ApiStyle::Gemini);
-    // Gemini's lane (snapshot, metrics, dashboard) from the start only when it was chosen; the
-    // demo's mock stands in for it at the Anthropic base, and there it waits for its first call (a
-    // third upstream's breaker tile would not fit a laptop's window beside the two the demo shows).
-    m_geminiListed = (config.geminiUpstream != ProxyConfig().geminiUpstream && config.geminiUpstream != config.anthropicUpstream)
+    // Gemini's lane (snapshot, metrics, dashboard) from the start only when it was chosen; else
+    // (the demo's mock, most users) from its first call: a third upstream's breaker tile would not
+    // fit a laptop's window beside the two the demo shows.
+    m_geminiListed = config.geminiUpstreamChosen
         || std::any_of(config.upstreamRoutes.begin(), config.upstreamRoutes.end(),
                        [](const UpstreamRoute &route) { return route.api == ApiStyle::Gemini; });
     m_routes = UpstreamRoutes(config.upstreamRoutes);
