@@ -10,7 +10,9 @@
 // 15 s) so a run takes about a minute; the herd and the bursts run at the field test's speed.
 // Last, fault injection: the demo's injected hang with two more rules armed from the Faults tab,
 // seen on the Live tab (injected-hang-*.png) and on the Faults tab (faults-*.png); then a burst
-// while admission is paused (paused-admission-*.png).
+// while admission is paused (paused-admission-*.png); then the fallback scenario at its worst, the
+// provider answering 529 and a second one standing in (fallback-*.png, and its Requests tab).
+// SCREENSHOTS_ONLY=fallback takes only that last one.
 
 #include <cstdio>
 
@@ -96,6 +98,33 @@ int main(int argc, char *argv[])
     window.setWindowMs(60'000);
     QTest::qWait(500);
 
+    DemoScenarios::Options options = demo.scenarios()->options();
+    // 8. A fallback during an outage (time-scaled): seen while the provider answers 529, its breaker
+    //    open, every prompt answered by the stand-in (gold in the charts), the refused attempts in
+    //    the table.
+    const auto fallback = [&] {
+        window.tabs()->setCurrentIndex(0);
+        window.clearAll();
+        options.timeScale = outageScale;
+        demo.scenarios()->setOptions(options);
+        QSignalSpy finished(demo.scenarios(), &DemoScenarios::finished);
+        demo.startFallback();
+        const auto faultBegins = std::chrono::milliseconds(qint64(15000 * outageScale));
+        QTest::qWait(int((faultBegins + 6s).count()));
+        window.setStaircaseBars(60);
+        save(window, out, u"fallback"_s, screens);
+        window.tabs()->setCurrentIndex(1);
+        save(window, out, u"fallback-requests"_s, {screens.first()});
+        window.tabs()->setCurrentIndex(0);
+        finished.wait(10 * 60 * 1000);
+        options.timeScale = 1.0;
+        demo.scenarios()->setOptions(options);
+    };
+    if (qEnvironmentVariable("SCREENSHOTS_ONLY") == u"fallback"_s) {
+        fallback();
+        return 0;
+    }
+
     // 0. The first start: nothing yet, so the window says how to point an app at it.
     save(window, out, u"start"_s, screens);
 
@@ -113,7 +142,6 @@ int main(int argc, char *argv[])
     // 2. An outage in steady traffic (time-scaled) right after the herd, not cleared: the breaker
     //    opens after 5 failures, refuses, and closes once the provider answers again; its 0.5
     //    refusals a second read on their own axis beside the herd's hundreds.
-    DemoScenarios::Options options = demo.scenarios()->options();
     options.timeScale = outageScale;
     demo.scenarios()->setOptions(options);
     runScenario(demo, [&] { return demo.scenarios()->start(DemoScenarios::Scenario::Outage); });
@@ -194,5 +222,7 @@ int main(int argc, char *argv[])
     window.setStaircaseBars(40);
     save(window, out, u"paused-admission"_s, screens);
     livecontrol::setAdmissionPaused(harness.proxy(), false);
+
+    fallback();
     return 0;
 }
