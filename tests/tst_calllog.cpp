@@ -80,6 +80,17 @@ const QString kSchema5Added = u", member TEXT"_s;
 const QString kSchema6Added = u", fallback_from TEXT"_s;
 const QString kSchema7Added = u", fallback_to TEXT"_s;
 
+// The statements that make the database schema `version` shipped: schema 1's, then each later
+// column (`added`, as the kSchemaNAdded lists) by ALTER TABLE, then its user_version.
+QStringList schemaAsShipped(int version, const QString &added)
+{
+    QStringList statements = kReleasedSchema1;
+    for (const QString &column : added.split(u", "_s, Qt::SkipEmptyParts))
+        statements.append(u"ALTER TABLE calls ADD COLUMN "_s + column.trimmed());
+    statements.append(u"PRAGMA user_version = %1"_s.arg(version));
+    return statements;
+}
+
 CallRecord call(Outcome outcome, qint64 atMs, const QByteArray &key = "0123456789ab")
 {
     CallRecord r;
@@ -336,12 +347,8 @@ void TestCallLog::mixedRun_everyFieldRoundTrips()
 void TestCallLog::schema5Database_migratesToSchema6_andAFallbackRoundTrips()
 {
     const qint64 t = QDateTime::currentMSecsSinceEpoch() - 60'000;
-    QStringList schema5 = kReleasedSchema1;
-    const QString added = kSchema2Added + kSchema3Added + kSchema4Added + kSchema5Added;
-    for (const QString &column : added.split(u", "_s, Qt::SkipEmptyParts))
-        schema5.append(u"ALTER TABLE calls ADD COLUMN "_s + column.trimmed());
-    schema5 += {u"PRAGMA user_version = 5"_s,
-                u"INSERT INTO calls (request_id, received_at_ms, end_at_ms, route, upstream, model, stream, key_fp,"
+    QStringList schema5 = schemaAsShipped(5, kSchema2Added + kSchema3Added + kSchema4Added + kSchema5Added);
+    schema5 += {u"INSERT INTO calls (request_id, received_at_ms, end_at_ms, route, upstream, model, stream, key_fp,"
                 " outcome, status, breaker_state, queue_wait_ms, cost_saved_usd, member)"
                 " VALUES ('req-v5', %1, %2, '/v1/chat/completions', 'openai', 'gpt-4o-mini', 0, '0123456789ab',"
                 " 'miss', 200, 'closed', 0, 0.0, 'ana')"_s.arg(t).arg(t + 40)};
@@ -373,12 +380,8 @@ void TestCallLog::schema5Database_migratesToSchema6_andAFallbackRoundTrips()
 void TestCallLog::schema6Database_migratesToSchema7_andARefusedAttemptRoundTrips()
 {
     const qint64 t = QDateTime::currentMSecsSinceEpoch() - 60'000;
-    QStringList schema6 = kReleasedSchema1;
-    const QString added = kSchema2Added + kSchema3Added + kSchema4Added + kSchema5Added + kSchema6Added;
-    for (const QString &column : added.split(u", "_s, Qt::SkipEmptyParts))
-        schema6.append(u"ALTER TABLE calls ADD COLUMN "_s + column.trimmed());
-    schema6 += {u"PRAGMA user_version = 6"_s,
-                u"INSERT INTO calls (request_id, received_at_ms, end_at_ms, route, upstream, model, stream, key_fp,"
+    QStringList schema6 = schemaAsShipped(6, kSchema2Added + kSchema3Added + kSchema4Added + kSchema5Added + kSchema6Added);
+    schema6 += {u"INSERT INTO calls (request_id, received_at_ms, end_at_ms, route, upstream, model, stream, key_fp,"
                 " outcome, status, breaker_state, queue_wait_ms, cost_saved_usd, fallback_from)"
                 " VALUES ('req-v6', %1, %2, '/v1/chat/completions', 'cloud', 'gpt-4o-mini', 0, '0123456789ab',"
                 " 'miss', 200, 'closed', 0, 0.0, 'local')"_s.arg(t).arg(t + 40)};
