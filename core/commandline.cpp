@@ -153,6 +153,7 @@ Result apply(CommandLine &result, const QString &name, const QString &value, con
     } else if (name == u"gemini-upstream"_s) {
         if (!parseUrl(value, &config.geminiUpstream))
             return invalid(u"an http(s) URL such as https://generativelanguage.googleapis.com"_s);
+        config.geminiUpstreamChosen = true;
     } else if (name == u"ca-file"_s) {
         QFile file(value);
         if (value.isEmpty() || !file.open(QIODevice::ReadOnly))

@@ -48,6 +48,10 @@ struct ProxyConfig
     QUrl openaiUpstream = QUrl(QStringLiteral("https://api.openai.com/v1"));
     QUrl anthropicUpstream = QUrl(QStringLiteral("https://api.anthropic.com"));
     QUrl geminiUpstream = QUrl(QStringLiteral("https://generativelanguage.googleapis.com"));
+    // The user chose the Gemini upstream (--gemini-upstream, on the command line or in the
+    // configuration file): its lane is listed from the start, as it is for a Gemini route. The
+    // demo points geminiUpstream at its mock without choosing it (a lane from its first call).
+    bool geminiUpstreamChosen = false;
     // --route and the configuration file's "upstreams": upstreams chosen by a call's model, tried in
     // order before the family's default above (routing/upstreamroutes.h).
     QList<UpstreamRoute> upstreamRoutes;

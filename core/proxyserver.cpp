@@ -109,10 +109,10 @@ ProxyServer::ProxyServer(const ProxyConfig &config, const Clock &clock, QObject 
     setUpUpstream(m_openai, "openai", config.openaiUpstream, ApiStyle::OpenAI);
     setUpUpstream(m_anthropic, "anthropic", config.anthropicUpstream, ApiStyle::Anthropic);
     setUpUpstream(m_gemini, "gemini", config.geminiUpstream, ApiStyle::Gemini);
-    // Gemini's lane (snapshot, metrics, dashboard) from the start only when it was chosen; the
-    // demo's mock stands in for it at the Anthropic base, and there it waits for its first call (a
-    // third upstream's breaker tile would not fit a laptop's window beside the two the demo shows).
-    m_geminiListed = (config.geminiUpstream != ProxyConfig().geminiUpstream && config.geminiUpstream != config.anthropicUpstream)
+    // Gemini's lane (snapshot, metrics, dashboard) from the start only when it was chosen; else
+    // (the demo's mock, most users) from its first call: a third upstream's breaker tile would not
+    // fit a laptop's window beside the two the demo shows.
+    m_geminiListed = config.geminiUpstreamChosen
         || std::any_of(config.upstreamRoutes.begin(), config.upstreamRoutes.end(),
                        [](const UpstreamRoute &route) { return route.api == ApiStyle::Gemini; });
     m_routes = UpstreamRoutes(config.upstreamRoutes);
@@ -545,7 +545,18 @@ void ProxyServer::fallBack(const Route &route, const IncomingRequest &request, c
     const QByteArray why = refused.status() > 0 ? "it answered HTTP " + QByteArray::number(refused.status())
                          : refused.result().failure == UpstreamFailure::Timeout ? QByteArray("it timed out")
                                                                                 : QByteArray("it was unreachable");
-    for (Flight::Rider &rider : refused.takeRiders()) {
+    QList<Flight::Rider> riders = refused.takeRiders();
+    if (!riders.isEmpty()) {
+        // The refused call gets a row of its own (an upstream call that answered nobody), by its
+        // first rider's request id; the answer's row, the one request, follows from the fallback.
+        CallRecord attempt = refused.attemptRecord(riders.first().record);
+        attempt.outcome = Outcome::FellBack;
+        attempt.fallbackTo = to.name;
+        attempt.keyInputs += "fallback: to " + to.name + " (" + why + " before any byte)\n";
+        publish(std::move(attempt));
+    }
+    for (Flight::Rider &rider : riders) {
+        rider.record.injected.clear();   // the fault fired for the refused call, not for the fallback's
         // Each rider as a request of its own to the fallback: the first makes the call, the others
         // (the same key) ride on it.
         IncomingRequest sent = request;

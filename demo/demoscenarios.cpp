@@ -48,7 +48,8 @@ QString DemoScenarios::Result::summary() const
              codes.isEmpty() ? u"none"_s : codes.join(u", "_s))
         .arg(failed)
         .arg(slowestMs)
-        .arg(stopped ? u" (stopped)"_s : QString());
+        .arg((fellBack > 0 ? u"; %1 answered by the fallback"_s.arg(fellBack) : QString())
+             + (stopped ? u" (stopped)"_s : QString()));
 }
 
 DemoScenarios::DemoScenarios(quint16 proxyPort, MockProvider *mock, QObject *parent)
@@ -80,6 +81,7 @@ QString DemoScenarios::title(Scenario scenario)
     case Scenario::Hang: return u"Hang"_s;
     case Scenario::Burst: return u"Burst"_s;
     case Scenario::InjectedHang: return u"Injected hang"_s;
+    case Scenario::Fallback: return u"Fallback"_s;
     }
     return {};
 }
@@ -93,6 +95,8 @@ QString DemoScenarios::description(Scenario scenario)
     case Scenario::Burst: return u"different prompts at once against a 1.5 s provider"_s;
     case Scenario::InjectedHang:
         return u"one new prompt every 2 s; Breakwater injects a hang (hang:for=60s) from 15 s to 75 s"_s;
+    case Scenario::Fallback:
+        return u"one new prompt every 2 s; the provider answers 529 overloaded from 15 s to 75 s, and a second one stands in"_s;
     }
     return {};
 }
@@ -137,14 +141,17 @@ bool DemoScenarios::start(Scenario scenario, quint16 port)
     }
     case Scenario::Outage:
     case Scenario::Hang:
-    case Scenario::InjectedHang: {
+    case Scenario::InjectedHang:
+    case Scenario::Fallback: {
         m_mock->setLatency(scaled(m_options.steadyLatency));
         if (scenario == Scenario::InjectedHang) {
             m_mock->setMode(MockProvider::Mode::Ok);   // the provider stays healthy: Breakwater hangs
             m_faultId = 0;
             m_faultTimer.start(scaled(m_options.healthyBefore));
         } else {
-            const auto fault = scenario == Scenario::Outage ? MockProvider::Mode::Error503 : MockProvider::Mode::Hang;
+            const auto fault = scenario == Scenario::Outage    ? MockProvider::Mode::Error503
+                             : scenario == Scenario::Fallback ? MockProvider::Mode::Overloaded529
+                                                              : MockProvider::Mode::Hang;
             m_mock->setSchedule({{scaled(m_options.healthyBefore), MockProvider::Mode::Ok},
                                  {scaled(m_options.faultLength), fault},
                                  {1ms, MockProvider::Mode::Ok}});
@@ -232,6 +239,7 @@ void DemoScenarios::onCallDone(LoopbackClient *call)
         ++m_result.statuses[response.status];
         if (const QByteArray dedup = response.header("x-breakwater-dedup"); !dedup.isEmpty())
             ++m_result.dedup[dedup];
+        m_result.fellBack += !response.header("x-breakwater-fallback").isEmpty();
     } else {
         ++m_result.failed;
     }

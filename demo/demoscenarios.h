@@ -29,7 +29,9 @@ class DemoScenarios final : public QObject
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(DemoScenarios)
 public:
-    enum class Scenario { Herd, Outage, Hang, Burst, InjectedHang };
+    // Fallback: the Outage's traffic to a proxy whose upstream for the demo's model names a
+    // fallback (kFallbackPrimary, kFallbackBackup), the mock answering 529 overloaded meanwhile.
+    enum class Scenario { Herd, Outage, Hang, Burst, InjectedHang, Fallback };
     Q_ENUM(Scenario)
 
     // The field test's figures. `timeScale` multiplies every duration except the client timeout,
@@ -58,6 +60,7 @@ public:
         QMap<QByteArray, int> dedup;  // x-breakwater-dedup values seen: miss, joined, hit, ...
         QMap<int, int> statuses;
         int upstreamCalls = 0;        // chat calls that reached the mock during the scenario
+        int fellBack = 0;             // answers marked x-breakwater-fallback (another upstream answered)
         qint64 elapsedMs = 0;
         qint64 slowestMs = 0;
         bool stopped = false;
@@ -78,6 +81,11 @@ public:
     bool start(Scenario scenario, quint16 port = 0);
     void stop();
     bool isRunning() const { return m_running; }
+
+    // The Fallback scenario's upstreams, as the proxy it runs against names them (the mock, and
+    // the second mock that stands in for it).
+    static constexpr char kFallbackPrimary[] = "primary";
+    static constexpr char kFallbackBackup[] = "backup";
 
     static QString title(Scenario scenario);
     static QString description(Scenario scenario);

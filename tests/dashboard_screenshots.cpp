@@ -12,8 +12,10 @@
 // seen on the Live tab (injected-hang-*.png) and on the Faults tab (faults-*.png); then a burst
 // while admission is paused (paused-admission-*.png). The outage is also saved in the dark theme
 // (outage-dark-*.png). Under LANGUAGE=zh_CN only the outage pair is saved, as outage-zh_CN-*.png
-// and outage-dark-zh_CN-*.png. Then, where redis-server is installed, a fleet (--shared-state):
-// this Breakwater and two more processes on one Redis, its Fleet tab (fleet-*.png).
+// and outage-dark-zh_CN-*.png. Then the fallback scenario at its worst, the provider answering 529
+// and a second one standing in (fallback-*.png, and its Requests tab); SCREENSHOTS_ONLY=fallback
+// takes only that one. Last, where redis-server is installed, a fleet (--shared-state): this
+// Breakwater and two more processes on one Redis, its Fleet tab (fleet-*.png);
 // BREAKWATER_SCREENSHOTS=fleet takes only that one.
 
 #include <cstdio>
@@ -176,6 +178,33 @@ int main(int argc, char *argv[])
     window.setWindowMs(60'000);
     QTest::qWait(500);
 
+    DemoScenarios::Options options = demo.scenarios()->options();
+    // 8. A fallback during an outage (time-scaled): seen while the provider answers 529, its breaker
+    //    open, every prompt answered by the stand-in (gold in the charts), the refused attempts in
+    //    the table.
+    const auto fallback = [&] {
+        window.tabs()->setCurrentIndex(0);
+        window.clearAll();
+        options.timeScale = outageScale;
+        demo.scenarios()->setOptions(options);
+        QSignalSpy finished(demo.scenarios(), &DemoScenarios::finished);
+        demo.startFallback();
+        const auto faultBegins = std::chrono::milliseconds(qint64(15000 * outageScale));
+        QTest::qWait(int((faultBegins + 6s).count()));
+        window.setStaircaseBars(60);
+        save(window, out, u"fallback"_s, screens);
+        window.tabs()->setCurrentIndex(1);
+        save(window, out, u"fallback-requests"_s, {screens.first()});
+        window.tabs()->setCurrentIndex(0);
+        finished.wait(10 * 60 * 1000);
+        options.timeScale = 1.0;
+        demo.scenarios()->setOptions(options);
+    };
+    if (qEnvironmentVariable("SCREENSHOTS_ONLY") == u"fallback"_s) {
+        fallback();
+        return 0;
+    }
+
     // 0. The first start: nothing yet, so the window says how to point an app at it.
     save(window, out, u"start"_s, screens);
 
@@ -193,7 +222,6 @@ int main(int argc, char *argv[])
     // 2. An outage in steady traffic (time-scaled) right after the herd, not cleared: the breaker
     //    opens after 5 failures, refuses, and closes once the provider answers again; its 0.5
     //    refusals a second read on their own axis beside the herd's hundreds.
-    DemoScenarios::Options options = demo.scenarios()->options();
     options.timeScale = outageScale;
     demo.scenarios()->setOptions(options);
     runScenario(demo, [&] { return demo.scenarios()->start(DemoScenarios::Scenario::Outage); });
@@ -278,7 +306,8 @@ int main(int argc, char *argv[])
     save(window, out, u"paused-admission"_s, screens);
     livecontrol::setAdmissionPaused(harness.proxy(), false);
 
-    // 8. A fleet on one Redis, its Fleet tab.
+    fallback();
+    // 9. A fleet on one Redis, its Fleet tab.
     saveFleet(out, screens);
     return 0;
 }

@@ -65,6 +65,7 @@ CallRecord everyFieldSet()
     r.route = "/v1/chat/completions";
     r.upstream = "openai";
     r.fallbackFrom = "anthropic";
+    r.fallbackTo = "cloud";   // never with fallbackFrom on one real record; here only to set every field
     r.model = u"gpt-4o-mini"_s;
     r.stream = true;
     r.keyFingerprint = "abcdef012345";

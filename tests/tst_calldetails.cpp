@@ -132,27 +132,44 @@ void TestCallDetails::fallback_isAColumnBesideTheUpstream_inTheDetails_andItsOwn
     fell.fallbackFrom = "local";
     fell.receivedAtMs += 1;
     fell.endAtMs += 1;
+    // Its refused attempt: a row of its own by another id here, so that rowOf finds each.
+    CallRecord attempt = fell;
+    attempt.requestId = "bw-refused-attempt";
+    attempt.outcome = Outcome::FellBack;
+    attempt.upstream = "local";
+    attempt.fallbackFrom.clear();
+    attempt.fallbackTo = "cloud";
+    attempt.status = 529;
+    attempt.errorKind.clear();
+    model.addRecord(attempt);
     model.addRecord(fell);
+    QCOMPARE(model.totals().requests, m_records.size() + 1);   // the attempt is no request of its own
+    QCOMPARE(model.records().size(), size_t(m_records.size() + 2));   // but a row of the table
     RequestPanel panel;
     panel.resize(1200, 700);
     panel.show();
     panel.refresh(model);
     const auto *view = panel.findChild<QTableView *>();
-    QCOMPARE(view->model()->headerData(RequestTableModel::Fallback, Qt::Horizontal).toString(), u"fallback from"_s);
+    QCOMPARE(view->model()->headerData(RequestTableModel::Fallback, Qt::Horizontal).toString(), u"fallback"_s);
     const QHeaderView *header = view->horizontalHeader();
     QCOMPARE(header->visualIndex(RequestTableModel::Fallback), header->visualIndex(RequestTableModel::Upstream) + 1);
     const int row = rowOf(panel, fell.requestId);
-    QCOMPARE(view->model()->index(row, RequestTableModel::Fallback).data().toString(), u"local"_s);
+    QCOMPARE(view->model()->index(row, RequestTableModel::Fallback).data().toString(), u"from local"_s);
+    const int attemptRow = rowOf(panel, attempt.requestId);
+    QCOMPARE(view->model()->index(attemptRow, RequestTableModel::Fallback).data().toString(), u"to cloud"_s);
+    QCOMPARE(view->model()->index(attemptRow, RequestTableModel::OutcomeColumn).data().toString(), u"fell_back"_s);
     QCOMPARE(view->model()->index(row, RequestTableModel::Upstream).data().toString(), u"cloud"_s);
     QCOMPARE(view->model()->index(rowOf(panel, m_records[0].requestId), RequestTableModel::Fallback).data().toString(), QString());
     panel.selectRow(row);
     const QString details = panel.detailsText();
     QVERIFY2(details.contains(u"from local (it refused the call; its fallback cloud answered)"_s), qPrintable(details));
+    panel.selectRow(attemptRow);
+    QVERIFY2(panel.detailsText().contains(u"529 from local → answered by its fallback cloud"_s), qPrintable(panel.detailsText()));
 
     LatencyStaircase staircase;
     staircase.resize(800, 400);
     staircase.refresh(model);
-    QCOMPARE(staircase.barCount(), 4);
+    QCOMPARE(staircase.barCount(), 4);   // one bar per request: the attempt has none
     QCOMPARE(staircase.fallbackBarCount(), 1);   // the failed calls keep their failure's colour; only this one
     QVERIFY(staircase.legendLabels().contains(u"fallback"_s));
 }

@@ -67,7 +67,7 @@ QVariantList fields(const CallRecord &r)
             r.upstreamStartAtMs, r.firstByteAtMs, r.endAtMs, r.queueWaitMs, r.inputTokens, r.outputTokens,
             r.cachedTokens, r.costUsd, r.costSavedUsd, r.requestBody, r.responseBody, r.injected,
             r.method, r.target, r.requestHeaders, r.responseHeaders, r.keyInputs, r.retryAttempt, r.errorBody,
-            r.firstTokenAtMs, r.maxEventGapMs, r.eventCount, r.streamVerdict, r.fallbackFrom};
+            r.firstTokenAtMs, r.maxEventGapMs, r.eventCount, r.streamVerdict, r.fallbackFrom, r.fallbackTo};
 }
 
 // The columns schemas 2, 3 and 4 added, as SQLite's ALTER TABLE leaves them in the table's statement.
@@ -78,6 +78,18 @@ const QString kSchema4Added = u", method TEXT, target TEXT, request_headers TEXT
                               " max_event_gap_ms INTEGER, event_count INTEGER, stream_verdict TEXT"_s;
 const QString kSchema5Added = u", member TEXT"_s;
 const QString kSchema6Added = u", fallback_from TEXT"_s;
+const QString kSchema7Added = u", fallback_to TEXT"_s;
+
+// The statements that make the database schema `version` shipped: schema 1's, then each later
+// column (`added`, as the kSchemaNAdded lists) by ALTER TABLE, then its user_version.
+QStringList schemaAsShipped(int version, const QString &added)
+{
+    QStringList statements = kReleasedSchema1;
+    for (const QString &column : added.split(u", "_s, Qt::SkipEmptyParts))
+        statements.append(u"ALTER TABLE calls ADD COLUMN "_s + column.trimmed());
+    statements.append(u"PRAGMA user_version = %1"_s.arg(version));
+    return statements;
+}
 
 CallRecord call(Outcome outcome, qint64 atMs, const QByteArray &key = "0123456789ab")
 {
@@ -113,6 +125,7 @@ private slots:
     void mixedRun_everyFieldRoundTrips();
     void schema2Database_migratesToSchema4AndKeepsItsRows();
     void schema5Database_migratesToSchema6_andAFallbackRoundTrips();
+    void schema6Database_migratesToSchema7_andARefusedAttemptRoundTrips();
     void insideTheCall_roundTripsWithoutLogBodies();
     void bodies_storedOnlyWhenAskedAndRedacted();
     void queryKeysAndUserinfo_neverReachTheFileNorComeBackFromIt();
@@ -168,7 +181,7 @@ void TestCallLog::open_createsTheReleasedSchemaByteForByte()
     // statement.
     QStringList expected = kReleasedSchema1;
     expected[0].replace(u"response_body BLOB)"_s,
-                        u"response_body BLOB"_s + kSchema2Added + kSchema3Added + kSchema4Added + kSchema5Added + kSchema6Added + u')');
+                        u"response_body BLOB"_s + kSchema2Added + kSchema3Added + kSchema4Added + kSchema5Added + kSchema6Added + kSchema7Added + u')');
     QCOMPARE(schema, expected);
 }
 
@@ -235,7 +248,7 @@ void TestCallLog::releasedDatabase_readsBackAndIsWrittenAsBefore()
     QCOMPARE(back.size(), 2);
     QCOMPARE(fields(back.last()), fields(released));
     const QVariantList names = column(m_path, u"SELECT name FROM pragma_table_info('calls') WHERE name != 'id'"_s);
-    QCOMPARE(names.size(), 42);   // schema 2 added `ended`, filled for the released row; 3 `injected`; 4 eleven more; 5 `member`; 6 `fallback_from`
+    QCOMPARE(names.size(), 43);   // schema 2 added `ended`, filled for the released row; 3 `injected`; 4 eleven more; 5 `member`; 6 `fallback_from`; 7 `fallback_to`
     for (const QVariant &name : names) {
         const QVariantList stored = column(m_path, u"SELECT typeof(%1) || ' ' || quote(%1) FROM calls ORDER BY id"_s
                                                        .arg(name.toString()));
@@ -334,12 +347,8 @@ void TestCallLog::mixedRun_everyFieldRoundTrips()
 void TestCallLog::schema5Database_migratesToSchema6_andAFallbackRoundTrips()
 {
     const qint64 t = QDateTime::currentMSecsSinceEpoch() - 60'000;
-    QStringList schema5 = kReleasedSchema1;
-    const QString added = kSchema2Added + kSchema3Added + kSchema4Added + kSchema5Added;
-    for (const QString &column : added.split(u", "_s, Qt::SkipEmptyParts))
-        schema5.append(u"ALTER TABLE calls ADD COLUMN "_s + column.trimmed());
-    schema5 += {u"PRAGMA user_version = 5"_s,
-                u"INSERT INTO calls (request_id, received_at_ms, end_at_ms, route, upstream, model, stream, key_fp,"
+    QStringList schema5 = schemaAsShipped(5, kSchema2Added + kSchema3Added + kSchema4Added + kSchema5Added);
+    schema5 += {u"INSERT INTO calls (request_id, received_at_ms, end_at_ms, route, upstream, model, stream, key_fp,"
                 " outcome, status, breaker_state, queue_wait_ms, cost_saved_usd, member)"
                 " VALUES ('req-v5', %1, %2, '/v1/chat/completions', 'openai', 'gpt-4o-mini', 0, '0123456789ab',"
                 " 'miss', 200, 'closed', 0, 0.0, 'ana')"_s.arg(t).arg(t + 40)};
@@ -364,6 +373,40 @@ void TestCallLog::schema5Database_migratesToSchema6_andAFallbackRoundTrips()
     QCOMPARE(back[1].fallbackFrom, "local"_ba);
     QCOMPARE(scalar(m_path, u"SELECT fallback_from FROM calls WHERE request_id = '%1'"_s
                                 .arg(QString::fromLatin1(fell.requestId))).toString(), u"local"_s);
+}
+
+// A database schema 6 wrote (fallbacks without their refused attempts): opened, it gains
+// `fallback_to`, NULL for its row, and a refused attempt reads back naming its fallback.
+void TestCallLog::schema6Database_migratesToSchema7_andARefusedAttemptRoundTrips()
+{
+    const qint64 t = QDateTime::currentMSecsSinceEpoch() - 60'000;
+    QStringList schema6 = schemaAsShipped(6, kSchema2Added + kSchema3Added + kSchema4Added + kSchema5Added + kSchema6Added);
+    schema6 += {u"INSERT INTO calls (request_id, received_at_ms, end_at_ms, route, upstream, model, stream, key_fp,"
+                " outcome, status, breaker_state, queue_wait_ms, cost_saved_usd, fallback_from)"
+                " VALUES ('req-v6', %1, %2, '/v1/chat/completions', 'cloud', 'gpt-4o-mini', 0, '0123456789ab',"
+                " 'miss', 200, 'closed', 0, 0.0, 'local')"_s.arg(t).arg(t + 40)};
+    for (const QString &statement : std::as_const(schema6))
+        scalar(m_path, statement);
+
+    CallLog log;
+    const Result opened = log.open(m_path);
+    QVERIFY2(opened.ok(), qPrintable(opened.error()));
+    QCOMPARE(scalar(m_path, u"PRAGMA user_version"_s).toInt(), 7);
+    QVERIFY(scalar(m_path, u"SELECT fallback_to FROM calls WHERE request_id = 'req-v6'"_s).isNull());
+    CallRecord refused = call(Outcome::FellBack, t + 100);
+    refused.upstream = "local";
+    refused.status = 529;
+    refused.fallbackTo = "cloud";
+    log.append(refused);
+    const QList<CallRecord> back = log.recent(10);
+    QCOMPARE(back.size(), 2);
+    QCOMPARE(back[0].fallbackFrom, "local"_ba);
+    QCOMPARE(back[0].fallbackTo, QByteArray());
+    QCOMPARE(back[1].outcome, Outcome::FellBack);
+    QCOMPARE(back[1].fallbackTo, "cloud"_ba);
+    QCOMPARE(scalar(m_path, u"SELECT outcome || ' ' || fallback_to || ' ' || ended FROM calls WHERE request_id = '%1'"_s
+                                .arg(QString::fromLatin1(refused.requestId))).toString(),
+             u"fell_back cloud upstream_error"_s);
 }
 
 // A database schema 2 wrote (the release with `ended`): opened, it gains schema 4's columns, its

@@ -47,6 +47,7 @@ private Q_SLOTS:
     void window_followsALiveProxyQueued();
     void model_countsTheSideProxysPools();
     void demo_burstOneAtATime_queuedCountsTheSideProxy();
+    void demo_fallbackIsInTheMenu_andTheStandInAnswersWhileThePrimaryIsOverloaded();
     void tray_gatedOnAvailability();
     void clear_resetsTheBreakerTimelineAndStatusBar();
     void quit_ctrlQInWindowAndTray();
@@ -298,6 +299,39 @@ void TestDashboard::demo_burstOneAtATime_queuedCountsTheSideProxy()
     QVERIFY(finished.wait(20000));
     QTRY_COMPARE_WITH_TIMEOUT(model.sideQueued(), 0, 10000);
     QTRY_COMPARE(model.totals().requests, 6);
+}
+
+// The demo menu's Fallback scenario runs through the demo's proxy with a fallback (the mock, then a
+// second mock standing in): the dashboard counts one request per prompt, the fallbacks among them.
+void TestDashboard::demo_fallbackIsInTheMenu_andTheStandInAnswersWhileThePrimaryIsOverloaded()
+{
+    ProxyHarness harness;
+    DashboardModel model;
+    connectProxyToModel(harness.proxy(), &model);
+    DemoController demo(&model, harness.port(), harness.mock(), harness.config());
+    DemoScenarios::Options options = demo.scenarios()->options();
+    options.timeScale = 0.05;   // 75 prompts in 7.5 s, 529s from 0.75 s to 3.75 s
+    options.restoreLatency = 0ms;
+    demo.scenarios()->setOptions(options);
+    QMenu menu;
+    demo.populate(&menu);
+    QAction *fallback = nullptr;
+    for (QAction *action : menu.actions()) {
+        if (action->text().startsWith(u"Fallback:"_s))
+            fallback = action;
+    }
+    QVERIFY(fallback);
+    std::optional<DemoScenarios::Result> ended;
+    connect(demo.scenarios(), &DemoScenarios::finished, this, [&ended](const DemoScenarios::Result &r) { ended = r; });
+    fallback->trigger();
+    QVERIFY(demo.fallbackProxyPort() != 0);
+    QTRY_VERIFY_WITH_TIMEOUT(ended.has_value(), 30000);
+    const DemoScenarios::Result result = *ended;
+    QCOMPARE(result.statuses.value(200), 75);
+    QVERIFY2(result.fellBack >= 20, qPrintable(result.summary()));
+    QTRY_COMPARE(model.totals().requests, 75);   // the refused attempts are rows, not requests
+    QCOMPARE(model.totals().count(DashboardModel::Category::Fallback), result.fellBack);
+    QVERIFY(model.records().size() > 75);
 }
 
 void TestDashboard::tray_gatedOnAvailability()

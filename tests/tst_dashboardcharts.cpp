@@ -4,6 +4,7 @@
 // formats; and chart exports that never overwrite. The offscreen screen is 1366x768.
 
 #include "breakertimeline.h"
+#include "chartlegend.h"
 #include "dashboardfixture.h"
 #include "dashboardmodel.h"
 #include "dashboardstyle.h"
@@ -51,6 +52,7 @@ private Q_SLOTS:
     void staircase_wallStaircaseAndHerdShapes();
     void staircase_legendWrapsInsteadOfClipping();
     void outcomes_failuresOnTheirOwnAxisAfterAHerd();
+    void outcomes_fallbacksAreABandOfTheStaircasesColour_eachRequestOnce();
     void formats_oneMoneyRuleAndExactAxisLabels();
     void exportCharts_neverOverwrites();
 };
@@ -256,6 +258,36 @@ void TestDashboardCharts::outcomes_failuresOnTheirOwnAxisAfterAHerd()
     QVERIFY(!chart.failureAxisShown());
     QCOMPARE(chart.peakFailureRate(), 0.0);
     QVERIFY(chart.failurePoints().isEmpty());
+}
+
+// Calls a fallback answered have a band of their own, in the staircase's fallback colour (one
+// table), and a refused attempt beside each is no request: 4 a second stay 4 a second, not 8.
+void TestDashboardCharts::outcomes_fallbacksAreABandOfTheStaircasesColour_eachRequestOnce()
+{
+    QCOMPARE(dashboardstyle::outcomeColor(DashboardModel::Category::Fallback), dashboardstyle::fallbackColor());
+    DashboardModel model;
+    for (int i = 0; i < 4; ++i) {
+        const QByteArray id = "fb-" + QByteArray::number(i);
+        CallRecord refused = record(id, Outcome::FellBack, T + i * 10, T + i * 10 + 50, 529);
+        refused.upstream = "openai";
+        refused.fallbackTo = "cloud";
+        model.addRecord(refused);
+        CallRecord answered = record(id, Outcome::Miss, T + i * 10, T + i * 10 + 400);
+        answered.upstream = "cloud";
+        answered.fallbackFrom = "openai";
+        model.addRecord(answered);
+    }
+    model.addRecord(record("plain", Outcome::Miss, T + 100, T + 300));
+    QCOMPARE(model.totals().requests, 5);
+    QCOMPARE(model.totals().count(DashboardModel::Category::Fallback), 4);
+    QCOMPARE(model.totals().failures(), 0);   // the refused attempts are no failed requests
+
+    OutcomeChart chart;
+    chart.resize(600, 300);
+    chart.refresh(model, T - 30'000, T + 30'000);
+    QCOMPARE(chart.peakRate(), 5.0);   // one second, five requests: four by the fallback, one plain
+    QVERIFY2(chart.legend()->entries().contains(u"fallback"_s), qPrintable(chart.legend()->entries().join(u", ")));
+    QVERIFY(containsColour(chart.grab().toImage(), dashboardstyle::fallbackColor(), 6));
 }
 
 void TestDashboardCharts::formats_oneMoneyRuleAndExactAxisLabels()

@@ -3,7 +3,9 @@
 // inside the proxy, and closes again when the provider is back; a burst and stop() end cleanly.
 
 #include "demoscenarios.h"
+#include "mockprovider.h"
 #include "proxyharness.h"
+#include "servicethread.h"
 
 #include <QSignalSpy>
 #include <QTest>
@@ -35,6 +37,7 @@ private Q_SLOTS:
     void initTestCase() { qRegisterMetaType<DemoScenarios::Result>(); }
     void herd_reachesTheProviderOnce();
     void outage_breakerOpensAfterFiveFailuresAndRecovers();
+    void fallback_everyPromptAnswered_theBackupStandsInWhileThePrimaryIsOverloaded();
     void burst_differentPromptsEachCallUpstream();
     void stop_endsAtOnceAndRestoresTheMock();
 };
@@ -103,6 +106,52 @@ void TestDemoScenarios::outage_breakerOpensAfterFiveFailuresAndRecovers()
     QVERIFY(harness.transitions.size() >= 3);
     QCOMPARE(harness.transitions.first().to, BreakerState::Open);
     QCOMPARE(harness.transitions.last().to, BreakerState::Closed);
+    QCOMPARE(harness.mock()->currentMode(), MockProvider::Mode::Ok);
+}
+
+// The Fallback scenario against a proxy whose upstream for the demo's model (the mock) names a
+// second mock as its fallback: while the mock answers 529, every prompt is still answered 200, by
+// the backup, marked so; the refused calls have rows of their own; afterwards the mock answers again.
+void TestDemoScenarios::fallback_everyPromptAnswered_theBackupStandsInWhileThePrimaryIsOverloaded()
+{
+    ServiceThread<MockProvider> backup(u"backup"_s, [] { return new MockProvider; });
+    ProxyHarness harness([&backup](ProxyConfig &config) {
+        config.upstreamRoutes = {
+            {QString::fromLatin1(DemoScenarios::kFallbackPrimary), ApiStyle::OpenAI, config.openaiUpstream, {u"*"_s},
+             QString::fromLatin1(DemoScenarios::kFallbackBackup), {}},
+            {QString::fromLatin1(DemoScenarios::kFallbackBackup), ApiStyle::OpenAI, backup.service()->openaiBaseUrl(),
+             {u"backup-only/*"_s}, {}, {}},
+        };
+    });
+    DemoScenarios demo(harness.port(), harness.mock());
+    DemoScenarios::Options options;
+    options.timeScale = 0.05;   // a prompt every 100 ms for 7.5 s; 529s from 0.75 s to 3.75 s
+    options.restoreLatency = 0ms;
+    demo.setOptions(options);
+    QSignalSpy finished(&demo, &DemoScenarios::finished);
+    QVERIFY(demo.start(DemoScenarios::Scenario::Fallback));
+    const DemoScenarios::Result result = waitForResult(finished, 30000);
+    QCOMPARE(result.sent, 75);
+    QCOMPARE(result.answered, 75);
+    QCOMPARE(result.statuses.value(200), 75);   // nobody saw the 529
+    QVERIFY2(result.fellBack >= 20, qPrintable(result.summary()));   // about 30 prompts in the 3 s
+    QCOMPARE(backup.service()->callCount(u"/v1/chat/completions"_s), result.fellBack);
+
+    // The primary's refusals before its breaker opened, each a fell_back row naming the backup.
+    QTRY_VERIFY(harness.records.size() >= 75);
+    int refusedRows = 0;
+    int answeredByBackup = 0;
+    for (const CallRecord &record : harness.records) {
+        if (record.outcome == Outcome::FellBack) {
+            ++refusedRows;
+            QCOMPARE(record.status, 529);
+            QCOMPARE(record.fallbackTo, QByteArray(DemoScenarios::kFallbackBackup));
+        }
+        answeredByBackup += record.fallbackFrom == DemoScenarios::kFallbackPrimary;
+    }
+    QVERIFY2(refusedRows >= 5, qPrintable(QString::number(refusedRows)));
+    QCOMPARE(answeredByBackup, result.fellBack);
+    QCOMPARE(harness.records.size(), 75 + refusedRows);
     QCOMPARE(harness.mock()->currentMode(), MockProvider::Mode::Ok);
 }
 

@@ -4,6 +4,7 @@
 // upstream's errors passed on and Breakwater's own in Gemini's shape with x-should-retry: false.
 // Real sockets on loopback; upstream calls are counted.
 
+#include "commandline.h"
 #include "proxyharness.h"
 #include "mockrequest.h"
 
@@ -51,7 +52,36 @@ private Q_SLOTS:
     void breakwatersOwnErrors_areInGeminisShape_withoutRetry();
     void cutStream_endsWithAGeminiErrorEvent();
     void geminiModel_isPricedFromTheBuiltInTable_andAdmittedUnderACap();
+    void lane_isListedFromTheStart_onlyWhenGeminiWasChosen();
 };
+
+// Gemini's lane (/metrics, the snapshot, the dashboard) is there from the start when its upstream
+// was chosen (--gemini-upstream, the configuration file, a Gemini route), whatever its URL; left
+// at its default (as the demo leaves it) it comes with the first call.
+void TestGemini::lane_isListedFromTheStart_onlyWhenGeminiWasChosen()
+{
+    const auto listed = [](ProxyHarness &harness) {
+        return harness.get("/metrics").body.contains(R"(breakwater_breaker_state{upstream="gemini")");
+    };
+    {
+        ProxyHarness notChosen(toMock);   // at the mock's Anthropic base, as the demo sets it
+        QVERIFY(!listed(notChosen));
+        QCOMPARE(notChosen.post(kGenerate, geminiBody(u"first"_s), kGeminiAuth).status, 200);
+        QVERIFY(listed(notChosen));   // from its first call
+    }
+    ProxyHarness chosen([](ProxyConfig &config) {
+        toMock(config);
+        config.geminiUpstreamChosen = true;
+    });
+    QVERIFY(listed(chosen));   // the same URL, chosen: listed before any call
+
+    const Expected<CommandLine> given = parseCommandLine({u"breakwater"_s, u"--gemini-upstream"_s, u"http://127.0.0.1:9/"_s});
+    QVERIFY(given.ok());
+    QVERIFY(given.value().config.geminiUpstreamChosen);
+    const Expected<CommandLine> plain = parseCommandLine({u"breakwater"_s});
+    QVERIFY(plain.ok());
+    QVERIFY(!plain.value().config.geminiUpstreamChosen);
+}
 
 void TestGemini::generateContent_isAnswered_withUsageInTheLog()
 {

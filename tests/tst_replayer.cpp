@@ -81,6 +81,7 @@ private slots:
     void credential_fromTheEnvironment_byApiStyle_data();
     void credential_fromTheEnvironment_byApiStyle();
     void typedCredential_isSentButNeverRecordedOrReported();
+    void geminiCall_isReplayedOnItsRoute_withItsOwnKeyHeader();
     void environmentCredential_fitsOnlyItsOwnProvider_data();
     void environmentCredential_fitsOnlyItsOwnProvider();
     void answer_isCutAtItsBound();
@@ -276,6 +277,40 @@ void TestReplayer::typedCredential_isSentButNeverRecordedOrReported()
     QVERIFY(!again.requestHeaders.contains(typed));
     QVERIFY(!again.requestBody.contains(typed));
     QVERIFY(!again.keyInputs.contains(typed));
+}
+
+// A Gemini call (its key in ?key=, so no recorded credential header to copy) is Gemini's by its
+// route: replayed on /v1beta/... with the key in x-goog-api-key (the credential table's header for
+// Gemini), never as Authorization: Bearer, and without the recorded ?key=REDACTED.
+void TestReplayer::geminiCall_isReplayedOnItsRoute_withItsOwnKeyHeader()
+{
+    ProxyHarness harness([](ProxyConfig &config) {
+        config.recordBodies = true;
+        config.geminiUpstream = config.anthropicUpstream;   // the mock, without a path
+    });
+    const QByteArray path = "/v1beta/models/mock-gemini:generateContent";
+    const QByteArray body = R"({"contents":[{"role":"user","parts":[{"text":"replay gemini"}]}]})";
+    const CallRecord original = record(harness, path + "?key=AIza-original", body, {{"Content-Type", "application/json"}});
+    QCOMPARE(original.status, 200);
+    QCOMPARE(original.upstream, QByteArray("gemini"));
+    const ApiStyle style = Replayer::styleOf(original);
+    QCOMPARE(style, ApiStyle::Gemini);
+    QCOMPARE(Replayer::credentialVariable(style), u"GEMINI_API_KEY"_s);
+    QCOMPARE(Replayer::providerUrl(style), QUrl(u"https://generativelanguage.googleapis.com"_s));
+    QVERIFY(Replayer::environmentCredentialFits(style, QUrl(u"https://generativelanguage.googleapis.com"_s)));
+    QVERIFY(!Replayer::environmentCredentialFits(style, QUrl(u"https://api.openai.com/v1"_s)));
+
+    Replayer replayer;
+    const Replayer::Answer answer = replayed(replayer, original, throughBreakwater(harness, "AIza-replay"));
+    QCOMPARE(answer.status, 200);
+    QVERIFY2(answer.body.contains("echo: replay gemini"), answer.body.constData());
+    QCOMPARE(answer.url.path(), QString::fromLatin1(path));
+    QVERIFY2(!answer.url.query().contains(u"key="_s), qPrintable(answer.url.toString()));
+    QCOMPARE(harness.mock()->callCount(QString::fromLatin1(path)), 2);   // the Gemini route, asked again
+    QCOMPARE(headerValue(harness.mock()->lastRequestHeaders(), "x-goog-api-key"), QByteArray("AIza-replay"));
+    QCOMPARE(headerValue(harness.mock()->lastRequestHeaders(), "Authorization"), QByteArray());
+    QVERIFY2(!harness.mock()->lastRequestQuery().contains("key="), harness.mock()->lastRequestQuery().constData());
+    QVERIFY(answer.sentHeaders.contains("x-goog-api-key: [redacted]"));
 }
 
 void TestReplayer::environmentCredential_fitsOnlyItsOwnProvider_data()

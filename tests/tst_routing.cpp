@@ -275,15 +275,42 @@ void TestRouting::refusedBeforeTheFirstByte_goesToTheFallback()
     else
         QCOMPARE(local.service()->callCount(u"/v1/chat/completions"_s), 1);   // asked once, never again
     QCOMPARE(harness.mock()->callCount(u"/v1/chat/completions"_s), 1);   // the fallback answered, once
-    QTRY_COMPARE(harness.records.size(), 1);   // one request, one record: the fallback's answer
-    QCOMPARE(harness.records[0].upstream, QByteArray("cloud"));
-    QCOMPARE(harness.records[0].fallbackFrom, QByteArray("local"));
-    QCOMPARE(harness.records[0].status, 200);
-    QCOMPARE(harness.records[0].model, u"meta/llama-3"_s);
-    QVERIFY2(harness.records[0].keyInputs.contains(QByteArray("fallback: from local (" + why + " before any byte)")),
-             harness.records[0].keyInputs.constData());
+    // Two rows for one request, by the same x-request-id: the refused attempt, then the answer.
+    QTRY_COMPARE(harness.records.size(), 2);
+    const CallRecord &refused = harness.records[0];
+    const CallRecord &answered = harness.records[1];
+    QCOMPARE(refused.requestId, answered.requestId);
+    QCOMPARE(refused.outcome, Outcome::FellBack);
+    QCOMPARE(refused.upstream, QByteArray("local"));
+    QCOMPARE(refused.fallbackTo, QByteArray("cloud"));
+    QCOMPARE(refused.fallbackFrom, QByteArray());
+    QCOMPARE(refused.model, u"llama-3"_s);   // as it was asked of local, before the models_map
+    if (mode == MockProvider::Mode::Reset) {
+        QCOMPARE(refused.errorKind, QByteArray("upstream_unreachable"));
+    } else {
+        QCOMPARE(refused.status, why.right(3).toInt());
+        QVERIFY(!refused.errorBody.isEmpty());   // the provider's own refusal, for the details
+    }
+    QVERIFY(refused.upstreamStartAtMs > 0 && refused.endAtMs >= refused.upstreamStartAtMs);
+    QVERIFY2(refused.keyInputs.contains(QByteArray("fallback: to cloud (" + why + " before any byte)")),
+             refused.keyInputs.constData());
+    QCOMPARE(answered.upstream, QByteArray("cloud"));
+    QCOMPARE(answered.fallbackFrom, QByteArray("local"));
+    QCOMPARE(answered.fallbackTo, QByteArray());
+    QCOMPARE(answered.status, 200);
+    QCOMPARE(answered.model, u"meta/llama-3"_s);
+    QVERIFY2(answered.keyInputs.contains(QByteArray("fallback: from local (" + why + " before any byte)")),
+             answered.keyInputs.constData());
     const LoopbackResponse metrics = harness.get("/metrics");
     QVERIFY2(metrics.body.contains(R"(breakwater_fallbacks_total{from="local",to="cloud"} 1)"), metrics.body.constData());
+    // One client request, counted once; both upstream calls counted, each under its upstream.
+    QVERIFY2(metrics.body.contains(R"(breakwater_requests_total{route="/v1/chat/completions",outcome="miss"} 1)"),
+             metrics.body.constData());
+    QVERIFY2(!metrics.body.contains("fell_back"), metrics.body.constData());
+    if (mode != MockProvider::Mode::Reset) {
+        QVERIFY2(metrics.body.contains(QByteArray(R"(breakwater_upstream_calls_total{upstream="local",status=")" + why.right(3)
+                                                  + R"("} 1)")), metrics.body.constData());
+    }
 }
 
 void TestRouting::streamCutAfterItBegan_neverFallsBack()

@@ -34,7 +34,9 @@ DashboardModel::Category DashboardModel::categoryOf(Outcome outcome)
 
 DashboardModel::Category DashboardModel::categoryOf(const CallRecord &record)
 {
-    return isFailure(endingOf(record)) ? Category::Failed : categoryOf(record.outcome);
+    if (isFailure(endingOf(record)))
+        return Category::Failed;
+    return record.fallbackFrom.isEmpty() ? categoryOf(record.outcome) : Category::Fallback;
 }
 
 QString DashboardModel::categoryName(Category category)
@@ -45,6 +47,7 @@ QString DashboardModel::categoryName(Category category)
     case Category::Joined: return tr("joined");
     case Category::Hit: return tr("hit");
     case Category::Bypass: return tr("bypass");
+    case Category::Fallback: return tr("fallback");
     case Category::Refused: return tr("refused");
     case Category::Failed: return tr("failed");
     }
@@ -58,7 +61,9 @@ DashboardModel::DashboardModel(QObject *parent)
 
 void DashboardModel::addRecord(const CallRecord &record)
 {
-    m_inFlight.remove(record.requestId);
+    // A fallback's refused attempt ends no request: its request is still in flight at the fallback.
+    if (record.isClientRequest())
+        m_inFlight.remove(record.requestId);
     count(record);
     bump();
     if (record.outcome == Outcome::SpendRefused)
@@ -76,6 +81,14 @@ void DashboardModel::addStarted(const CallRecord &record)
 
 void DashboardModel::count(const CallRecord &record)
 {
+    // A fallback's refused attempt is a row of the table, not a request: the request it was part
+    // of is counted once, by its answer's row (CallRecord::isClientRequest).
+    if (!record.isClientRequest()) {
+        ++m_totals.providerCalls;   // it reached the provider, which refused it: an upstream call
+        noteTime(record.endAtMs > 0 ? record.endAtMs : record.receivedAtMs);
+        keep(record);
+        return;
+    }
     const Category served = categoryOf(record.outcome);
     const Ending ending = endingOf(record);
     ++m_totals.requests;
@@ -86,6 +99,8 @@ void DashboardModel::count(const CallRecord &record)
         ++m_totals.perCategory[size_t(Category::Failed)];
         if (ending == Ending::UpstreamError)
             ++m_totals.upstreamErrorStatuses[record.status];
+    } else if (!record.fallbackFrom.isEmpty()) {
+        ++m_totals.perCategory[size_t(Category::Fallback)];
     }
     // Only the caller that started an upstream call pays for it; riders and hits save its cost.
     if ((served == Category::Miss || served == Category::Bypass) && record.costUsd >= 0) {
@@ -101,7 +116,11 @@ void DashboardModel::count(const CallRecord &record)
     const qint64 end = record.endAtMs > 0 ? record.endAtMs : record.receivedAtMs;
     addSample(record, end);
     noteTime(end);
+    keep(record);
+}
 
+void DashboardModel::keep(const CallRecord &record)
+{
     m_records.push_back(record);
     if (m_records.size() > size_t(kMaxRecords))
         m_records.pop_front();

@@ -26,13 +26,14 @@ class DashboardModel final : public QObject
     Q_DISABLE_COPY_MOVE(DashboardModel)
 public:
     // The classes drawn as stacked series: how an answered call was served (refused: no upstream
-    // call, breaker, spend, queue or bad input), and Failed for a call that was served but did not
+    // call, breaker, spend, queue or bad input), Fallback for a call its upstream's fallback
+    // answered well (x-breakwater-fallback), and Failed for a call that was served but did not
     // end well (accounting/callending.h), whatever served it.
-    enum class Category : quint8 { Miss, Joined, Hit, Bypass, Refused, Failed };
-    static constexpr int kCategoryCount = 6;
+    enum class Category : quint8 { Miss, Joined, Hit, Bypass, Fallback, Refused, Failed };
+    static constexpr int kCategoryCount = 7;
     using Counts = std::array<qint64, kCategoryCount>;
-    static Category categoryOf(Outcome outcome);            // how it was served: never Failed
-    static Category categoryOf(const CallRecord &record);   // as drawn: a failure is Failed
+    static Category categoryOf(Outcome outcome);            // how it was served: never Fallback or Failed
+    static Category categoryOf(const CallRecord &record);   // as drawn: a failure is Failed, a fallback's answer Fallback
     static QString categoryName(Category category);
 
     static constexpr int kMaxRecords = 2000;           // recent records kept for table and staircase
@@ -44,7 +45,7 @@ public:
     {
         qint64 requests = 0;
         // By how the call was served; Failed counts the failures too, so a failed miss is counted
-        // under Miss and under Failed.
+        // under Miss and under Failed, and Fallback the answers of fallbacks (a miss and a fallback).
         Counts perCategory{};
         std::array<qint64, kEndingCount> perEnding{};
         QMap<int, qint64> upstreamErrorStatuses;   // the failures ended upstream_error, by status
@@ -173,6 +174,7 @@ private:
     BreakerHistory &historyFor(const QString &upstream, qint64 seenAtMs);
     void appendTransition(const BreakerTransition &transition);
     void count(const CallRecord &record);
+    void keep(const CallRecord &record);   // into the recent records (table, staircase)
     void addHistoricBreakerStates(QList<CallRecord> byArrival);
     void addToBucket(qint64 atMs, Category category);
     void addSample(const CallRecord &record, qint64 atMs);

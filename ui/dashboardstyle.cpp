@@ -24,6 +24,7 @@ QColor outcomeColor(DashboardModel::Category category)
     case Category::Joined: return QColor(0x8e, 0x5b, 0xd6);   // purple: rode along on one
     case Category::Hit: return QColor(0x17, 0xa2, 0x8f);      // teal: answered from the cache
     case Category::Bypass: return QColor(0x8a, 0x8f, 0x98);   // grey: sharing turned off
+    case Category::Fallback: return QColor(0xc9, 0xa8, 0x00); // gold: answered, by the stand-in; nothing else uses it
     case Category::Refused: return QColor(0xd6, 0x45, 0x45);  // red: refused, no upstream call
     case Category::Failed: return QColor(0xe8, 0x83, 0x3a);   // orange: served, but it failed
     }
@@ -148,7 +149,7 @@ QColor injectedColor()
 
 QColor fallbackColor()
 {
-    return QColor(0xc9, 0xa8, 0x00);   // gold: answered, by the stand-in; no outcome or failure uses it
+    return outcomeColor(DashboardModel::Category::Fallback);
 }
 
 QIcon trayIcon(BreakerState worst, bool faultsArmed, bool admissionPaused)

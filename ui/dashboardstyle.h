@@ -34,7 +34,8 @@ const QList<Ending> &failureEndings();
 QColor inFlightColor();
 // Fault injection: the armed banner, the tray's badge and the mark on injected calls.
 QColor injectedColor();
-// A call its upstream's fallback answered (x-breakwater-fallback): the staircase's bar.
+// A call its upstream's fallback answered (x-breakwater-fallback): the staircase's bar, the
+// outcome chart's band (outcomeColor(Category::Fallback), the one table).
 QColor fallbackColor();
 QString breakerLabel(BreakerState state);   // closed, half-open, open
 

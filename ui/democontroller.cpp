@@ -42,6 +42,10 @@ DemoController::DemoController(DashboardModel *model, quint16 proxyPort, MockPro
     addScenario(DemoScenarios::Scenario::InjectedHang, {});
     m_injectedHang = m_actions.last();
     showTimeout(config.upstreamTimeout);
+    auto *fallback = new QAction(tr("Fallback: 529 overloaded from 15 s to 75 s, a second provider stands in"), this);
+    fallback->setToolTip(DemoScenarios::description(DemoScenarios::Scenario::Fallback));
+    connect(fallback, &QAction::triggered, this, [this] { startFallback(); });
+    m_actions.append(fallback);
 
     // Burst choices: the running proxy's own concurrency, then one and four at a time.
     auto *ownBurst = new QAction(u"Burst of %1 prompts, %2 at a time (this proxy)"_s
@@ -75,6 +79,8 @@ DemoController::~DemoController()
     delete m_scenarios;     // stops a running scenario while the side proxies still exist
     m_scenarios = nullptr;
     m_sideProxies.clear();  // each joins its thread
+    m_fallbackProxy.reset();
+    m_backupMock.reset();
 }
 
 void DemoController::showTimeout(std::chrono::milliseconds timeout)
@@ -115,6 +121,40 @@ quint16 DemoController::sideProxyPort(int concurrency) const
     return it == m_sideProxies.end() || !it->second->service() ? 0 : it->second->service()->port();
 }
 
+bool DemoController::startFallback()
+{
+    const quint16 port = ensureFallbackProxy();
+    return port != 0 && m_scenarios->start(DemoScenarios::Scenario::Fallback, port);
+}
+
+quint16 DemoController::fallbackProxyPort() const
+{
+    return m_fallbackProxy && m_fallbackProxy->service() ? m_fallbackProxy->service()->port() : 0;
+}
+
+quint16 DemoController::ensureFallbackProxy()
+{
+    if (const quint16 port = fallbackProxyPort())
+        return port;
+    m_backupMock = std::make_unique<ServiceThread<MockProvider>>(u"mock-backup"_s, [] {
+        auto *provider = new MockProvider;
+        provider->setLatency(std::chrono::milliseconds(600));   // a little slower: the stand-in
+        return provider;
+    });
+    ProxyConfig config = m_config;
+    config.listenPort = 0;
+    // Every model to the mock, which names the backup as its fallback; the backup's own pattern
+    // matches no model, so nothing goes to it but what falls back.
+    config.upstreamRoutes = {
+        {QString::fromLatin1(DemoScenarios::kFallbackPrimary), ApiStyle::OpenAI, m_config.openaiUpstream, {u"*"_s},
+         QString::fromLatin1(DemoScenarios::kFallbackBackup), {}},
+        {QString::fromLatin1(DemoScenarios::kFallbackBackup), ApiStyle::OpenAI, m_backupMock->service()->openaiBaseUrl(),
+         {u"backup-only/*"_s}, {}, {}},
+    };
+    m_fallbackProxy = startSideProxy(u"proxy-fallback"_s, config, u"fallback"_s);
+    return fallbackProxyPort();
+}
+
 quint16 DemoController::ensureSideProxy(int concurrency)
 {
     if (const quint16 port = sideProxyPort(concurrency))
@@ -122,7 +162,20 @@ quint16 DemoController::ensureSideProxy(int concurrency)
     ProxyConfig config = m_config;
     config.listenPort = 0;
     config.concurrency = concurrency;
-    auto side = std::make_unique<ServiceThread<ProxyServer>>(u"proxy-c%1"_s.arg(concurrency), [this, config] {
+    std::unique_ptr<ServiceThread<ProxyServer>> side = startSideProxy(u"proxy-c%1"_s.arg(concurrency), config,
+                                                                      u"concurrency %1"_s.arg(concurrency));
+    if (!side)
+        return 0;
+    const quint16 port = side->service()->port();
+    m_sideProxies.emplace(concurrency, std::move(side));
+    qCInfo(lcDemoUi) << "second proxy with concurrency" << concurrency << "on port" << port;
+    return port;
+}
+
+std::unique_ptr<ServiceThread<ProxyServer>> DemoController::startSideProxy(const QString &name, const ProxyConfig &config,
+                                                                           const QString &source)
+{
+    auto side = std::make_unique<ServiceThread<ProxyServer>>(name, [this, config] {
         auto *server = new ProxyServer(config, m_clock);
         if (const Result listening = server->listen(); !listening.ok()) {
             qCWarning(lcDemoUi) << "cannot start the second proxy:" << listening.error();
@@ -133,13 +186,13 @@ quint16 DemoController::ensureSideProxy(int concurrency)
     });
     ProxyServer *server = side->service();
     if (!server)
-        return 0;
+        return nullptr;
     // Its calls, but not its breaker: that would be mistaken for the main proxy's.
     connect(server, &ProxyServer::callStarted, m_model, &DashboardModel::addStarted, Qt::QueuedConnection);
     connect(server, &ProxyServer::callCompleted, m_model, &DashboardModel::addRecord, Qt::QueuedConnection);
     // ... and its pools' gauges: the burst one at a time waits in its queue, which "queued" must show.
     connect(server, &ProxyServer::snapshotReady, m_model,
-            [model = m_model, source = u"concurrency %1"_s.arg(concurrency)](const ProxySnapshot &snapshot) {
+            [model = m_model, source](const ProxySnapshot &snapshot) {
                 model->setSideSnapshot(source, snapshot);
             }, Qt::QueuedConnection);
     if (CallLog *log = m_callLog) {
@@ -147,10 +200,7 @@ quint16 DemoController::ensureSideProxy(int concurrency)
         connect(server, &ProxyServer::callCompleted, server, [log](const CallRecord &record) { log->append(record); },
                 Qt::DirectConnection);
     }
-    const quint16 port = server->port();
-    m_sideProxies.emplace(concurrency, std::move(side));
-    qCInfo(lcDemoUi) << "second proxy with concurrency" << concurrency << "on port" << port;
-    return port;
+    return side;
 }
 
 void DemoController::onRunningChanged()

@@ -27,6 +27,10 @@ template <typename Service> class ServiceThread;
 // exit. Its records feed the same dashboard, so the staircase shows what that proxy did (in flight
 // too), its pools count in "in flight" and "queued", and it writes the same call log: every proxied
 // call is on record.
+//
+// The fallback scenario goes the same way through a third ProxyServer, whose upstream for the
+// demo's model ("primary", the mock) names a fallback ("backup", a second mock on its own thread):
+// while the mock answers 529, the dashboard shows the calls the backup answered.
 class DemoController final : public QObject
 {
     Q_OBJECT
@@ -44,6 +48,9 @@ public:
     // Runs the burst through a proxy with this concurrency (a second proxy unless it is the main one's).
     bool startBurst(int concurrency);
     quint16 sideProxyPort(int concurrency) const;
+    // Runs the fallback scenario through the proxy with a fallback (built on first use).
+    bool startFallback();
+    quint16 fallbackProxyPort() const;
     // The call log the second proxies write to (may be null); before the first burst through one.
     void setCallLog(CallLog *log) { m_callLog = log; }
     QString status() const { return m_status; }
@@ -53,6 +60,11 @@ Q_SIGNALS:
 
 private:
     quint16 ensureSideProxy(int concurrency);
+    quint16 ensureFallbackProxy();
+    // A second proxy with `config`, on its own thread, feeding the dashboard and the call log as
+    // `source`; null when it cannot listen.
+    std::unique_ptr<ServiceThread<ProxyServer>> startSideProxy(const QString &name, const ProxyConfig &config,
+                                                               const QString &source);
     void onRunningChanged();
 
     DashboardModel *m_model;
@@ -61,6 +73,9 @@ private:
     ProxyConfig m_config;
     SystemClock m_clock;   // the second proxies' clock; outlives them (declared first)
     std::map<int, std::unique_ptr<ServiceThread<ProxyServer>>> m_sideProxies;
+    // The fallback scenario's stand-in provider, then its proxy (destroyed first: it calls the mock).
+    std::unique_ptr<ServiceThread<MockProvider>> m_backupMock;
+    std::unique_ptr<ServiceThread<ProxyServer>> m_fallbackProxy;
     DemoScenarios *m_scenarios = nullptr;
     QList<QAction *> m_actions;   // scenario starters, disabled while one runs
     QList<QAction *> m_burstActions;

@@ -15,6 +15,17 @@
 
 using namespace Qt::StringLiterals;
 
+namespace {
+
+// Failures are drawn by kind; a sample keeps how it was served (LatencySample has no fallback), so
+// Fallback would be an empty series.
+bool hasSeries(DashboardModel::Category category)
+{
+    return category != DashboardModel::Category::Failed && category != DashboardModel::Category::Fallback;
+}
+
+} // namespace
+
 LatencyScatter::LatencyScatter(QWidget *parent)
     : QChartView(parent)
 {
@@ -38,7 +49,7 @@ LatencyScatter::LatencyScatter(QWidget *parent)
     // How answered calls were served; failures are drawn by kind below, so Failed has no series.
     for (int i = 0; i < DashboardModel::kCategoryCount; ++i) {
         const auto category = DashboardModel::Category(i);
-        if (category == DashboardModel::Category::Failed)
+        if (!hasSeries(category))
             continue;
         auto *series = new QScatterSeries;
         series->setName(DashboardModel::categoryName(category));
@@ -90,8 +101,10 @@ void LatencyScatter::refresh(const DashboardModel &model, qint64 fromMs, qint64 
             points[int(DashboardModel::categoryOf(it->outcome))].append(point);
         slowest = std::max(slowest, seconds);
     }
-    for (int i = 0; i < m_series.size(); ++i)
-        m_series[i]->replace(points[i]);
+    for (int c = 0, s = 0; c < DashboardModel::kCategoryCount; ++c) {
+        if (hasSeries(DashboardModel::Category(c)))
+            m_series[s++]->replace(points[c]);
+    }
     for (int i = 0; i < m_failures.size(); ++i) {
         m_failures[i]->replace(failures[i]);
         // Only the kinds of failure in view are named in the legend.

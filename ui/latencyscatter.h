@@ -26,7 +26,7 @@ public:
     int pointCount() const;
 
 private:
-    QList<QScatterSeries *> m_series;     // answered calls, one per category but Failed
+    QList<QScatterSeries *> m_series;     // answered calls, one per category but Failed and Fallback
     QList<QScatterSeries *> m_failures;   // one per dashboardstyle::failureEndings()
     QDateTimeAxis *m_timeAxis = nullptr;
     QValueAxis *m_latencyAxis = nullptr;

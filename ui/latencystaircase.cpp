@@ -84,6 +84,8 @@ void LatencyStaircase::refresh(const DashboardModel &model, qint64 nowMs)
     m_originMs = records[firstShown].receivedAtMs;
     for (qsizetype i = firstShown; i < records.size(); ++i) {
         const CallRecord &record = records[i];
+        if (!record.isClientRequest())
+            continue;   // a fallback's refused attempt: its request's bar is the answer's
         Bar bar{record};
         bar.inFlight = record.endAtMs == 0;
         const qint64 end = bar.inFlight ? std::max(m_nowMs, record.receivedAtMs)
@@ -264,7 +266,8 @@ QList<LatencyStaircase::LegendEntry> LatencyStaircase::legendEntries() const
     // Failures are drawn in their kind's colour, not in one "failed" colour.
     for (int i = 0; i < DashboardModel::kCategoryCount; ++i) {
         const auto category = DashboardModel::Category(i);
-        if (category != DashboardModel::Category::Failed)
+        // A fallback's entry comes with the failures below, when a bar has it.
+        if (category != DashboardModel::Category::Failed && category != DashboardModel::Category::Fallback)
             entries.append({dashboardstyle::outcomeColor(category), Qt::NoBrush, DashboardModel::categoryName(category)});
     }
     entries.append({dashboardstyle::inFlightColor().lighter(130), hatch(dashboardstyle::inFlightColor()), tr("in flight")});

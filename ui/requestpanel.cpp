@@ -105,7 +105,7 @@ RequestPanel::RequestPanel(QWidget *parent)
     m_outcome = new QComboBox(this);
     m_outcome->addItem(u"all outcomes"_s, QString());
     for (const Outcome outcome : {Outcome::Miss, Outcome::Joined, Outcome::Hit, Outcome::Bypass,
-                                  Outcome::BreakerRefused, Outcome::SpendRefused, Outcome::Error})
+                                  Outcome::BreakerRefused, Outcome::SpendRefused, Outcome::Error, Outcome::FellBack})
         m_outcome->addItem(QString::fromLatin1(outcomeName(outcome)), QString::fromLatin1(outcomeName(outcome)));
     m_model = new QComboBox(this);
     m_model->addItem(u"all models"_s, QString());
@@ -546,6 +546,13 @@ QString RequestPanel::describe(const CallRecord &r, const RetryPlace &place)
     if (!r.fallbackFrom.isEmpty())
         text += field(tr("fallback"), tr("from %1 (it refused the call; its fallback %2 answered)")
                                           .arg(QString::fromUtf8(r.fallbackFrom), QString::fromUtf8(r.upstream)));
+    if (!r.fallbackTo.isEmpty()) {
+        //: %1 the upstream's refusal ("529", "upstream_unreachable"), %2 the upstream, %3 its fallback
+        text += field(tr("fallback"), tr("%1 from %2 → answered by its fallback %3 (the row with this request id)")
+                                          .arg(r.errorKind.isEmpty() ? QString::number(r.status)
+                                                                     : QString::fromLatin1(r.errorKind),
+                                               QString::fromUtf8(r.upstream), QString::fromUtf8(r.fallbackTo)));
+    }
     text += field(u"model"_s, r.model + (r.stream ? u"  (stream)"_s : QString()));
     text += field(u"client"_s, r.clientAddress);
     text += field(u"key fingerprint"_s, QString::fromLatin1(r.keyFingerprint));

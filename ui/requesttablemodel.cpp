@@ -83,6 +83,15 @@ RetryPlace RequestTableModel::placeAt(int row) const
     return m_places.value(row);
 }
 
+QString RequestTableModel::fallbackText(const CallRecord &record)
+{
+    if (!record.fallbackFrom.isEmpty())
+        return tr("from %1").arg(QString::fromUtf8(record.fallbackFrom));
+    if (!record.fallbackTo.isEmpty())
+        return tr("to %1").arg(QString::fromUtf8(record.fallbackTo));
+    return {};
+}
+
 QString RequestTableModel::attemptText(const CallRecord &record, const RetryPlace &place)
 {
     if (place.attempts <= 1 && record.retryAttempt < 0)
@@ -137,7 +146,7 @@ QVariant RequestTableModel::data(const QModelIndex &index, int role) const
         case RequestId: return QString::fromLatin1(r.requestId);
         case Attempt: return attemptText(r, placeAt(index.row()));
         case Injected: return r.injected;   // the fault rule that made the answer, "#1 503:count=2"
-        case Fallback: return QString::fromUtf8(r.fallbackFrom);
+        case Fallback: return fallbackText(r);
         }
     } else if (role == Qt::UserRole) {   // sort keys
         switch (index.column()) {
@@ -173,7 +182,7 @@ QVariant RequestTableModel::headerData(int section, Qt::Orientation orientation,
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return {};
     if (section == Fallback)
-        return tr("fallback from");
+        return tr("fallback");
     static const QStringList names{u"arrival"_s, u"outcome"_s, u"status"_s, u"ended"_s, u"upstream"_s, u"model"_s,
                                    u"route"_s, u"total ms"_s, u"queue ms"_s, u"upstream ms"_s,
                                    u"tokens in/out"_s, u"cost"_s, u"key"_s, u"request id"_s,

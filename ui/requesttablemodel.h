@@ -21,7 +21,7 @@ public:
     static QColor retryTint(int group);   // the background of a retry group's rows
     enum Column { Arrival, OutcomeColumn, Status, Ended, Upstream, Model, Route, Total, Queue, UpstreamTime,
                   Tokens, Cost, Key, RequestId, Attempt, Injected,
-                  Fallback,   // the upstream the call was meant for, when its fallback answered (shown beside Upstream)
+                  Fallback,   // "from local" on a fallback's answer, "to cloud" on the refused attempt (beside Upstream)
                   ColumnCount };
     static constexpr int kMaxRows = 2000;
 
@@ -34,6 +34,8 @@ public:
     // rows held: the Attempt column's "2 of 3" shows retry amplification.
     RetryPlace placeAt(int row) const;
     static QString attemptText(const CallRecord &record, const RetryPlace &place);
+    // The Fallback column: "from local" (a fallback answered), "to cloud" (the attempt it refused).
+    static QString fallbackText(const CallRecord &record);
     // Upstream start to last byte; -1 when the call never reached an upstream.
     static qint64 upstreamMs(const CallRecord &record);
 

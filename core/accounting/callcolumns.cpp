@@ -199,9 +199,15 @@ constexpr Column kColumns[] = {
          return r.fallbackFrom.isEmpty() ? QVariant(QMetaType::fromType<QString>()) : QVariant(QString::fromUtf8(r.fallbackFrom));
      },
      [](CallRecord &r, const QVariant &v) { r.fallbackFrom = v.toString().toUtf8(); }},
+    // Schema 7. On a fell_back row (the refused attempt), the fallback that answered; NULL otherwise.
+    {u"fallback_to", u"TEXT",
+     [](const CallRecord &r, bool) {
+         return r.fallbackTo.isEmpty() ? QVariant(QMetaType::fromType<QString>()) : QVariant(QString::fromUtf8(r.fallbackTo));
+     },
+     [](CallRecord &r, const QVariant &v) { r.fallbackTo = v.toString().toUtf8(); }},
 };
 constexpr int kColumnCount = int(std::size(kColumns));
-static_assert(kColumnCount == CallColumns::kSchema6Columns);
+static_assert(kColumnCount == CallColumns::kSchema7Columns);
 
 QString names()
 {

@@ -25,6 +25,8 @@ constexpr qsizetype kSchema4Columns = kSchema3Columns + 11;
 constexpr qsizetype kSchema5Columns = kSchema4Columns + 1;
 // Schema 6 adds the upstream a fallback answered for (routing/upstreamroutes.h).
 constexpr qsizetype kSchema6Columns = kSchema5Columns + 1;
+// Schema 7 adds the fallback a refused attempt's callers went to (Outcome::FellBack).
+constexpr qsizetype kSchema7Columns = kSchema6Columns + 1;
 
 // CREATE TABLE calls with the id and the first `columns` columns, byte for byte as it was shipped.
 QString createTable(qsizetype columns);

@@ -7,6 +7,7 @@ Served servedOf(Outcome outcome)
     case Outcome::Joined: return Served::Joined;
     case Outcome::Hit: return Served::Hit;
     case Outcome::Bypass: return Served::Bypass;
+    case Outcome::FellBack: return Served::Miss;   // it made the upstream call (that refused)
     case Outcome::BreakerRefused:
     case Outcome::SpendRefused:
     case Outcome::Error: return Served::Refused;   // Error is only set before a call is made
@@ -82,7 +83,7 @@ bool isRefusal(Ending ending)
 Outcome outcomeFromName(const QByteArray &name)
 {
     for (Outcome o : {Outcome::Miss, Outcome::Joined, Outcome::Hit, Outcome::Bypass,
-                      Outcome::BreakerRefused, Outcome::SpendRefused, Outcome::Error}) {
+                      Outcome::BreakerRefused, Outcome::SpendRefused, Outcome::Error, Outcome::FellBack}) {
         if (outcomeName(o) == name)
             return o;
     }

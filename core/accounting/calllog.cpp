@@ -43,6 +43,8 @@ const QList<QStringList> &migrations()
         CallColumns::addColumns(CallColumns::kSchema4Columns, CallColumns::kSchema5Columns),
         // Schema 6: the fallback's origin. Rows from before stay NULL (no fallbacks then).
         CallColumns::addColumns(CallColumns::kSchema5Columns, CallColumns::kSchema6Columns),
+        // Schema 7: a refused attempt's fallback. Rows from before stay NULL (no such rows then).
+        CallColumns::addColumns(CallColumns::kSchema6Columns, CallColumns::kSchema7Columns),
     };
     return list;
 }

@@ -71,7 +71,7 @@ public:
     // A field or header name redactCredentials treats as a secret (api_key, authorization, ...).
     static bool isSecretName(QStringView name);
 
-    static constexpr int kSchemaVersion = 6;
+    static constexpr int kSchemaVersion = 7;
     static constexpr std::chrono::milliseconds kFlushInterval{250};
     static constexpr int kBatchRows = 500;
     static constexpr int kMaxPendingRows = 100'000;

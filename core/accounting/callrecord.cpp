@@ -10,6 +10,7 @@ QByteArray outcomeName(Outcome outcome)
     case Outcome::BreakerRefused: return "breaker_refused";
     case Outcome::SpendRefused: return "spend_refused";
     case Outcome::Error: return "error";
+    case Outcome::FellBack: return "fell_back";
     }
     return "error";
 }

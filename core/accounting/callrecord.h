@@ -15,9 +15,14 @@ enum class Outcome : quint8 {
     BreakerRefused,  // refused because the upstream's breaker is open
     SpendRefused,    // refused by the spend limit
     Error,           // Breakwater answered with an error of its own (bad input, timeout, queue full, ...)
+    // An upstream call its upstream refused before a byte (429/5xx, unreachable, no headers in
+    // time), whose callers went to the upstream's fallback: a row of its own that answered nobody.
+    // The client's answer is the fallback's row, with the same request id. Not a client request:
+    // counted as an upstream call, never as a request (isClientRequest).
+    FellBack,
 };
 
-QByteArray outcomeName(Outcome outcome);   // miss, joined, hit, bypass, breaker_refused, ...
+QByteArray outcomeName(Outcome outcome);   // miss, joined, hit, bypass, breaker_refused, ..., fell_back
 
 struct CallRecord
 {
@@ -28,6 +33,8 @@ struct CallRecord
     // refused the call before a byte reached the client); answered as x-breakwater-fallback:
     // <upstream> (routing/upstreamroutes.h). Schema 6's fallback_from.
     QByteArray fallbackFrom;
+    // On a FellBack row: the fallback its callers went to (schema 7's fallback_to).
+    QByteArray fallbackTo;
     QString model;
     bool stream = false;
     QByteArray keyFingerprint;   // first 12 hex digits of the request key
@@ -79,6 +86,9 @@ struct CallRecord
     static constexpr qsizetype kMaxErrorBodyBytes = 8 * 1024;
 
     qint64 totalMs() const { return endAtMs > 0 ? endAtMs - receivedAtMs : 0; }
+    // Every row but a fallback's refused attempt answers one client request: only those count as
+    // requests, so a request that fell back is one request (the answer's row), never two misses.
+    bool isClientRequest() const { return outcome != Outcome::FellBack; }
 };
 
 Q_DECLARE_METATYPE(CallRecord)

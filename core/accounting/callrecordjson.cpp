@@ -32,7 +32,7 @@ struct Field
 const QList<Field> &fields()
 {
     static const QList<Field> list{
-        BYTES(requestId), BYTES(route), BYTES(upstream), BYTES(fallbackFrom), TEXT(model),
+        BYTES(requestId), BYTES(route), BYTES(upstream), BYTES(fallbackFrom), BYTES(fallbackTo), TEXT(model),
         Field{u"stream"_s, [](const CallRecord &r) { return QJsonValue(r.stream); },
               [](CallRecord &r, const QJsonValue &v) { r.stream = v.toBool(); }},
         BYTES(keyFingerprint), BYTES(credentialFingerprint), TEXT(clientAddress),

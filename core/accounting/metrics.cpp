@@ -19,7 +19,7 @@ bool isUpstreamCall(const CallRecord &record)
 {
     return record.upstreamStartAtMs > 0
            && (record.outcome == Outcome::Miss || record.outcome == Outcome::Bypass
-               || record.outcome == Outcome::Error);
+               || record.outcome == Outcome::Error || record.outcome == Outcome::FellBack);
 }
 
 QByteArray number(double value)
@@ -98,6 +98,11 @@ void Metrics::Histogram::observe(double seconds)
 
 void Metrics::record(const CallRecord &record)
 {
+    if (!record.isClientRequest()) {
+        ++m_providerCalls;            // it reached the provider, which refused it
+        recordUpstreamCall(record);   // a fallback's refused attempt: an upstream call, no request
+        return;
+    }
     ++m_requests[{record.route, outcomeName(record.outcome)}];
     if (!record.fallbackFrom.isEmpty())
         ++m_fallbacks[{record.fallbackFrom, record.upstream}];
@@ -113,9 +118,12 @@ void Metrics::record(const CallRecord &record)
     if (record.firstByteAtMs > 0 && record.receivedAtMs > 0)
         m_firstByte.observe((record.firstByteAtMs - record.receivedAtMs) / 1000.0);
     m_providerCalls += FaultWindows::reachedProvider(record);
-    if (!isUpstreamCall(record))
-        return;
+    if (isUpstreamCall(record))
+        recordUpstreamCall(record);
+}
 
+void Metrics::recordUpstreamCall(const CallRecord &record)
+{
     ++m_upstreamCalls[{record.upstream, QByteArray::number(record.status)}];
     if (!record.errorKind.isEmpty())
         ++m_upstreamErrors[{record.upstream, record.errorKind}];

@@ -21,7 +21,8 @@ struct ProxySnapshot;
 class Metrics final
 {
 public:
-    // Once per client request, when its response is over.
+    // Once per client request, when its response is over, and once per refused attempt of a
+    // fallback (Outcome::FellBack), which counts as an upstream call only.
     void record(const CallRecord &record);
     void recordTransition(const BreakerTransition &transition);
 
@@ -47,6 +48,7 @@ private:
         void observe(double seconds);
     };
     using LabelPair = QPair<QByteArray, QByteArray>;
+    void recordUpstreamCall(const CallRecord &record);   // calls, errors, queue wait, tokens, cost
 
     QMap<LabelPair, quint64> m_requests;        // route, outcome
     QMap<LabelPair, quint64> m_endings;         // route, ending (accounting/callending.h)

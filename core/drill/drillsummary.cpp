@@ -34,6 +34,10 @@ DrillSummary DrillSummary::of(const QList<CallRecord> &records, const FaultInjec
     DrillSummary summary;
     QList<const CallRecord *> pointers;
     for (const CallRecord &r : records) {
+        if (!r.isClientRequest()) {   // a fallback's refused attempt: a call, not a request
+            summary.upstreamCalls += reachedProvider(r);
+            continue;
+        }
         pointers.append(&r);
         ++summary.calls;
         summary.upstreamCalls += FaultWindows::reachedProvider(r);

@@ -9,11 +9,14 @@
 #include <QNetworkProxy>
 #include <QNetworkReply>
 #include <QNetworkRequest>
+#include <QUrlQuery>
 
 #include "accounting/callinspection.h"
 #include "accounting/callrecord.h"
+#include "http/incomingrequest.h"
 #include "http/protocol.h"
 #include "proxyconfig.h"
+#include "proxyroutes.h"
 
 using namespace Qt::StringLiterals;
 
@@ -76,7 +79,15 @@ QString Replayer::refusal(const CallRecord &record)
 
 ApiStyle Replayer::styleOf(const CallRecord &record)
 {
-    return record.upstream == "anthropic" ? ApiStyle::Anthropic : ApiStyle::OpenAI;
+    // As the proxy told it when the call came (proxyroutes.h): by its path and its headers' names,
+    // whatever its upstream is called (a routed upstream has a name of its own).
+    IncomingRequest request;
+    request.method = record.method.isEmpty() ? QByteArray("POST") : record.method;
+    const QByteArray target = record.target.isEmpty() ? record.route : record.target;
+    request.path = target.left(target.indexOf('?'));
+    request.headers = CallInspection::parseHeaders(record.requestHeaders);
+    const RouteMatch match = findRoute(request);
+    return match.found ? match.route.style : match.errorStyle;
 }
 
 QString Replayer::credentialVariable(ApiStyle style)
@@ -93,7 +104,12 @@ QByteArray Replayer::environmentCredential(ApiStyle style)
 QUrl Replayer::providerUrl(ApiStyle style)
 {
     const ProxyConfig defaults;
-    return style == ApiStyle::Anthropic ? defaults.anthropicUpstream : defaults.openaiUpstream;
+    switch (style) {
+    case ApiStyle::Anthropic: return defaults.anthropicUpstream;
+    case ApiStyle::Gemini: return defaults.geminiUpstream;
+    case ApiStyle::OpenAI: break;
+    }
+    return defaults.openaiUpstream;
 }
 
 bool Replayer::environmentCredentialFits(ApiStyle style, const QUrl &destination)
@@ -140,6 +156,15 @@ bool Replayer::replay(const CallRecord &record, const Options &options, QString 
     const QByteArray body = options.body.isEmpty() ? record.requestBody : options.body;
     m_answer = Answer{};
     m_answer.url = urlFor(options.baseUrl, target);
+    if (!options.credential.isEmpty()) {
+        // The key goes in its header below: a recorded ?key=REDACTED would be sent as a second key.
+        QUrlQuery query(m_answer.url);
+        for (const auto &[name, value] : query.queryItems(QUrl::FullyEncoded)) {
+            if (isCredentialParameter(name.toUtf8()))
+                query.removeAllQueryItems(name);
+        }
+        m_answer.url.setQuery(query);
+    }
     m_answer.sentBody = body;
     m_maxAnswerBytes = options.maxAnswerBytes;
     m_cutAtBound = false;

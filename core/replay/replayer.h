@@ -62,8 +62,9 @@ public:
 
     // Why `record` cannot be replayed, or empty when it can.
     static QString refusal(const CallRecord &record);
-    static ApiStyle styleOf(const CallRecord &record);
-    // The environment variable the SDKs read the credential from: OPENAI_API_KEY, ANTHROPIC_API_KEY.
+    static ApiStyle styleOf(const CallRecord &record);   // by its route and headers, as the proxy told
+    // The environment variable the SDKs read the credential from: OPENAI_API_KEY, ANTHROPIC_API_KEY,
+    // GEMINI_API_KEY.
     static QString credentialVariable(ApiStyle style);
     // That variable's value in this process's environment, empty when it is not set.
     static QByteArray environmentCredential(ApiStyle style);

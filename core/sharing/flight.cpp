@@ -212,6 +212,23 @@ QList<Flight::Rider> Flight::takeRiders()
     return std::exchange(m_riders, {});
 }
 
+CallRecord Flight::attemptRecord(CallRecord record) const
+{
+    record.upstreamStartAtMs = m_upstreamStartAtMs;
+    record.firstByteAtMs = m_firstByteAtMs;
+    record.queueWaitMs = m_queueWaitMs;
+    record.costUsd = m_costUsd.value_or(-1);
+    const std::optional<ApiError> error = failure();
+    record.status = error ? error->status : m_status;
+    record.errorKind = error ? error->code : QByteArray();
+    if (m_status >= 400)
+        record.errorBody = CallInspection::recordErrorBody(m_body);
+    if (m_recordBodies)
+        record.responseBody = m_body;
+    record.endAtMs = m_clock.wallMs();
+    return record;
+}
+
 void Flight::cancel()
 {
     if (m_call && !m_finished)

@@ -130,6 +130,9 @@ public:
     bool refusedBeforeAnswering() const;
     // Hands every rider over (to be sent to a fallback): the flight then answers nobody.
     QList<Rider> takeRiders();
+    // The call itself as it ended, for the row of a refused attempt (Outcome::FellBack): `record`
+    // (its first rider's, as it arrived) with the upstream's timings, status, error and cost.
+    CallRecord attemptRecord(CallRecord record) const;
     // Ends the upstream call now; it lands as UpstreamFailure::Cancelled (Sharing decides when).
     void cancel();
     bool isCancelled() const { return m_call && m_call->isCancelled(); }
