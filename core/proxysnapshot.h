@@ -87,6 +87,8 @@ struct ProxySnapshot
             aged.upstreams[i].cooldownLeftMs = upstreams[i].cooldownLeftMs;
         for (qsizetype i = 0; i < aged.flights.size() && i < flights.size(); ++i)
             aged.flights[i].ageMs = flights[i].ageMs;
+        for (qsizetype i = 0; i < aged.fleet.instances.size() && i < fleet.instances.size(); ++i)
+            aged.fleet.instances[i].ageMs = fleet.instances[i].ageMs;
         return aged == *this;
     }
 };

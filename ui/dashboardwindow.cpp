@@ -681,6 +681,7 @@ void DashboardWindow::nameForScreenReaders()
         {m_requests, tr("Requests"), tr("The table of recent requests, newest first")},
         {m_inFlight, tr("In flight"), tr("The upstream calls running or queued now")},
         {m_faultsPanel, tr("Faults"), tr("Fault injection rules armed on this proxy")},
+        {m_fleetPanel, tr("Fleet"), tr("The instances sharing this Redis, each one's calls, and the fleet's totals")},
         {m_tabs, tr("Dashboard views"), tr("Live charts, the request table, the calls in flight and fault injection")},
     };
     for (const auto &[widget, name, description] : views) {

@@ -35,7 +35,7 @@ DrillSummary DrillSummary::of(const QList<CallRecord> &records, const FaultInjec
     QList<const CallRecord *> pointers;
     for (const CallRecord &r : records) {
         if (!r.isClientRequest()) {   // a fallback's refused attempt: a call, not a request
-            summary.upstreamCalls += reachedProvider(r);
+            summary.upstreamCalls += FaultWindows::reachedProvider(r);
             continue;
         }
         pointers.append(&r);

@@ -24,6 +24,7 @@ struct FleetInstance
     // The heartbeat key's value: small, so every instance can read every other one each second.
     QByteArray toHeartbeat() const;
     static FleetInstance fromHeartbeat(const QByteArray &id, const QByteArray &value);
+    bool operator==(const FleetInstance &) const = default;   // ProxySnapshot::sameFigures
 };
 
 // What the dashboard, the tray and /breakwater/stats say of the fleet (--shared-state only): the
@@ -51,4 +52,5 @@ struct FleetView
     // The "fleet" object of /breakwater/stats, and back (breakwater --attach).
     QJsonObject toJson() const;
     static FleetView fromJson(const QJsonObject &json);
+    bool operator==(const FleetView &) const = default;
 };
