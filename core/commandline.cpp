@@ -36,7 +36,7 @@ const QList<Option> &options()
         {u"anthropic-upstream"_s, u"URL"_s, u"Anthropic base URL (default https://api.anthropic.com)."_s},
         {u"gemini-upstream"_s, u"URL"_s, u"Gemini API base URL, without /v1beta (default https://generativelanguage.googleapis.com)."_s},
         {u"route"_s, u"PATTERNS=URL"_s, u"Send the calls whose model matches one of the comma-separated patterns (globs: *, ?) to this OpenAI-compatible upstream, named by its host (repeatable; before --upstream; the configuration file's \"upstreams\" list does more)."_s, false},
-        {u"ca-file"_s, u"FILE"_s, u"PEM certificate authorities to trust for upstreams (and their probes) besides the system's, e.g. a corporate TLS proxy's or a local server's own."_s},
+        {u"ca-file"_s, u"FILE"_s, u"PEM certificate authorities to trust for upstreams (and their probes and replays) besides the system's, e.g. a corporate TLS proxy's or a local server's own."_s},
         {u"timeout"_s, u"S"_s, u"Seconds to wait for the upstream's first byte and between stream chunks (default 60)."_s},
         {u"drain"_s, u"S"_s, u"On SIGTERM, SIGINT or Quit: seconds calls in flight may finish before they are ended with an error (default 10)."_s},
         {u"concurrency"_s, u"N"_s, u"Upstream calls at once, per upstream (default 64)."_s},

@@ -86,6 +86,7 @@ private slots:
     void environmentCredential_fitsOnlyItsOwnProvider();
     void answer_isCutAtItsBound();
     void deadTarget_isReportedWithoutStatus();
+    void httpsTarget_trustsTheCaFile();
     void silentTarget_endsAtTheTimeout();
 };
 
@@ -353,6 +354,34 @@ void TestReplayer::answer_isCutAtItsBound()
     QCOMPARE(answer.body.size(), 16);
     QVERIFY(answer.error.isEmpty());
     QVERIFY(!replayer.isRunning());
+}
+
+void TestReplayer::httpsTarget_trustsTheCaFile()
+{
+    // A replay to an https server signed by a CA of one's own (a local server, a corporate TLS
+    // proxy) trusts --ca-file, as the upstream calls and --attach do.
+    ProxyHarness plain(withBodies);
+    const CallRecord original = record(plain, "/v1/chat/completions", chatBody(u"over tls"_s));
+    const QString data = QStringLiteral(BREAKWATER_TEST_DATA) + u"/tls/"_s;
+    ProxyHarness tls([&data](ProxyConfig &config) {
+        config.tlsCertFile = data + u"server.pem"_s;
+        config.tlsKeyFile = data + u"server.key"_s;
+    });
+    Replayer replayer;
+    Replayer::Options options;
+    options.baseUrl = QUrl(u"https://localhost:%1"_s.arg(tls.port()));   // the test certificate's name
+    options.credential = "sk-tls-1";
+    const Replayer::Answer untrusted = replayed(replayer, original, options);
+    QCOMPARE(untrusted.status, 0);   // refused at the handshake, and said
+    QVERIFY(!untrusted.error.isEmpty());
+    options.caFile = data + u"server.key"_s;   // no certificate in it: refused before sending
+    const Replayer::Answer noCertificate = replayed(replayer, original, options);
+    QCOMPARE(noCertificate.status, -1);
+    QVERIFY2(noCertificate.error.contains(u"server.key"_s), qPrintable(noCertificate.error));
+    options.caFile = data + u"ca.pem"_s;
+    const Replayer::Answer answer = replayed(replayer, original, options);
+    QCOMPARE(answer.status, 200);
+    QVERIFY2(answer.body.contains("echo: over tls"), answer.body.constData());
 }
 
 void TestReplayer::deadTarget_isReportedWithoutStatus()

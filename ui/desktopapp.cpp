@@ -22,6 +22,7 @@
 #include "livecontrol.h"
 #include "loginautostart.h"
 #include "proxypanel.h"
+#include "requestpanel.h"
 #include "proxyserver.h"
 #include "proxysnapshot.h"
 #include "settingsdialog.h"
@@ -144,6 +145,7 @@ int runDesktop(ProxyServer *proxy, MockProvider *mock, const ProxyConfig &config
     window.setProxyInfo(openaiBase, mock != nullptr);
     window.setUpstreamUrl(u"openai"_s, config.openaiUpstream.toString());
     window.setUpstreamUrl(u"anthropic"_s, config.anthropicUpstream.toString());
+    window.requests()->setCaFile(config.caFile);   // a replay straight to an https upstream trusts it too
     cleartextwarning::show(&window, config);
     if (callLog) {
         window.setHistorySource([callLog](qint64 fromMs, qint64 toMs) {

@@ -243,6 +243,7 @@ void ReplayDialog::send()
         return;
     Replayer::Options options;
     options.throughBreakwater = m_through->isChecked();
+    options.caFile = m_caFile;
     options.baseUrl = QUrl(options.throughBreakwater ? m_origin : m_otherUrl->text().trimmed());
     if (m_fromEnvironment->isChecked() && environmentCredentialOffered())
         options.credential = Replayer::environmentCredential(Replayer::styleOf(m_record));

@@ -33,6 +33,8 @@ public:
     // The configured upstreams' base URLs by name ("openai", "anthropic"): where a replay through
     // Breakwater ends up, and what the other-URL box starts with.
     void setUpstreamUrls(const QHash<QString, QString> &urls);
+    // --ca-file: authorities trusted for an https replay besides the system's.
+    void setCaFile(const QString &path) { m_caFile = path; }
 
     // What the controls hold, for tests and for the panel that opens it.
     void setThroughBreakwater(bool through);
@@ -60,6 +62,7 @@ private:
     CallRecord m_record;
     QByteArray m_shownBody;   // the body as first shown: while the box holds it, the recorded bytes go out
     Replayer *m_replayer = nullptr;
+    QString m_caFile;
     QString m_origin = QStringLiteral("http://127.0.0.1:8080");
     QHash<QString, QString> m_upstreamUrls;
     QRadioButton *m_through = nullptr;

@@ -509,6 +509,7 @@ ReplayDialog *RequestPanel::openReplay()
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     dialog->setBreakwaterOrigin(m_origin);
     dialog->setUpstreamUrls(m_upstreamUrls);
+    dialog->setCaFile(m_caFile);
     dialog->show();
     return dialog;
 }

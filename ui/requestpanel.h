@@ -65,6 +65,7 @@ public:
     static QString harFileName();   // breakwater-requests-YYYYMMDD-HHMMSS.har
     // The configured upstream's base URL by name ("openai", "anthropic"), offered by Replay….
     void setUpstreamUrl(const QString &upstream, const QString &url) { m_upstreamUrls.insert(upstream, url); }
+    void setCaFile(const QString &path) { m_caFile = path; }   // --ca-file, for replays
     // "Replay…": a dialog (ui/replaydialog.h) for the selected call, shown and deleted on close;
     // nullptr without a selection.
     ReplayDialog *openReplay();
@@ -97,6 +98,7 @@ private:
     QPushButton *m_replay = nullptr;
     QLabel *m_actionNote = nullptr;   // mutable through a const export: it only reports
     QHash<QString, QString> m_upstreamUrls;
+    QString m_caFile;
     QWidget *m_timeRange = nullptr;   // the indicator and its clear button, shown while filtered
     QLabel *m_timeRangeText = nullptr;
     QString m_origin = QStringLiteral("http://127.0.0.1:8080");

@@ -10,6 +10,7 @@
 #include <QSslCertificate>
 
 #include "accounting/callrecordjson.h"
+#include "http/tlsidentity.h"
 #include "attach/eventjson.h"
 
 using namespace Qt::StringLiterals;
@@ -37,11 +38,7 @@ RemoteFeed::~RemoteFeed()
 
 Result RemoteFeed::addCaFile(const QString &path)
 {
-    const QList<QSslCertificate> authorities = QSslCertificate::fromPath(path, QSsl::Pem);
-    if (authorities.isEmpty())
-        return Failure{tr("no PEM certificate could be read from %1").arg(path)};
-    m_ssl.addCaCertificates(authorities);
-    return {};
+    return trustCaFile(m_ssl, path);
 }
 
 QUrl RemoteFeed::eventsUrl() const

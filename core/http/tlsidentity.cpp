@@ -1,5 +1,6 @@
 #include "http/tlsidentity.h"
 
+#include <QCoreApplication>
 #include <QFile>
 #include <QSslCertificate>
 #include <QSslKey>
@@ -66,4 +67,13 @@ Expected<QSslConfiguration> loadTlsIdentity(const QString &certFile, const QStri
     configuration.setPrivateKey(key);
     configuration.setPeerVerifyMode(QSslSocket::VerifyNone);   // clients prove themselves by token, not certificate
     return configuration;
+}
+
+Result trustCaFile(QSslConfiguration &ssl, const QString &path)
+{
+    const QList<QSslCertificate> authorities = QSslCertificate::fromPath(path, QSsl::Pem);
+    if (authorities.isEmpty())
+        return Failure{QCoreApplication::translate("TlsIdentity", "no PEM certificate could be read from %1").arg(path)};
+    ssl.addCaCertificates(authorities);
+    return {};
 }

@@ -15,6 +15,7 @@
 #include "accounting/callrecord.h"
 #include "http/incomingrequest.h"
 #include "http/protocol.h"
+#include "http/tlsidentity.h"
 #include "proxyconfig.h"
 #include "proxyroutes.h"
 
@@ -170,6 +171,21 @@ bool Replayer::replay(const CallRecord &record, const Options &options, QString 
     m_cutAtBound = false;
 
     QNetworkRequest request(m_answer.url);
+    if (!options.caFile.isEmpty()) {   // a self-signed local server, a corporate TLS proxy
+        QSslConfiguration ssl = request.sslConfiguration();
+        if (const Result trusted = trustCaFile(ssl, options.caFile); !trusted.ok()) {
+            if (why)
+                *why = trusted.error();
+            return false;
+        }
+        request.setSslConfiguration(ssl);
+    }
+    // Qt keeps a connection (and its verdict on the server) per host: one made under other
+    // authorities must not be reused for this replay.
+    if (options.caFile != m_caFile) {
+        m_network->clearConnectionCache();
+        m_caFile = options.caFile;
+    }
     // What is sent is what the provider said, so a redirect is shown rather than followed.
     request.setAttribute(QNetworkRequest::RedirectPolicyAttribute, QNetworkRequest::ManualRedirectPolicy);
     request.setTransferTimeout(int(options.timeout.count()));

@@ -42,6 +42,7 @@ public:
         QByteArray body;                 // the (edited) body; empty: the record's own
         std::chrono::milliseconds timeout{std::chrono::seconds(120)};   // without a byte moving
         qint64 maxAnswerBytes = 8 * 1024 * 1024;
+        QString caFile;                  // --ca-file: authorities trusted besides the system's
     };
 
     struct Answer
@@ -79,8 +80,8 @@ public:
     // path without its leading /v1 (as the SDKs' base URLs do), any other base takes it whole.
     static QUrl urlFor(const QUrl &baseUrl, const QByteArray &target);
 
-    // Starts the replay; false (and nothing sent, no signal) when the record cannot be replayed or
-    // one is already running, `why` saying so.
+    // Starts the replay; false (and nothing sent, no signal) when the record cannot be replayed,
+    // its caFile holds no certificate, or one is already running, `why` saying so.
     bool replay(const CallRecord &record, const Options &options, QString *why = nullptr);
     bool isRunning() const { return m_reply != nullptr; }
     void abort();
@@ -97,6 +98,7 @@ private:
     QNetworkReply *m_reply = nullptr;              // the replay running, a child of m_network
     Answer m_answer;
     qint64 m_maxAnswerBytes = 0;
+    QString m_caFile;   // the last replay's Options::caFile
     bool m_cutAtBound = false;   // aborted by us for size: the answer stands, marked truncated
     // Only shown (elapsedMs), never decides anything, so the steady timer is enough here.
     QElapsedTimer m_elapsed;
