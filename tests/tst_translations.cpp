@@ -10,6 +10,7 @@
 #include "figurespanel.h"
 #include "latencystaircase.h"
 #include "outcomechart.h"
+#include "traycontroller.h"
 
 #include <QAbstractButton>
 #include <QApplication>
@@ -44,11 +45,15 @@ public:
 // that is no data (the product's name, an upstream's, a URL, a host, a model).
 QStringList englishOutsideMarks(const QString &text)
 {
-    static const QRegularExpression marked(u"«[^»]*»"_s);
+    static const QRegularExpression marked(u"«[^«»]*»"_s);   // the innermost: a format's arguments are marked too
     static const QRegularExpression data(u"https?://\\S+|\\b(Breakwater|openai|anthropic|gemini|gpt-[\\w.-]+|claude-[\\w.-]+|CSV|PNG)\\b"_s);
     static const QRegularExpression word(u"[A-Za-z]{3,}"_s);
     QString rest = text;
-    rest.remove(marked).remove(data);
+    for (qsizetype before = -1; before != rest.size();) {
+        before = rest.size();
+        rest.remove(marked);
+    }
+    rest.remove(data);
     QStringList words;
     for (auto it = word.globalMatch(rest); it.hasNext();)
         words << it.next().captured();
@@ -63,6 +68,7 @@ class TestTranslations final : public QObject
 
 private Q_SLOTS:
     void dashboardTexts_allThroughTr();
+    void trayTexts_allThroughTr();
     void zhCN_loadsOursAndQts();
 };
 
@@ -129,6 +135,38 @@ void TestTranslations::dashboardTexts_allThroughTr()
             escaped << text + u"   <- "_s + words.join(u' ');
     }
     QCoreApplication::removeTranslator(&marking);
+    QVERIFY2(escaped.isEmpty(), qPrintable(u"\n"_s + escaped.join(u'\n')));
+}
+
+void TestTranslations::trayTexts_allThroughTr()
+{
+    // The tray's menu, its tool tip and its accessible name: what a user sees all day.
+    MarkingTranslator marking;
+    QCoreApplication::installTranslator(&marking);
+    DashboardModel model;
+    feed(model, recording());
+    TrayController::Wiring wiring;
+    wiring.model = &model;
+    wiring.openaiBaseUrl = u"http://127.0.0.1:8080/v1"_s;
+    wiring.anthropicBaseUrl = u"http://127.0.0.1:8080"_s;
+    TrayController tray(wiring);
+    QStringList escaped;
+    const auto check = [&](const QString &where, const QString &text) {
+        if (const QStringList words = englishOutsideMarks(text); !words.isEmpty())
+            escaped << where + u": "_s + text + u"   <- "_s + words.join(u' ');
+    };
+    int actions = 0;
+    for (QAction *action : tray.menu()->actions()) {
+        if (action->isSeparator())
+            continue;
+        ++actions;
+        check(u"tray menu"_s, action->text());
+    }
+    check(u"tray tool tip"_s, tray.toolTip());
+    check(u"tray menu name"_s, tray.menu()->accessibleName() + u' ' + tray.menu()->accessibleDescription());
+    QCoreApplication::removeTranslator(&marking);
+    QVERIFY(actions >= 5);
+    QVERIFY(!tray.menu()->accessibleDescription().isEmpty());
     QVERIFY2(escaped.isEmpty(), qPrintable(u"\n"_s + escaped.join(u'\n')));
 }
 

@@ -39,35 +39,37 @@ TrayController::TrayController(const Wiring &wiring, QObject *parent)
     , m_wiring(wiring)
 {
     m_menu = new QMenu;
-    connect(m_menu->addAction(u"Open dashboard"_s), &QAction::triggered, this, &TrayController::showWindow);
+    m_menu->setAccessibleName(tr("Breakwater"));
+    m_menu->setAccessibleDescription(tr("The dashboard, each upstream's breaker, admission, the base URLs, fault injection and quitting"));
+    connect(m_menu->addAction(tr("Open dashboard")), &QAction::triggered, this, &TrayController::showWindow);
     // A line per upstream with its breaker's state (filled by refresh()), above this separator.
     m_breakersEnd = m_menu->addSeparator();
     if (m_wiring.proxy) {
-        m_pauseAdmission = m_menu->addAction(u"Pause admission"_s);
-        m_pauseAdmission->setToolTip(u"Refuse new calls with 503 `paused`; calls in flight go on"_s);
+        m_pauseAdmission = m_menu->addAction(tr("Pause admission"));
+        m_pauseAdmission->setToolTip(tr("Refuse new calls with 503 `paused`; calls in flight go on"));
         connect(m_pauseAdmission, &QAction::triggered, this, [this] {
             livecontrol::setAdmissionPaused(m_wiring.proxy, !m_wiring.model->snapshot().admissionPaused);
         });
         m_menu->addSeparator();
     }
-    connect(m_menu->addAction(u"Copy OpenAI base URL"_s), &QAction::triggered, this,
+    connect(m_menu->addAction(tr("Copy OpenAI base URL")), &QAction::triggered, this,
             [this] { QApplication::clipboard()->setText(m_wiring.openaiBaseUrl); });
-    connect(m_menu->addAction(u"Copy Anthropic base URL"_s), &QAction::triggered, this,
+    connect(m_menu->addAction(tr("Copy Anthropic base URL")), &QAction::triggered, this,
             [this] { QApplication::clipboard()->setText(m_wiring.anthropicBaseUrl); });
-    connect(m_menu->addAction(u"Copy export lines"_s), &QAction::triggered, this,
+    connect(m_menu->addAction(tr("Copy export lines")), &QAction::triggered, this,
             [this] { QApplication::clipboard()->setText(environmentLines()); });
     if (m_wiring.proxy) {
         m_menu->addSeparator();
-        m_faultsMenu = m_menu->addMenu(u"Fault injection"_s);
+        m_faultsMenu = m_menu->addMenu(tr("Fault injection"));
         faultcontrol::addPresetActions(m_faultsMenu, m_wiring.proxy);
     }
     if (m_wiring.demo) {
         m_menu->addSeparator();
-        QMenu *demo = m_menu->addMenu(u"Demo scenarios"_s);
+        QMenu *demo = m_menu->addMenu(tr("Demo scenarios"));
         m_wiring.demo->populate(demo);
     }
     m_menu->addSeparator();
-    QAction *quit = m_menu->addAction(u"Quit Breakwater"_s);
+    QAction *quit = m_menu->addAction(tr("Quit Breakwater"));
     quit->setShortcuts(dashboardstyle::quitShortcuts());
     connect(quit, &QAction::triggered, qApp, &QCoreApplication::quit);
 
@@ -95,8 +97,8 @@ bool TrayController::eventFilter(QObject *watched, QEvent *event)
     if (watched == m_wiring.window && event->type() == QEvent::Hide && !m_toldStillRunning
         && !m_wiring.window->isMinimized() && !QCoreApplication::closingDown()) {
         m_toldStillRunning = true;
-        notify(u"%1 is still running"_s.arg(title()),
-               u"Apps pointed at %1 keep working. Open the dashboard or quit from this icon's menu."_s.arg(m_wiring.openaiBaseUrl));
+        notify(tr("%1 is still running").arg(title()),
+               tr("Apps pointed at %1 keep working. Open the dashboard or quit from this icon's menu.").arg(m_wiring.openaiBaseUrl));
     }
     return QObject::eventFilter(watched, event);
 }
@@ -154,24 +156,24 @@ QString TrayController::toolTip() const
     // The first line is the title: on D-Bus hosts Qt sends the whole text as the tooltip's title.
     const QString faults = faultcontrol::armedSummary(model.snapshot());
     using dashboardstyle::countOf;
-    const QString paused = model.snapshot().admissionPaused ? u"\nADMISSION PAUSED: new calls get 503"_s : QString();
+    const QString paused = model.snapshot().admissionPaused ? tr("\nADMISSION PAUSED: new calls get 503") : QString();
     const QString away = m_wiring.remoteStatus ? m_wiring.remoteStatus() : QString();
     // With --shared-state, one line for the fleet: how many instances are alive, or degraded.
     const FleetView &fleet = model.snapshot().fleet;
     const QString fleetLine = fleet.enabled ? u'\n' + FleetPanel::trayLine(fleet) : QString();
-    return u"%1%2\n%3\n%4, %5, %6 joined, %7\n%8 refused, %9 failed\nin flight %10, queued %11\nbreakers: %12%13%14%15"_s
-        .arg(title(), m_wiring.demo ? u" (demo)"_s : QString(),
+    return tr("%1%2\n%3\n%4, %5, %6 joined, %7\n%8 refused, %9 failed\nin flight %10, queued %11\nbreakers: %12%13%14%15")
+        .arg(title(), m_wiring.demo ? tr(" (demo)") : QString(),
              away.isEmpty() ? m_wiring.openaiBaseUrl : m_wiring.openaiBaseUrl + u'\n' + away,
-             countOf(totals.requests, u"request"_s, u"requests"_s),
-             countOf(totals.upstreamCalls(), u"upstream call"_s, u"upstream calls"_s))
+             countOf(totals.requests, tr("request"), tr("requests")),
+             countOf(totals.upstreamCalls(), tr("upstream call"), tr("upstream calls")))
         .arg(totals.count(DashboardModel::Category::Joined))
-        .arg(countOf(totals.count(DashboardModel::Category::Hit), u"cache hit"_s, u"cache hits"_s))
+        .arg(countOf(totals.count(DashboardModel::Category::Hit), tr("cache hit"), tr("cache hits")))
         .arg(totals.count(DashboardModel::Category::Refused))
         .arg(totals.failures())
         .arg(model.inFlight())
         .arg(model.queued())
         .arg(breakers.isEmpty() ? u"–"_s : breakers.join(u", "_s), paused,
-             faults.isEmpty() ? QString() : u"\nFAULT INJECTION ARMED: "_s + faults, fleetLine);
+             faults.isEmpty() ? QString() : tr("\nFAULT INJECTION ARMED: ") + faults, fleetLine);
 }
 
 void TrayController::refresh()
@@ -192,7 +194,7 @@ void TrayController::refresh()
         m_icon->setIcon(dashboardstyle::trayIcon(worst, faults, paused));
     }
     if (m_pauseAdmission)
-        m_pauseAdmission->setText(paused ? u"Resume admission"_s : u"Pause admission"_s);
+        m_pauseAdmission->setText(paused ? tr("Resume admission") : tr("Pause admission"));
     refreshBreakerLines();
 }
 
@@ -209,7 +211,7 @@ void TrayController::refreshBreakerLines()
         m_breakerLines.append(line);
     }
     for (qsizetype i = 0; i < upstreams.size(); ++i) {
-        const QString text = u"%1: breaker %2"_s.arg(upstreamName(upstreams[i]),
+        const QString text = tr("%1: breaker %2").arg(upstreamName(upstreams[i]),
                                                     dashboardstyle::breakerLabel(model.breakerState(upstreams[i])));
         if (m_breakerLines[i]->text() != text)
             m_breakerLines[i]->setText(text);
@@ -221,9 +223,9 @@ void TrayController::onTransition(const BreakerTransition &transition)
     refresh();   // the icon's colour should not lag a second behind the notice, which shows it too
     const QString name = upstreamName(transition.upstream);
     if (transition.to == BreakerState::Open) {
-        notify(u"%1 breaker open"_s.arg(name), u"%1 stopped calling %2: %3"_s.arg(title(), name, transition.reason));
+        notify(tr("%1 breaker open").arg(name), tr("%1 stopped calling %2: %3").arg(title(), name, transition.reason));
     } else if (transition.to == BreakerState::Closed && transition.from != BreakerState::Closed) {
-        notify(u"%1 breaker closed"_s.arg(name), u"%1 calls %2 again: %3"_s.arg(title(), name, transition.reason));
+        notify(tr("%1 breaker closed").arg(name), tr("%1 calls %2 again: %3").arg(title(), name, transition.reason));
     }
 }
 
@@ -233,7 +235,7 @@ void TrayController::onSpendRefused(const CallRecord &)
     if (now - m_lastSpendNoticeMs < kSpendNoticeGapMs)
         return;
     m_lastSpendNoticeMs = now;
-    notify(u"Spend limit reached"_s, u"%1 is refusing calls that would pass today's spend limit."_s.arg(title()));
+    notify(tr("Spend limit reached"), tr("%1 is refusing calls that would pass today's spend limit.").arg(title()));
 }
 
 void TrayController::notify(const QString &title, const QString &message)

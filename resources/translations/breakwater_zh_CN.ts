@@ -1,4 +1,5 @@
-<?xml version='1.0' encoding='utf-8'?>
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
 <TS version="2.1" language="zh_CN" sourcelanguage="en">
 <context>
     <name>AttachStatus</name>
@@ -24,6 +25,54 @@
         <source>%1 (disconnected)</source>
         <extracomment>the window's title while the remote is away</extracomment>
         <translation>%1（已断开）</translation>
+    </message>
+    <message>
+        <source>The control token for %1 is kept in %2 (only you may read it).</source>
+        <extracomment>%1 is the remote's address, %2 the file</extracomment>
+        <translation>%1 的控制令牌保存在 %2（只有你可以读取）。</translation>
+    </message>
+    <message>
+        <source>The control token could not be kept: %1</source>
+        <translation>无法保存控制令牌：%1</translation>
+    </message>
+    <message>
+        <source>Control token for %1</source>
+        <extracomment>%1 is the remote's address</extracomment>
+        <translation>%1 的控制令牌</translation>
+    </message>
+    <message>
+        <source>%1 refused this window's control token. Paste its owner's control token (on the remote: ~/.config/breakwater/control-token). It is kept for this address in %2, which only you may read.</source>
+        <translation>%1 拒绝了此窗口的控制令牌。请粘贴其所有者的控制令牌（在远程机器上：~/.config/breakwater/control-token）。它将为此地址保存在 %2 中，只有你可以读取。</translation>
+    </message>
+    <message>
+        <source>Not attached: %1 needs its owner's control token (attach again, or give --control-token FILE).</source>
+        <translation>未连接：%1 需要其所有者的控制令牌（请重新连接，或使用 --control-token FILE）。</translation>
+    </message>
+    <message>
+        <source>The remote's settings show once it has answered; not attached yet.</source>
+        <translation>远程实例应答后才会显示其设置；尚未连接。</translation>
+    </message>
+    <message>
+        <source>Settings: nothing changed.</source>
+        <translation>设置：没有更改。</translation>
+    </message>
+    <message>
+        <source>Applied to %1: %2.</source>
+        <extracomment>%1 is the remote's address, %2 the settings changed ("timeout, concurrency")</extracomment>
+        <translation>已应用到 %1：%2。</translation>
+    </message>
+    <message>
+        <source>%1 refused to change %2 (HTTP %3): %4. Its settings are as they were.</source>
+        <extracomment>%1 the remote's address, %2 the settings ("timeout"), %3 the HTTP status, %4 the remote's reason</extracomment>
+        <translation>%1 拒绝更改 %2（HTTP %3）：%4。其设置保持不变。</translation>
+    </message>
+    <message>
+        <source>The token this window uses is not the remote owner's control token (or no longer is): attach again with --control-token FILE holding the token from the remote's ~/.config/breakwater/control-token.</source>
+        <translation>此窗口使用的令牌不是（或不再是）远程所有者的控制令牌：请使用 --control-token FILE 重新连接，文件中放入远程 ~/.config/breakwater/control-token 里的令牌。</translation>
+    </message>
+    <message>
+        <source>Settings not changed</source>
+        <translation>设置未更改</translation>
     </message>
 </context>
 <context>
@@ -73,6 +122,10 @@
     <message>
         <source>failed</source>
         <translation>失败</translation>
+    </message>
+    <message>
+        <source>fallback</source>
+        <translation>回退</translation>
     </message>
 </context>
 <context>
@@ -350,6 +403,23 @@
         <source>CSV files (*.csv)</source>
         <translation>CSV 文件 (*.csv)</translation>
     </message>
+    <message>
+        <source>attached to %1 (TLS)</source>
+        <extracomment>the status bar of `breakwater --attach`; %1 is the remote's address</extracomment>
+        <translation>已连接到 %1（TLS）</translation>
+    </message>
+    <message>
+        <source>attached to %1 (cleartext, no TLS)</source>
+        <translation>已连接到 %1（明文，无 TLS）</translation>
+    </message>
+    <message>
+        <source>Fleet</source>
+        <translation>集群</translation>
+    </message>
+    <message>
+        <source>The instances sharing this Redis, each one's calls, and the fleet's totals</source>
+        <translation>共享此 Redis 的实例、各自的调用数以及集群合计</translation>
+    </message>
 </context>
 <context>
     <name>DemoController</name>
@@ -360,6 +430,10 @@
     <message>
         <source>Injected hang: hang:for=60s from 15 s (proxy timeout %1 s; --timeout 5 opens the breaker)</source>
         <translation>注入挂起：从 15 秒起 hang:for=60s（代理超时 %1 秒；--timeout 5 会使熔断器断开）</translation>
+    </message>
+    <message>
+        <source>Fallback: 529 overloaded from 15 s to 75 s, a second provider stands in</source>
+        <translation>回退：15 秒到 75 秒返回 529 过载，由第二个服务商接替</translation>
     </message>
 </context>
 <context>
@@ -402,10 +476,6 @@
     <message>
         <source>upstream calls</source>
         <translation>上游调用</translation>
-    </message>
-    <message>
-        <source>Calls that reached a provider (misses + bypasses): what is billed</source>
-        <translation>到达服务商的调用（未命中 + 绕过）：即计费部分</translation>
     </message>
     <message>
         <source>joined</source>
@@ -519,6 +589,149 @@
         <source>Served, but did not end well: upstream errors by status, timeouts, unreachable, cut streams, ...</source>
         <translation>已处理但未正常结束：按状态码分的上游错误、超时、无法连接、流被截断等</translation>
     </message>
+    <message>
+        <source>Calls that reached a provider (misses and bypasses, not the ones a fault rule answered instead): what is billed</source>
+        <translation>到达服务商的调用（未命中和绕过，不含被故障规则代答的调用）：即计费的调用</translation>
+    </message>
+    <message>
+        <source>breakers</source>
+        <translation>熔断器</translation>
+    </message>
+    <message>
+        <source>The upstreams' circuit breakers</source>
+        <translation>各上游的熔断器</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1：%2</translation>
+    </message>
+    <message>
+        <source>all closed</source>
+        <translation>全部闭合</translation>
+    </message>
+    <message>
+        <source>%1 %2</source>
+        <translation>%2 %1 个</translation>
+    </message>
+    <message>
+        <source>breaker</source>
+        <translation>个熔断器</translation>
+    </message>
+</context>
+<context>
+    <name>FleetPanel</name>
+    <message>
+        <source>Instance</source>
+        <translation>实例</translation>
+    </message>
+    <message>
+        <source>Upstream calls</source>
+        <translation>上游调用</translation>
+    </message>
+    <message>
+        <source>Requests</source>
+        <translation>请求</translation>
+    </message>
+    <message>
+        <source>Joined</source>
+        <translation>合并请求</translation>
+    </message>
+    <message>
+        <source>Misses</source>
+        <translation>未命中</translation>
+    </message>
+    <message>
+        <source>Cache hits</source>
+        <translation>缓存命中</translation>
+    </message>
+    <message>
+        <source>Last heartbeat</source>
+        <translation>最近心跳</translation>
+    </message>
+    <message>
+        <source>Fleet (%1)</source>
+        <translation>集群（%1）</translation>
+    </message>
+    <message>
+        <source>Fleet (degraded)</source>
+        <translation>集群（降级）</translation>
+    </message>
+    <message>
+        <source>fleet: degraded (local only)</source>
+        <translation>集群：降级（仅本地）</translation>
+    </message>
+    <message>
+        <source>fleet: %1, shared</source>
+        <translation>集群：%1，共享中</translation>
+    </message>
+    <message>
+        <source>instance</source>
+        <translation>个实例</translation>
+    </message>
+    <message>
+        <source>instances</source>
+        <translation>个实例</translation>
+    </message>
+    <message>
+        <source>%1 joined, %2</source>
+        <translation>%1 合并请求，%2</translation>
+    </message>
+    <message>
+        <source>miss</source>
+        <translation>次未命中</translation>
+    </message>
+    <message>
+        <source>misses</source>
+        <translation>次未命中</translation>
+    </message>
+    <message>
+        <source>%1 alive, sharing one Redis</source>
+        <translation>%1 存活，共享同一个 Redis</translation>
+    </message>
+    <message>
+        <source>fleet-wide %1</source>
+        <translation>集群合计 %1</translation>
+    </message>
+    <message>
+        <source>this instance %1</source>
+        <translation>本实例 %1</translation>
+    </message>
+    <message>
+        <source>Redis is degraded: this instance runs on local state and cannot see the others</source>
+        <translation>Redis 已降级：本实例使用本地状态运行，看不到其他实例</translation>
+    </message>
+    <message>
+        <source>Redis degraded: local state only</source>
+        <translation>Redis 降级：仅本地状态</translation>
+    </message>
+    <message>
+        <source>now (this instance)</source>
+        <translation>现在（本实例）</translation>
+    </message>
+    <message>
+        <source>%1 ago</source>
+        <translation>%1 前</translation>
+    </message>
+    <message>
+        <source>%1 ago, late</source>
+        <translation>%1 前，已延迟</translation>
+    </message>
+    <message>
+        <source>%1 (this one)</source>
+        <translation>%1（本实例）</translation>
+    </message>
+    <message>
+        <source>Instance %1</source>
+        <translation>实例 %1</translation>
+    </message>
+    <message>
+        <source>Whole fleet (%1)</source>
+        <translation>整个集群（%1）</translation>
+    </message>
+    <message>
+        <source>The listed instances together</source>
+        <translation>所列实例的合计</translation>
+    </message>
 </context>
 <context>
     <name>LatencyScatter</name>
@@ -582,10 +795,12 @@
     <name>OutcomeChart</name>
     <message>
         <source>requests/s, stacked</source>
+        <extracomment>the outcomes chart's left axis, longest first; the chart takes the longest that fits</extracomment>
         <translation>请求/秒，堆叠</translation>
     </message>
     <message>
         <source>refused + failed/s</source>
+        <extracomment>the outcomes chart's right axis (refused and failed calls per second), longest first</extracomment>
         <translation>拒绝 + 失败/秒</translation>
     </message>
     <message>
@@ -603,6 +818,22 @@
     <message>
         <source>in flight</source>
         <translation>进行中</translation>
+    </message>
+    <message>
+        <source>requests/s</source>
+        <translation>请求/秒</translation>
+    </message>
+    <message>
+        <source>req/s</source>
+        <translation>请求/秒</translation>
+    </message>
+    <message>
+        <source>refused+failed/s</source>
+        <translation>拒绝+失败/秒</translation>
+    </message>
+    <message>
+        <source>per s</source>
+        <translation>每秒</translation>
     </message>
 </context>
 <context>
@@ -737,6 +968,51 @@
         <source>%1 breaker: %2</source>
         <translation>%1 熔断器：%2</translation>
     </message>
+    <message>
+        <source>Attached to</source>
+        <translation>已连接到</translation>
+    </message>
+    <message>
+        <source>The remote Breakwater this window shows; apps point at %1</source>
+        <extracomment>%1 is the remote's OpenAI base URL, https://host:port/v1</extracomment>
+        <translation>此窗口显示的远程 Breakwater；应用指向 %1</translation>
+    </message>
+    <message>
+        <source>remote Breakwater, over TLS</source>
+        <translation>远程 Breakwater，经 TLS</translation>
+    </message>
+    <message>
+        <source>remote, TLS</source>
+        <translation>远程，TLS</translation>
+    </message>
+    <message>
+        <source>TLS</source>
+        <translation>TLS</translation>
+    </message>
+    <message>
+        <source>remote Breakwater, cleartext on loopback</source>
+        <translation>远程 Breakwater，本机回环明文</translation>
+    </message>
+    <message>
+        <source>remote, loopback</source>
+        <translation>远程，回环</translation>
+    </message>
+    <message>
+        <source>loopback</source>
+        <translation>回环</translation>
+    </message>
+    <message>
+        <source>cleartext: the control token and the calls cross the network unencrypted</source>
+        <translation>明文：控制令牌和调用以未加密方式经过网络</translation>
+    </message>
+    <message>
+        <source>cleartext: the token crosses the network unencrypted</source>
+        <translation>明文：令牌以未加密方式经过网络</translation>
+    </message>
+    <message>
+        <source>cleartext (no TLS)</source>
+        <translation>明文（无 TLS）</translation>
+    </message>
 </context>
 <context>
     <name>ReplayDialog</name>
@@ -762,18 +1038,31 @@
     </message>
     <message>
         <source>fallback</source>
+        <extracomment>%1 the upstream's refusal ("529", "upstream_unreachable"), %2 the upstream, %3 its fallback</extracomment>
         <translation>备用</translation>
     </message>
     <message>
         <source>from %1 (it refused the call; its fallback %2 answered)</source>
         <translation>来自 %1（它拒绝了该调用；由其备用上游 %2 应答）</translation>
     </message>
+    <message>
+        <source>%1 from %2 → answered by its fallback %3 (the row with this request id)</source>
+        <translation>%2 返回 %1 → 由其回退 %3 应答（请求 ID 相同的那一行）</translation>
+    </message>
 </context>
 <context>
     <name>RequestTableModel</name>
     <message>
-        <source>fallback from</source>
-        <translation>备用自</translation>
+        <source>from %1</source>
+        <translation>来自 %1</translation>
+    </message>
+    <message>
+        <source>to %1</source>
+        <translation>转到 %1</translation>
+    </message>
+    <message>
+        <source>fallback</source>
+        <translation>回退</translation>
     </message>
 </context>
 <context>
@@ -785,6 +1074,160 @@
     <message>
         <source>OpenAI %1, Anthropic %2: the demo's mock provider; the fields above apply when Breakwater runs without --demo</source>
         <translation>OpenAI %1、Anthropic %2：演示用的模拟服务商；以上字段在 Breakwater 不带 --demo 运行时生效</translation>
+    </message>
+    <message>
+        <source>Settings of %1</source>
+        <extracomment>%1 is the remote Breakwater's address, https://host:port</extracomment>
+        <translation>%1 的设置</translation>
+    </message>
+    <message>
+        <source>The remote's own: set where it runs (its command line or configuration file)</source>
+        <translation>远程实例自己的设置：在其运行处设置（命令行或配置文件）</translation>
+    </message>
+    <message>
+        <source>The live settings of the remote Breakwater at %1. OK sends the ones you changed to it through its control API, with its owner's control token; a change lasts until the remote restarts. Its listen address and upstreams are set where it runs.</source>
+        <translation>%1 上远程 Breakwater 的实时设置。点击“确定”会通过其控制 API、使用其所有者的控制令牌，把你更改的设置发送给它；更改持续到远程实例重启。其监听地址和上游在其运行处设置。</translation>
+    </message>
+</context>
+<context>
+    <name>TrayController</name>
+    <message>
+        <source>Breakwater</source>
+        <translation>Breakwater</translation>
+    </message>
+    <message>
+        <source>The dashboard, each upstream's breaker, admission, the base URLs, fault injection and quitting</source>
+        <translation>仪表盘、各上游的熔断器、准入、基础 URL、故障注入和退出</translation>
+    </message>
+    <message>
+        <source>Open dashboard</source>
+        <translation>打开仪表盘</translation>
+    </message>
+    <message>
+        <source>Pause admission</source>
+        <translation>暂停准入</translation>
+    </message>
+    <message>
+        <source>Refuse new calls with 503 `paused`; calls in flight go on</source>
+        <translation>以 503 `paused` 拒绝新调用；进行中的调用继续</translation>
+    </message>
+    <message>
+        <source>Copy OpenAI base URL</source>
+        <translation>复制 OpenAI 基础 URL</translation>
+    </message>
+    <message>
+        <source>Copy Anthropic base URL</source>
+        <translation>复制 Anthropic 基础 URL</translation>
+    </message>
+    <message>
+        <source>Copy export lines</source>
+        <translation>复制 export 命令行</translation>
+    </message>
+    <message>
+        <source>Fault injection</source>
+        <translation>故障注入</translation>
+    </message>
+    <message>
+        <source>Demo scenarios</source>
+        <translation>演示场景</translation>
+    </message>
+    <message>
+        <source>Quit Breakwater</source>
+        <translation>退出 Breakwater</translation>
+    </message>
+    <message>
+        <source>%1 is still running</source>
+        <translation>%1 仍在运行</translation>
+    </message>
+    <message>
+        <source>Apps pointed at %1 keep working. Open the dashboard or quit from this icon's menu.</source>
+        <translation>指向 %1 的应用仍可正常工作。可从此图标的菜单打开仪表盘或退出。</translation>
+    </message>
+    <message>
+        <source>
+ADMISSION PAUSED: new calls get 503</source>
+        <translation>
+准入已暂停：新调用收到 503</translation>
+    </message>
+    <message>
+        <source>%1%2
+%3
+%4, %5, %6 joined, %7
+%8 refused, %9 failed
+in flight %10, queued %11
+breakers: %12%13%14%15</source>
+        <translation>%1%2
+%3
+%4，%5，%6 合并请求，%7
+%8 拒绝，%9 失败
+进行中 %10，排队 %11
+熔断器：%12%13%14%15</translation>
+    </message>
+    <message>
+        <source> (demo)</source>
+        <translation>（演示）</translation>
+    </message>
+    <message>
+        <source>request</source>
+        <translation>个请求</translation>
+    </message>
+    <message>
+        <source>requests</source>
+        <translation>个请求</translation>
+    </message>
+    <message>
+        <source>upstream call</source>
+        <translation>次上游调用</translation>
+    </message>
+    <message>
+        <source>upstream calls</source>
+        <translation>次上游调用</translation>
+    </message>
+    <message>
+        <source>cache hit</source>
+        <translation>次缓存命中</translation>
+    </message>
+    <message>
+        <source>cache hits</source>
+        <translation>次缓存命中</translation>
+    </message>
+    <message>
+        <source>
+FAULT INJECTION ARMED: </source>
+        <translation>
+故障注入已启用：</translation>
+    </message>
+    <message>
+        <source>Resume admission</source>
+        <translation>恢复准入</translation>
+    </message>
+    <message>
+        <source>%1: breaker %2</source>
+        <translation>%1：熔断器%2</translation>
+    </message>
+    <message>
+        <source>%1 breaker open</source>
+        <translation>%1 熔断器断开</translation>
+    </message>
+    <message>
+        <source>%1 stopped calling %2: %3</source>
+        <translation>%1 已停止调用 %2：%3</translation>
+    </message>
+    <message>
+        <source>%1 breaker closed</source>
+        <translation>%1 熔断器闭合</translation>
+    </message>
+    <message>
+        <source>%1 calls %2 again: %3</source>
+        <translation>%1 恢复调用 %2：%3</translation>
+    </message>
+    <message>
+        <source>Spend limit reached</source>
+        <translation>已达到花费上限</translation>
+    </message>
+    <message>
+        <source>%1 is refusing calls that would pass today's spend limit.</source>
+        <translation>%1 正在拒绝会超出今日花费上限的调用。</translation>
     </message>
 </context>
 <context>
