@@ -764,13 +764,9 @@ Sharing::Takeoff ProxyServer::followFleet(const Route &route, const IncomingRequ
                      model = rider.record.model](QObject *owner) -> UpstreamCall * {
         Admitted admitted;
         admitted.modelCall = route.isModelCall();
-        if (admitted.modelCall) {
-            admitted.inputTokensEstimate = estimateInputTokens(request.body);
-            const QJsonObject body = QJsonDocument::fromJson(request.body).object();
-            const std::optional<double> maxCost
-                = m_prices.maxCost(model, admitted.inputTokensEstimate, requestedMaxTokens(body));
-            admitted.estimateUsd = maxCost.value_or(0);
-            admitted.reservation = m_spend->reserve(maxCost);
+        const QJsonObject body = QJsonDocument::fromJson(request.body).object();
+        if (admitted.modelCall && !body.isEmpty()) {
+            reserveSpend(admitted, model, request.body, body);
             if (!admitted.reservation)
                 return nullptr;   // past the cap here: the follower says it could not call in its place
         }
@@ -869,11 +865,7 @@ std::optional<ProxyServer::Admitted> ProxyServer::admit(Upstream &upstream, cons
     // what is left. Only model calls are priced: count_tokens is free, and a pass-through call is not
     // counted (README, known limits).
     if (admitted.modelCall && !body.isEmpty()) {
-        admitted.inputTokensEstimate = estimateInputTokens(request.body);
-        const std::optional<double> maxCost = m_prices.maxCost(record.model, admitted.inputTokensEstimate,
-                                                               requestedMaxTokens(body));
-        admitted.estimateUsd = maxCost.value_or(0);
-        admitted.reservation = m_spend->reserve(maxCost);
+        const std::optional<double> maxCost = reserveSpend(admitted, record.model, request.body, body);
         if (!admitted.reservation) {
             record.outcome = Outcome::SpendRefused;
             answerError(style, maxCost ? m_spend->refusal() : m_spend->unpricedRefusal(record.model), record,
@@ -901,6 +893,16 @@ std::optional<ProxyServer::Admitted> ProxyServer::admit(Upstream &upstream, cons
     }
     admitted.trial = admission.verdict == CircuitBreaker::Admission::Verdict::Trial;
     return admitted;
+}
+
+std::optional<double> ProxyServer::reserveSpend(Admitted &admitted, const QString &model, const QByteArray &rawBody,
+                                                const QJsonObject &body)
+{
+    admitted.inputTokensEstimate = estimateInputTokens(rawBody);
+    const std::optional<double> maxCost = m_prices.maxCost(model, admitted.inputTokensEstimate, requestedMaxTokens(body));
+    admitted.estimateUsd = maxCost.value_or(0);
+    admitted.reservation = m_spend->reserve(maxCost);
+    return maxCost;
 }
 
 void ProxyServer::land(Flight &flight, Upstream &upstream, const Admitted &admitted, bool reachedProvider)

@@ -178,6 +178,11 @@ private:
                                  Flight &flight, Flight::Rider &rider);
     std::optional<Admitted> admit(Upstream &upstream, const Route &route, const IncomingRequest &request,
                                   const QJsonObject &body, Flight::Rider &rider);
+    // The spend a model call reserves: the most it can cost (its input and its max_tokens); the
+    // reservation is empty when the guard refused it. The price's bound, nullopt for a model
+    // without a price. For admit and for a fleet follower that takes a dead leader's call over.
+    std::optional<double> reserveSpend(Admitted &admitted, const QString &model, const QByteArray &rawBody,
+                                       const QJsonObject &body);
     void land(Flight &flight, Upstream &upstream, const Admitted &admitted, bool reachedProvider);
     void settle(Upstream &upstream, const Admitted &admitted, const Flight *landed);
     void countStuckCalls(Upstream &upstream, const Flight *timedOut);
