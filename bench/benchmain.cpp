@@ -579,8 +579,10 @@ int main(int argc, char *argv[])
         {u"key"_s, key}, {u"burst"_s, burst}, {u"outage"_s, outage}, {u"hang"_s, hang},
         {u"soak"_s, [] { return soak(std::chrono::milliseconds(qint64(1800'000 * g_scale))); }},
         {u"engine"_s, engineBench}, {u"proxy-only"_s, proxyOnly}};
-    if (scenario == u"engine"_s || scenario == u"proxy-only"_s)   // they read their own options
+    if (scenario == u"engine"_s || scenario == u"proxy-only"_s) {   // they read their own options
+        QCoreApplication app(argc, argv);
         return scenarios[scenario]();
+    }
     if ((!scenarios.contains(scenario) && scenario != u"report"_s) || !valid || g_scale <= 0 || g_concurrency <= 0
         || g_timeoutSeconds <= 0) {
         std::fprintf(stderr, "usage: breakwater-bench report [--out DIR] [--scale X] [--peer URL] [--peer-mock-port N]\n"
