@@ -578,8 +578,8 @@ int main(int argc, char *argv[])
         {u"herd"_s, herd}, {u"fleet-herd"_s, fleetHerd}, {u"hits"_s, hits}, {u"overhead"_s, overhead}, {u"throughput"_s, throughput},
         {u"key"_s, key}, {u"burst"_s, burst}, {u"outage"_s, outage}, {u"hang"_s, hang},
         {u"soak"_s, [] { return soak(std::chrono::milliseconds(qint64(1800'000 * g_scale))); }},
-        {u"engine"_s, engineBench}, {u"proxy-only"_s, proxyOnly}};
-    if (scenario == u"engine"_s || scenario == u"proxy-only"_s) {   // they read their own options
+        {u"engine"_s, engineBench}, {u"proxy-only"_s, proxyOnly}, {u"mock-only"_s, mockOnly}};
+    if (scenario == u"engine"_s || scenario == u"proxy-only"_s || scenario == u"mock-only"_s) {   // they read their own options
         QCoreApplication app(argc, argv);
         return scenarios[scenario]();
     }

@@ -432,3 +432,13 @@ int proxyOnly()
     std::fflush(stdout);
     return QCoreApplication::exec();
 }
+
+int mockOnly()
+{
+    ServiceThread<MockProvider> mockThread(u"mock"_s, [] { return new MockProvider(0); });
+    mockThread.service()->setLatency(0ms);
+    mockThread.service()->setChunkInterval(0ms);
+    std::printf("port %u\n", unsigned(mockThread.service()->port()));
+    std::fflush(stdout);
+    return QCoreApplication::exec();
+}

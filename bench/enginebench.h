@@ -13,3 +13,6 @@ int engineBench();
 // The child: one proxy with the named engine in front of --upstream, printing "port N" when ready,
 // running until it is killed.
 int proxyOnly();
+// The mock provider alone, as the engine bench runs it (latency 0), printing "port N": for
+// looking at one proxy's way with strace or perf against the same upstream.
+int mockOnly();

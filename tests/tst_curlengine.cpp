@@ -272,6 +272,8 @@ class tst_CurlEngine final : public MockTest
     Q_OBJECT
 private slots:
     void headers_goUpAsTheClientSentThem();
+    void answerInOneRead_isOnePostToTheCall();
+    void callDeletedOnItsHeaders_hearsNothingMore();
     void resetAfterPost_freshConnection_sentOnce();
     void resetAfterPost_reusedConnection_sentOnce();
     void connectionReused_whileKeptAlive_notAfterClose();
@@ -305,6 +307,53 @@ void tst_CurlEngine::headers_goUpAsTheClientSentThem()
                                                    "content-length"}));
     QVERIFY(head.contains("\r\naccept-encoding: gzip\r\n"));
     QVERIFY(head.contains("\r\nanthropic-beta: a\r\nanthropic-beta: b\r\n"));
+}
+
+void tst_CurlEngine::answerInOneRead_isOnePostToTheCall()
+{
+    // Head and body written at once arrive in one read: the call's thread is woken once for them
+    // (headers, then the body, in one post), not once for each, and the end follows.
+    ServiceThread<ScriptedUpstream> upstream(u"upstream"_s, [] {
+        return new ScriptedUpstream([](int) {
+            return ScriptedUpstream::Step{ScriptedUpstream::Action::Answer, ScriptedUpstream::answer(200, R"({"ok":true})")};
+        });
+    });
+    auto engine = std::make_shared<CurlEngine>(CurlEngine::Options{});
+    UpstreamPool pool(u"openai"_s, 2, 4, engine);
+    for (int i = 0; i < 3; ++i) {
+        const int before = engine->counts().deliveries.load();
+        auto outcome = follow(pool.submit(postTo(local(upstream.service()->serverPort())), this));
+        QTRY_VERIFY_WITH_TIMEOUT(outcome->finished, kWait);
+        QCOMPARE(outcome->status, 200);
+        QCOMPARE(outcome->body, QByteArray(R"({"ok":true})"));
+        QCOMPARE(outcome->pieces, 1);
+        QCOMPARE(engine->counts().deliveries.load() - before, 1);
+    }
+}
+
+void tst_CurlEngine::callDeletedOnItsHeaders_hearsNothingMore()
+{
+    // Headers and body come in one post; a call deleted by whoever heard its headers (a flight
+    // refusing a status) is not handed the body afterwards (ASan would see it).
+    ServiceThread<ScriptedUpstream> upstream(u"upstream"_s, [] {
+        return new ScriptedUpstream([](int) {
+            return ScriptedUpstream::Step{ScriptedUpstream::Action::Answer, ScriptedUpstream::answer(503, R"({"error":"busy"})")};
+        });
+    });
+    auto engine = std::make_shared<CurlEngine>(CurlEngine::Options{});
+    UpstreamPool pool(u"openai"_s, 2, 4, engine);
+    UpstreamCall *call = pool.submit(postTo(local(upstream.service()->serverPort())), this);
+    bool heardHeaders = false;
+    int piecesAfter = 0;
+    connect(call, &UpstreamCall::headersReceived, this, [&heardHeaders, call] {
+        heardHeaders = true;
+        delete call;
+    });
+    connect(call, &UpstreamCall::bodyReceived, this, [&piecesAfter] { ++piecesAfter; });
+    QTRY_VERIFY_WITH_TIMEOUT(heardHeaders, kWait);
+    QTRY_COMPARE_WITH_TIMEOUT(pool.running(), 0, kWait);
+    QTRY_COMPARE_WITH_TIMEOUT(engine->counts().transfers.load(), 0, kWait);
+    QCOMPARE(piecesAfter, 0);
 }
 
 void tst_CurlEngine::resetAfterPost_freshConnection_sentOnce()

@@ -15,6 +15,7 @@ class TestResponseWriter final : public QObject
     Q_OBJECT
 private Q_SLOTS:
     void slowReaders_droppedWhenTogetherOverTheBound();
+    void streamHead_waitsForTheFirstChunk_butNotLonger();
 };
 
 void TestResponseWriter::slowReaders_droppedWhenTogetherOverTheBound()
@@ -29,11 +30,15 @@ void TestResponseWriter::slowReaders_droppedWhenTogetherOverTheBound()
         auto reader = std::make_unique<QTcpSocket>();
         reader->connectToHost(QHostAddress::LocalHost, listener.serverPort());
         QVERIFY(reader->waitForConnected(5000));
+        reader->setSocketOption(QAbstractSocket::ReceiveBufferSizeSocketOption, 64 * 1024);
         QVERIFY(listener.waitForNewConnection(5000));
         accepted.append(listener.nextPendingConnection());
+        // Small kernel buffers: the writer sends what it can at once, and the kernel must not be
+        // able to take a reader's megabytes off its unsent count.
+        accepted.last()->setSocketOption(QAbstractSocket::SendBufferSizeSocketOption, 64 * 1024);
         readers.push_back(std::move(reader));
     }
-    // Written with no event loop in between, so nothing leaves the sockets' own buffers.
+    // Written with no event loop in between: what the kernel did not take at once stays unsent.
     ResponseWriter first(accepted[0]);
     ResponseWriter second(accepted[1]);
     first.beginStream(200, {{"Content-Type", "text/event-stream"}});
@@ -47,6 +52,36 @@ void TestResponseWriter::slowReaders_droppedWhenTogetherOverTheBound()
     second.endStream();         // second stays: without first, all together hold 5 MiB
     QVERIFY(second.isConnected());
     ResponseWriter::setUnsentBoundsForTests(ResponseWriter::kSlowReaderBytes, ResponseWriter::kMaxUnsentBytesInAll);
+}
+
+void TestResponseWriter::streamHead_waitsForTheFirstChunk_butNotLonger()
+{
+    // A stream's head goes out with its first chunk when that comes in the same turn (one segment,
+    // the client's first byte sooner); a head whose first chunk is slow still leaves on the next turn.
+    QTcpServer listener;
+    QVERIFY(listener.listen(QHostAddress::LocalHost, 0));
+    QTcpSocket reader;
+    reader.connectToHost(QHostAddress::LocalHost, listener.serverPort());
+    QVERIFY(reader.waitForConnected(5000));
+    QVERIFY(listener.waitForNewConnection(5000));
+    QTcpSocket *accepted = listener.nextPendingConnection();
+
+    ResponseWriter together(accepted);
+    together.beginStream(200, {{"Content-Type", "text/event-stream"}});
+    QCOMPARE(accepted->bytesToWrite(), together.bytesWritten());   // held for the chunk
+    together.writeChunk("data: 1\n\n");
+    QCOMPARE(accepted->bytesToWrite(), 0);                         // both left at once
+    together.endStream();
+    QByteArray received;
+    QTRY_VERIFY((received += reader.readAll()).endsWith("0\r\n\r\n"));
+    QVERIFY(received.startsWith("HTTP/1.1 200 OK\r\n"));
+
+    ResponseWriter slow(accepted);
+    slow.beginStream(200, {{"Content-Type", "text/event-stream"}});
+    QVERIFY(accepted->bytesToWrite() > 0);
+    received.clear();
+    QTRY_VERIFY((received += reader.readAll()).endsWith("\r\n\r\n"));   // no chunk came: out anyway
+    QVERIFY(received.startsWith("HTTP/1.1 200 OK\r\n"));
 }
 
 QTEST_GUILESS_MAIN(TestResponseWriter)

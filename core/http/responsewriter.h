@@ -59,7 +59,10 @@ private:
     enum class State { Idle, Streaming, Done };
     QByteArray head(int status, const HeaderList &headers, const QByteArray &framing) const;
     void rememberHeaders(const HeaderList &headers, const QByteArray &framingName, const QByteArray &framingValue);
-    void send(const QByteArray &bytes);
+    // Now: written to the kernel at once. WithNext: when the event loop next sees the socket
+    // writable, or with the next Now, whichever comes first.
+    enum class Flush { Now, WithNext };
+    void send(const QByteArray &bytes, Flush flush);
     void markDone();   // tells the connection's RequestMeter this response is over
     qint64 unsentOfAllClients() const;
 

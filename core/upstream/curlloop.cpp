@@ -63,7 +63,7 @@ void CurlLoop::add(const std::shared_ptr<Exchange> &exchange)
         return;
     }
     const quint64 id = m_nextId++;
-    auto *transfer = new CurlTransfer(exchange, m_settings, id, m_counts.get());
+    auto *transfer = new CurlTransfer(exchange, m_settings, id, m_counts.get(), m_withNews);
     transfer->setResume([mailbox = std::weak_ptr<Mailbox>(m_mailbox), id] {
         if (const auto alive = mailbox.lock())
             alive->post([id](CurlLoop *loop) { loop->resume(id); });
@@ -144,7 +144,14 @@ void CurlLoop::act(curl_socket_t fd, int mask)
     m_acting = false;
     if (code != CURLM_OK)
         qCWarning(lcCurl) << "curl_multi_socket_action:" << curl_multi_strerror(code);
+    deliverNews();
     collectDone();
+}
+
+void CurlLoop::deliverNews()
+{
+    for (CurlTransfer *transfer : std::exchange(m_withNews, {}))
+        transfer->deliver();
 }
 
 void CurlLoop::collectDone()
@@ -170,6 +177,7 @@ void CurlLoop::end(CurlTransfer *transfer, CURLcode code)
         transfer->inMulti = false;
     }
     transfer->gapTimer().stop();
+    transfer->deliver();   // what came before the end is heard before it
     Exchange &exchange = transfer->exchange();
     // A refused connection has sent nothing, so it is tried once more, shortly: a provider's
     // listener that blinked (a restart, a load balancer swapping) costs the caller no error. Any
@@ -209,6 +217,7 @@ void CurlLoop::resume(quint64 id)
     transfer->touch();
     // May hand the kept piece to the write callback before it returns (and pause again).
     curl_easy_pause(transfer->easy(), CURLPAUSE_CONT);
+    deliverNews();
     collectDone();
 }
 

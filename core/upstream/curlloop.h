@@ -10,6 +10,7 @@
 
 #include <atomic>
 #include <memory>
+#include <vector>
 
 #include <curl/curl.h>
 
@@ -38,6 +39,7 @@ public:
     {
         std::atomic<int> interestIn{0}, interestOut{0}, interestInOut{0}, interestRemove{0};
         std::atomic<int> pauses{0}, resumes{0};
+        std::atomic<int> deliveries{0};      // posts of headers and body to calls (one a turn each)
         std::atomic<qint64> mostUndelivered{0};   // bytes posted to one call and not yet heard there, at most
         std::atomic<int> transfers{0};       // in progress now
         std::atomic<int> mostTransfers{0};
@@ -81,6 +83,7 @@ private:
 
     void act(curl_socket_t fd, int mask);
     void collectDone();
+    void deliverNews();
     void start(CurlTransfer *transfer);
     void end(CurlTransfer *transfer, CURLcode code);
     void resume(quint64 id);
@@ -95,5 +98,6 @@ private:
     quint64 m_nextId = 1;
     QHash<Exchange *, CurlTransfer *> m_byExchange;
     QHash<quint64, CurlTransfer *> m_byId;
+    std::vector<CurlTransfer *> m_withNews;   // got something this turn: delivered when it ends
     bool m_acting = false;    // inside curl_multi_socket_action (a guard for the glue's own bugs)
 };

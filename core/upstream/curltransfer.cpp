@@ -2,6 +2,9 @@
 
 #include <cerrno>
 #include <cstring>
+#include <optional>
+
+#include <QPointer>
 
 #include "http/protocol.h"
 #include "upstream/curlsettings.h"
@@ -39,8 +42,8 @@ QByteArray protocolName(long version)
 } // namespace
 
 CurlTransfer::CurlTransfer(std::shared_ptr<Exchange> exchange, const CurlSettings &settings, quint64 id,
-                           CurlLoop::Counts *counts)
-    : m_exchange(std::move(exchange)), m_id(id), m_counts(counts), m_easy(curl_easy_init())
+                           CurlLoop::Counts *counts, std::vector<CurlTransfer *> &withNews)
+    : m_exchange(std::move(exchange)), m_id(id), m_counts(counts), m_easy(curl_easy_init()), m_withNews(withNews)
 {
     const UpstreamRequest &request = m_exchange->request;
     m_gapTimer.setSingleShot(true);
@@ -225,10 +228,8 @@ size_t CurlTransfer::header(const char *data, size_t length)
     } else if (line.isEmpty()) {
         if (m_status >= 200) {
             m_headersSent = true;
-            m_exchange->post([status = m_status, headers = std::move(m_headers)](UpstreamCall *call) {
-                Q_EMIT call->headersReceived(status, headers);
-            });
-            m_headers = {};
+            m_headersToDeliver = true;
+            noteNews();
         }
     } else if ((line.startsWith(' ') || line.startsWith('\t')) && !m_headers.isEmpty()) {
         m_headers.last().second += ' ' + line.trimmed();   // an obsolete folded line (RFC 9112 5.2)
@@ -257,15 +258,40 @@ size_t CurlTransfer::body(const char *data, size_t length)
     touch();
     if (length == 0)
         return 0;
-    const QByteArray piece(data, qsizetype(length));
+    // Counted as undelivered from here, so the pause above also bounds what waits for `deliver`.
     const qint64 undelivered = m_flow->undelivered.fetch_add(qint64(length)) + qint64(length);
     for (qint64 most = m_counts->mostUndelivered.load();
          undelivered > most && !m_counts->mostUndelivered.compare_exchange_weak(most, undelivered);) { }
-    m_exchange->post([piece, flow = m_flow, resume = m_resume](UpstreamCall *call) {
+    m_bodyToDeliver.append(data, qsizetype(length));
+    noteNews();
+    return length;
+}
+
+void CurlTransfer::noteNews()
+{
+    if (!std::exchange(m_hasNews, true))
+        m_withNews.push_back(this);
+}
+
+void CurlTransfer::deliver()
+{
+    if (!std::exchange(m_hasNews, false))
+        return;
+    std::erase(m_withNews, this);   // when delivered outside the loop's own round (the end)
+    m_counts->deliveries.fetch_add(1);
+    std::optional<HeaderList> headers;
+    if (std::exchange(m_headersToDeliver, false))
+        headers = std::exchange(m_headers, {});
+    m_exchange->post([status = m_status, headers = std::move(headers), piece = std::exchange(m_bodyToDeliver, {}),
+                      flow = m_flow, resume = m_resume](UpstreamCall *call) {
+        const QPointer<UpstreamCall> alive(call);
+        if (headers)
+            Q_EMIT call->headersReceived(status, *headers);
+        if (piece.isEmpty() || !alive)
+            return;   // a call deleted on its headers hears nothing more (as a post to it would not)
         Q_EMIT call->bodyReceived(piece);
         const qint64 left = flow->undelivered.fetch_sub(piece.size()) - piece.size();
         if (left < kResumeBelow && flow->paused.load() && !flow->resumeAsked.exchange(true))
             resume();
     });
-    return length;
 }

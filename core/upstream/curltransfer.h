@@ -9,6 +9,7 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <vector>
 
 #include <curl/curl.h>
 
@@ -19,7 +20,11 @@ struct CurlSettings;
 
 // One exchange as a libcurl easy handle: the request as the client sent it (only hop-by-hop
 // headers differ; curl's own Accept, Content-Type and Expect are removed), the body sent once,
-// the answer's status and header lines as they come, each body piece posted to the call.
+// the answer's status and header lines as they come, and its body, posted to the call.
+//
+//  - One post a turn: what a transfer got in one turn of its loop (the headers, the pieces that
+//    followed them in the same read) goes to the call in one post at the end of the turn
+//    (`deliver`), so the proxy thread wakes once and writes the head and the first chunk together.
 //
 //  - Sent once: the body goes through a read callback whose seek refuses once a byte was read.
 //    curl re-sends a request on a reused connection that closed before any answer
@@ -54,8 +59,9 @@ public:
     };
 
     // `counts` (the loop's) hears of every pause and of the most that piled up.
+    // `withNews` (the loop's) is where the transfer puts itself when it has something to deliver.
     CurlTransfer(std::shared_ptr<Exchange> exchange, const CurlSettings &settings, quint64 id,
-                 CurlLoop::Counts *counts);
+                 CurlLoop::Counts *counts, std::vector<CurlTransfer *> &withNews);
     ~CurlTransfer();
 
     CURL *easy() const { return m_easy; }
@@ -85,6 +91,8 @@ public:
     UpstreamResult result(CURLcode code) const;
     // What the answer came over ("HTTP/2", "HTTP/1.1"), empty when none came.
     QByteArray protocol() const;
+    // Posts to the call what came since the last delivery (the headers, the body), in one post.
+    void deliver();
 
 private:
     static size_t onHeader(char *data, size_t size, size_t count, void *self);
@@ -94,6 +102,7 @@ private:
 
     size_t header(const char *data, size_t length);
     size_t body(const char *data, size_t length);
+    void noteNews();
     void setMethodAndBody();
     void setHeaders();
 
@@ -107,8 +116,12 @@ private:
     qint64 m_bodyOffset = 0;
     bool m_bodyRead = false;      // a byte of the body went to curl: it must never be sent again
     int m_status = 0;             // of the latest status line (a 1xx is followed by the real one)
-    bool m_headersSent = false;   // the final status and headers went to the call
+    bool m_headersSent = false;   // the final status and headers came (and go to the call)
     HeaderList m_headers;
+    bool m_headersToDeliver = false;
+    QByteArray m_bodyToDeliver;
+    bool m_hasNews = false;       // in m_withNews
+    std::vector<CurlTransfer *> &m_withNews;
     QTimer m_gapTimer;
     QTimer m_retryTimer;
     QElapsedTimer m_lastActivity;
