@@ -282,6 +282,7 @@ private slots:
     void socketInterest_everyKindCurlAsks_isFollowed();
     void thousandStreams_fitTheThreadAndMemoryBudget();
     void http2_hundredCalls_overAtMostTwoConnections();
+    void http2_slowReceiver_pausesAndResumes_boundedAndWhole();
     void caFile_trustsTheExtraAuthority();
     void proxyInEnvironment_loopbackGoesDirect();
 };
@@ -554,6 +555,45 @@ void tst_CurlEngine::http2_hundredCalls_overAtMostTwoConnections()
     QCOMPARE(pool.protocol(), "HTTP/2"_ba);
     QTRY_VERIFY_WITH_TIMEOUT(server.sessions() >= 1, kWait);
     QVERIFY2(server.sessions() <= 2, QByteArray::number(server.sessions()).constData());
+}
+
+void tst_CurlEngine::http2_slowReceiver_pausesAndResumes_boundedAndWhole()
+{
+    // As slowReceiver_pausesAndResumes_boundedAndWhole, over HTTP/2: the paused stream's window
+    // closes (curl stops reading it) instead of its 8 MiB queueing for a busy thread, and a small
+    // call beside it on the same connection still completes once this thread listens again.
+    QTemporaryDir htdocs;
+    QDir(htdocs.path()).mkpath(u"v1"_s);
+    const QByteArray big(8 * 1024 * 1024, 'x');
+    QFile bigFile(htdocs.path() + u"/v1/big"_s);
+    QVERIFY(bigFile.open(QIODevice::WriteOnly));
+    bigFile.write(big);
+    bigFile.close();
+    QFile smallFile(htdocs.path() + u"/v1/small"_s);
+    QVERIFY(smallFile.open(QIODevice::WriteOnly));
+    smallFile.write(R"({"ok":true})");
+    smallFile.close();
+    H2Server server(htdocs.path());
+    if (!server.isReady())
+        QSKIP("nghttpd is not installed (packaging/setup.sh installs nghttp2-server)");
+    auto engine = std::make_shared<CurlEngine>(CurlEngine::Options{1, readAll(tlsFile("ca.pem"))});
+    UpstreamPool pool(u"openai"_s, 4, 4, engine);
+    auto large = follow(pool.submit(postTo(local(server.port(), u"/v1/big"_s, u"https"_s)), this), false);
+    QDeadlineTimer deadline(kWait);
+    while (engine->counts().pauses.load() == 0 && !deadline.hasExpired())
+        QThread::yieldCurrentThread();   // no event processed here: every piece posted is still queued
+    QVERIFY(engine->counts().pauses.load() >= 1);
+    QVERIFY2(engine->counts().mostUndelivered.load() <= CurlTransfer::kPauseAbove + CURL_MAX_WRITE_SIZE,
+             QByteArray::number(engine->counts().mostUndelivered.load()).constData());
+    auto small = follow(pool.submit(postTo(local(server.port(), u"/v1/small"_s, u"https"_s)), this));
+    QTRY_VERIFY_WITH_TIMEOUT(large->finished && small->finished, kWait);
+    QCOMPARE(int(large->result.failure), int(UpstreamFailure::None));
+    QCOMPARE(large->bodyBytes, qint64(big.size()));
+    QCOMPARE(int(small->result.failure), int(UpstreamFailure::None));
+    QCOMPARE(small->body, R"({"ok":true})"_ba);
+    QCOMPARE(pool.protocol(), "HTTP/2"_ba);
+    QVERIFY(engine->counts().resumes.load() >= 1);
+    QVERIFY(engine->counts().mostUndelivered.load() <= CurlTransfer::kPauseAbove + CURL_MAX_WRITE_SIZE);
 }
 
 void tst_CurlEngine::caFile_trustsTheExtraAuthority()
