@@ -10,6 +10,7 @@
 #include "accounting/callending.h"
 #include "appsettings.h"
 #include "apptranslation.h"
+#include "chartlegend.h"
 #include "dashboardfixture.h"
 #include "dashboardmodel.h"
 #include "dashboardwindow.h"
@@ -50,6 +51,8 @@
 #include <QStatusBar>
 #include <QTabBar>
 #include <QTabWidget>
+#include <QTextDocument>
+#include <QtMath>
 #include <QTest>
 #include <QToolBar>
 #include <QTranslator>
@@ -487,6 +490,21 @@ void TestTranslations::zhCN_loadsOursAndQts()
     DashboardModel model;
     DashboardWindow window(&model);
     QCOMPARE(window.tabs()->tabText(0), u"实时"_s);
+    // The outcome legend as tall as its Chinese lines: a CJK font's lines are taller than the
+    // Latin font's the height was once taken from, and the second line was cut.
+    window.setClock([] { return T + 30'000; });
+    feed(model, recording());
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    window.redraw();
+    ChartLegend *legend = window.outcomeChart()->legend();
+    QVERIFY(legend->lineCount() >= 2);
+    QTextDocument shown;
+    shown.setDefaultFont(legend->font());
+    shown.setDocumentMargin(0);
+    shown.setHtml(legend->text());
+    QVERIFY2(legend->contentsRect().height() >= qCeil(shown.size().height()),
+             qPrintable(u"%1 < %2"_s.arg(legend->contentsRect().height()).arg(shown.size().height())));
     for (QTranslator *translator : qApp->findChildren<QTranslator *>()) {
         QCoreApplication::removeTranslator(translator);
         delete translator;

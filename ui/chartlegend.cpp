@@ -5,6 +5,8 @@
 #include <QLegend>
 #include <QLineSeries>
 #include <QScatterSeries>
+#include <QTextDocument>
+#include <QtMath>
 
 using namespace Qt::StringLiterals;
 
@@ -96,7 +98,14 @@ void ChartLegend::layOut()
     if (text() != html)
         setText(html);
     m_lines = int(lines.size());
-    const int height = m_lines * metrics.lineSpacing() + contentsMargins().top() + contentsMargins().bottom() + 2;
+    // As tall as the text is laid out: a Chinese name falls back on a CJK font whose lines are
+    // taller than this font's lineSpacing (the second line was cut under zh_CN).
+    QTextDocument laidOut;
+    laidOut.setDefaultFont(font());
+    laidOut.setDocumentMargin(0);
+    laidOut.setHtml(html);
+    const int textHeight = std::max(m_lines * metrics.lineSpacing(), qCeil(laidOut.size().height()));
+    const int height = textHeight + contentsMargins().top() + contentsMargins().bottom() + 2;
     if (minimumHeight() != height)
         setFixedHeight(height);
 }
