@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include <QCoreApplication>
 #include <QDateTime>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -32,24 +33,30 @@ const HeaderList kDemoHeaders{{"Authorization", "Bearer sk-breakwater-demo"}, {"
 
 } // namespace
 
-QString DemoScenarios::Result::summary() const
+QString DemoScenarios::Result::summary(bool translated) const
 {
+    // English for the log; translated for the dashboard's status line. The x-breakwater-dedup
+    // values stay the wire's words either way.
+    const auto say = [translated](const char *text) {
+        return translated ? QCoreApplication::translate("DemoScenarios", text) : QString::fromUtf8(text);
+    };
     QStringList outcomes;
     for (auto it = dedup.begin(); it != dedup.end(); ++it)
         outcomes << u"%1 %2"_s.arg(it.value()).arg(QString::fromLatin1(it.key()));
     QStringList codes;
     for (auto it = statuses.begin(); it != statuses.end(); ++it)
         codes << u"%1× %2"_s.arg(it.value()).arg(it.key());
-    return u"%1: %2 requests, %3 upstream calls; %4; status %5; %6 without an answer; slowest %7 ms%8"_s
-        .arg(title(scenario))
+    //: The demo's status line. Keep "; " between the parts: a narrow status bar drops middle parts there
+    return say(QT_TRANSLATE_NOOP("DemoScenarios", "%1: %2 requests, %3 upstream calls; %4; status %5; %6 without an answer; slowest %7 ms%8"))
+        .arg(translated ? title(scenario) : QString::fromLatin1(titleSource(scenario)))
         .arg(sent)
         .arg(upstreamCalls)
-        .arg(outcomes.isEmpty() ? u"no de-dup headers"_s : outcomes.join(u", "_s),
-             codes.isEmpty() ? u"none"_s : codes.join(u", "_s))
+        .arg(outcomes.isEmpty() ? say(QT_TRANSLATE_NOOP("DemoScenarios", "no de-dup headers")) : outcomes.join(u", "_s),
+             codes.isEmpty() ? say(QT_TRANSLATE_NOOP("DemoScenarios", "none")) : codes.join(u", "_s))
         .arg(failed)
         .arg(slowestMs)
-        .arg((fellBack > 0 ? u"; %1 answered by the fallback"_s.arg(fellBack) : QString())
-             + (stopped ? u" (stopped)"_s : QString()));
+        .arg((fellBack > 0 ? say(QT_TRANSLATE_NOOP("DemoScenarios", "; %1 answered by the fallback")).arg(fellBack) : QString())
+             + (stopped ? say(QT_TRANSLATE_NOOP("DemoScenarios", " (stopped)")) : QString()));
 }
 
 DemoScenarios::DemoScenarios(quint16 proxyPort, MockProvider *mock, QObject *parent)
@@ -60,7 +67,7 @@ DemoScenarios::DemoScenarios(quint16 proxyPort, MockProvider *mock, QObject *par
     connect(&m_steadyTimer, &QTimer::timeout, this, &DemoScenarios::sendSteadyPrompt);
     m_deadline.setSingleShot(true);
     connect(&m_deadline, &QTimer::timeout, this, [this] {
-        qCWarning(lcDemo) << "scenario" << title(m_scenario) << "ran past its deadline; stopping it";
+        qCWarning(lcDemo) << "scenario" << titleSource(m_scenario) << "ran past its deadline; stopping it";
         finish(true);
     });
     m_faultTimer.setSingleShot(true);
@@ -73,30 +80,35 @@ DemoScenarios::~DemoScenarios()
         finish(true);   // puts the mock back as it was
 }
 
-QString DemoScenarios::title(Scenario scenario)
+const char *DemoScenarios::titleSource(Scenario scenario)
 {
     switch (scenario) {
-    case Scenario::Herd: return u"Herd"_s;
-    case Scenario::Outage: return u"Outage"_s;
-    case Scenario::Hang: return u"Hang"_s;
-    case Scenario::Burst: return u"Burst"_s;
-    case Scenario::InjectedHang: return u"Injected hang"_s;
-    case Scenario::Fallback: return u"Fallback"_s;
+    case Scenario::Herd: return QT_TR_NOOP("Herd");
+    case Scenario::Outage: return QT_TR_NOOP("Outage");
+    case Scenario::Hang: return QT_TR_NOOP("Hang");
+    case Scenario::Burst: return QT_TR_NOOP("Burst");
+    case Scenario::InjectedHang: return QT_TR_NOOP("Injected hang");
+    case Scenario::Fallback: return QT_TR_NOOP("Fallback");
     }
-    return {};
+    return "";
+}
+
+QString DemoScenarios::title(Scenario scenario)
+{
+    return tr(titleSource(scenario));
 }
 
 QString DemoScenarios::description(Scenario scenario)
 {
     switch (scenario) {
-    case Scenario::Herd: return u"identical requests at once against a 1.5 s provider: one upstream call"_s;
-    case Scenario::Outage: return u"one new prompt every 2 s; the provider answers 503 from 15 s to 75 s"_s;
-    case Scenario::Hang: return u"one new prompt every 2 s; the provider hangs from 15 s to 75 s"_s;
-    case Scenario::Burst: return u"different prompts at once against a 1.5 s provider"_s;
+    case Scenario::Herd: return tr("identical requests at once against a 1.5 s provider: one upstream call");
+    case Scenario::Outage: return tr("one new prompt every 2 s; the provider answers 503 from 15 s to 75 s");
+    case Scenario::Hang: return tr("one new prompt every 2 s; the provider hangs from 15 s to 75 s");
+    case Scenario::Burst: return tr("different prompts at once against a 1.5 s provider");
     case Scenario::InjectedHang:
-        return u"one new prompt every 2 s; Breakwater injects a hang (hang:for=60s) from 15 s to 75 s"_s;
+        return tr("one new prompt every 2 s; Breakwater injects a hang (hang:for=60s) from 15 s to 75 s");
     case Scenario::Fallback:
-        return u"one new prompt every 2 s; the provider answers 529 overloaded from 15 s to 75 s, and a second one stands in"_s;
+        return tr("one new prompt every 2 s; the provider answers 529 overloaded from 15 s to 75 s, and a second one stands in");
     }
     return {};
 }
@@ -226,7 +238,7 @@ void DemoScenarios::sendSteadyPrompt()
         return;
     }
     ++m_steadySent;
-    send(u"%1 %2, prompt %3: one fact about tides."_s.arg(title(m_scenario)).arg(m_run).arg(m_steadySent));
+    send(u"%1 %2, prompt %3: one fact about tides."_s.arg(QString::fromLatin1(titleSource(m_scenario))).arg(m_run).arg(m_steadySent));
     reportProgress();
 }
 
@@ -254,10 +266,10 @@ void DemoScenarios::onCallDone(LoopbackClient *call)
 void DemoScenarios::reportProgress()
 {
     const int done = m_result.answered + m_result.failed;
-    QString text = u"%1: %2 of %3 answered"_s.arg(title(m_scenario)).arg(done).arg(
+    QString text = tr("%1: %2 of %3 answered").arg(title(m_scenario)).arg(done).arg(
         m_steadyTotal > 0 ? m_steadyTotal : m_result.sent);
     if (m_steadyTotal > 0)
-        text += u", %1 s in"_s.arg((QDateTime::currentMSecsSinceEpoch() - m_startedAtMs) / 1000);
+        text += tr(", %1 s in").arg((QDateTime::currentMSecsSinceEpoch() - m_startedAtMs) / 1000);
     Q_EMIT progress(text);
 }
 
@@ -288,6 +300,6 @@ void DemoScenarios::finish(bool stopped)
     m_result.upstreamCalls = m_mock->callCount(kChatPath) - m_callsAtStart;
     m_result.elapsedMs = QDateTime::currentMSecsSinceEpoch() - m_startedAtMs;
     qCInfo(lcDemo).noquote() << m_result.summary();
-    Q_EMIT progress(m_result.summary());
+    Q_EMIT progress(m_result.summary(true));
     Q_EMIT finished(m_result);
 }

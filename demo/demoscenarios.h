@@ -64,7 +64,7 @@ public:
         qint64 elapsedMs = 0;
         qint64 slowestMs = 0;
         bool stopped = false;
-        QString summary() const;
+        QString summary(bool translated = false) const;   // English unless `translated` (the log's)
     };
 
     DemoScenarios(quint16 proxyPort, MockProvider *mock, QObject *parent = nullptr);
@@ -87,7 +87,8 @@ public:
     static constexpr char kFallbackPrimary[] = "primary";
     static constexpr char kFallbackBackup[] = "backup";
 
-    static QString title(Scenario scenario);
+    static QString title(Scenario scenario);   // translated; the prompts and the log use titleSource
+    static const char *titleSource(Scenario scenario);
     static QString description(Scenario scenario);
 
 Q_SIGNALS:

@@ -11,6 +11,7 @@ packages=(
     qt6-charts-dev qt6-svg-dev libqt6sql6-sqlite qt6-qpa-plugins
     libqt6opengl6-dev       # find_package(Qt6 Charts) needs Qt6OpenGL; only a Recommends of qt6-charts-dev
     fonts-dejavu-core xvfb xauth
+    fonts-noto-cjk          # the Chinese screenshots (LANGUAGE=zh_CN dashboard_screenshots): CJK glyphs, not boxes
     qt6-l10n-tools qt6-tools-dev   # lupdate/lrelease and their CMake package (Qt6LinguistTools): .ts built to .qm
     qt6-translations-l10n   # Qt's own translations (qtbase_zh_CN.qm), for its dialogs
     libcurl4-openssl-dev libssl-dev   # the upstream engine (libcurl multi, OpenSSL as Qt's TLS backend)

@@ -2,6 +2,7 @@
 // the charts a description), and Tab from the first control reaches every control the window
 // shows, the toolbar's too, in the order they are laid out: row by row, left to right.
 
+#include "apptheme.h"
 #include "breakertimeline.h"
 #include "dashboardfixture.h"
 #include "dashboardmodel.h"
@@ -17,6 +18,7 @@
 #include <QComboBox>
 #include <QFrame>
 #include <QTabWidget>
+#include <QToolButton>
 #include <QTest>
 #include <QToolBar>
 
@@ -46,6 +48,7 @@ class TestAccessibility final : public QObject
 private Q_SLOTS:
     void tilesChartsAndTables_haveNames();
     void tab_reachesEveryControlInLayoutOrder();
+    void toolbarFocus_takenByTabAndDrawn();
 };
 
 void TestAccessibility::tilesChartsAndTables_haveNames()
@@ -129,6 +132,48 @@ void TestAccessibility::tab_reachesEveryControlInLayoutOrder()
     // Shift+Tab goes back the same way.
     QTest::keyClick(QApplication::focusWidget(), Qt::Key_Backtab);
     QCOMPARE(QApplication::focusWidget(), reached.last());
+}
+
+void TestAccessibility::toolbarFocus_takenByTabAndDrawn()
+{
+    // Fusion on the dark palette (View > Theme > Dark): each toolbar control takes the focus from
+    // the keyboard and shows it, its rendering with the focus differs from the one without.
+    apptheme::apply(apptheme::Theme::Dark);
+    DashboardModel model;
+    DashboardWindow window(&model);
+    feed(model, recording());
+    window.show();
+    QApplication::setActiveWindow(&window);
+    QVERIFY(QTest::qWaitForWindowActive(&window));
+    window.redraw();
+    QApplication::processEvents();
+
+    const QToolBar *toolBar = window.findChild<QToolBar *>();
+    QVERIFY(toolBar);
+    QList<QWidget *> controls;
+    for (QAction *action : toolBar->actions()) {
+        QWidget *widget = toolBar->widgetForAction(action);
+        if (widget && widget->isVisible() && (qobject_cast<QToolButton *>(widget) || qobject_cast<QComboBox *>(widget)))
+            controls << widget;
+    }
+    QVERIFY(controls.size() >= 6);
+    // A key press first: Fusion draws the focus frame only once the keyboard has moved the focus.
+    QWidget *away = window.tabs();
+    away->setFocus(Qt::TabFocusReason);
+    QTest::keyClick(away, Qt::Key_Tab);
+    for (QWidget *control : std::as_const(controls)) {
+        QVERIFY2((control->focusPolicy() & Qt::TabFocus) == Qt::TabFocus, qPrintable(describe(control)));
+        away->setFocus(Qt::TabFocusReason);
+        QApplication::processEvents();
+        QVERIFY(!control->hasFocus());
+        const QImage without = control->grab().toImage();
+        control->setFocus(Qt::TabFocusReason);
+        QApplication::processEvents();
+        QVERIFY2(control->hasFocus(), qPrintable(describe(control)));
+        const QImage with = control->grab().toImage();
+        QVERIFY2(with != without, qPrintable(u"no focus drawn: "_s + describe(control)));
+    }
+    apptheme::apply(apptheme::Theme::Light);
 }
 
 DASHBOARD_TEST_MAIN(TestAccessibility)

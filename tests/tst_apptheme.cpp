@@ -2,8 +2,11 @@
 // palette's colours (their background, axis labels and legend), the tiles and the breaker timeline
 // drawn on the dark ground, the series keeping their colours, and the choice kept in the settings.
 
+#include <cmath>
+
 #include "apptheme.h"
 #include "breakertimeline.h"
+#include "chartlegend.h"
 #include "dashboardfixture.h"
 #include "dashboardmodel.h"
 #include "dashboardstyle.h"
@@ -21,6 +24,7 @@
 #include <QFrame>
 #include <QLegend>
 #include <QMenu>
+#include <QRegularExpression>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -52,6 +56,31 @@ QAction *themeAction(DashboardWindow &window, const QString &name)
 }
 
 bool dark(const QColor &colour) { return colour.lightness() < 90; }
+
+// WCAG 2's contrast ratio of two colours (1 to 21); 4.5 is its floor for body text.
+double contrast(const QColor &a, const QColor &b)
+{
+    const auto luminance = [](const QColor &c) {
+        const auto channel = [](double v) { return v <= 0.03928 ? v / 12.92 : std::pow((v + 0.055) / 1.055, 2.4); };
+        return 0.2126 * channel(c.redF()) + 0.7152 * channel(c.greenF()) + 0.0722 * channel(c.blueF());
+    };
+    const double la = luminance(a), lb = luminance(b);
+    return (std::max(la, lb) + 0.05) / (std::min(la, lb) + 0.05);
+}
+
+// The colours the legend writes its names in (each entry is a swatch span, then a name span).
+QList<QColor> nameColours(const ChartLegend *legend)
+{
+    static const QRegularExpression span(u"<span style='color:(#[0-9a-fA-F]{6})'>"_s);
+    QList<QColor> colours;
+    int i = 0;
+    for (auto it = span.globalMatch(legend->text()); it.hasNext(); ++i) {
+        const QString colour = it.next().captured(1);
+        if (i % 2 == 1)
+            colours << QColor(colour);
+    }
+    return colours;
+}
 bool light(const QColor &colour) { return colour.lightness() > 170; }
 
 // The colour most of a widget's pixels have: its ground.
@@ -80,6 +109,7 @@ class TestAppTheme final : public QObject
 private Q_SLOTS:
     void dark_chartsTilesAndTimelineFollowThePalette();
     void choice_keptInTheSettings();
+    void dark_legendNamesInTheTextColour();
 };
 
 void TestAppTheme::dark_chartsTilesAndTimelineFollowThePalette()
@@ -149,6 +179,39 @@ void TestAppTheme::choice_keptInTheSettings()
     QCOMPARE(apptheme::load(settings), apptheme::Theme::Light);
     apptheme::save(settings, apptheme::Theme::System);
     QCOMPARE(apptheme::load(settings), apptheme::Theme::System);
+}
+
+void TestAppTheme::dark_legendNamesInTheTextColour()
+{
+    // The outcome chart's legend, laid out light and then turned dark (as a user does from the
+    // View menu): every name in the palette's text colour, readable on the window's ground, the
+    // hidden series' (no call of theirs yet) too.
+    apptheme::apply(apptheme::Theme::Light);
+    DashboardModel model;
+    DashboardWindow window(&model);
+    window.setClock([] { return T + 30'000; });
+    feed(model, recording());
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    window.redraw();
+    ChartLegend *legend = window.outcomeChart()->legend();
+    QVERIFY(legend);
+    QVERIFY(legend->entries().size() >= 5);
+    QCOMPARE(nameColours(legend).size(), legend->entries().size());
+
+    apptheme::apply(apptheme::Theme::Dark);
+    window.redraw();
+    const QPalette palette = legend->palette();
+    QVERIFY(apptheme::isDark(palette));
+    const QColor text = palette.color(QPalette::WindowText), ground = palette.color(QPalette::Window);
+    const QList<QColor> colours = nameColours(legend);
+    QCOMPARE(colours.size(), legend->entries().size());
+    for (int i = 0; i < colours.size(); ++i) {
+        QVERIFY2(colours[i] == text || contrast(colours[i], ground) >= 4.5,
+                 qPrintable(u"%1 in %2 on %3: %4:1"_s.arg(legend->entries()[i], colours[i].name(), ground.name())
+                                .arg(contrast(colours[i], ground), 0, 'f', 1)));
+    }
+    apptheme::apply(apptheme::Theme::Light);
 }
 
 DASHBOARD_TEST_MAIN(TestAppTheme)

@@ -1,18 +1,47 @@
 // Translations (issue 26). A marking translator stands in for a language: it translates every
-// string that goes through tr() to «string», so a visible text with English outside the marks
-// escaped tr(). The dashboard's frame is walked: toolbar, View menu, tabs, chart titles, tiles,
-// status bar. And the zh_CN translation carried in the binary loads, with Qt's own for its dialogs.
+// string that goes through tr() to «string» (a format's text between its %1, %2 each marked on its
+// own, so an argument left English shows outside the marks), so a visible text with English outside
+// the marks escaped tr(). The dashboard's frame is walked: toolbar, View menu, tabs, chart titles, tiles,
+// status bar; then every tab's panel (Requests with rows, In flight, Faults, Fleet) with its table
+// headers and cells, the Settings and replay dialogs, the getting-started guide, the fault banner
+// and the demo's status line. And the zh_CN translation carried in the binary loads, with Qt's own
+// for its dialogs.
 
+#include "accounting/callending.h"
+#include "appsettings.h"
 #include "apptranslation.h"
+#include "chartlegend.h"
 #include "dashboardfixture.h"
 #include "dashboardmodel.h"
 #include "dashboardwindow.h"
+#include "democontroller.h"
+#include "demoscenarios.h"
+#include "faultbanner.h"
+#include "faultcontrol.h"
+#include "faults/faultrule.h"
+#include "faultspanel.h"
 #include "figurespanel.h"
+#include "fleetpanel.h"
+#include "gettingstarted.h"
+#include "inflightpanel.h"
+#include "proxyharness.h"
+#include "replaydialog.h"
+#include "requestpanel.h"
+#include "settingsdialog.h"
 #include "latencystaircase.h"
 #include "outcomechart.h"
 #include "traycontroller.h"
 
 #include <QAbstractButton>
+#include <QAbstractItemView>
+#include <QAbstractSpinBox>
+#include <QDoubleSpinBox>
+#include <QGroupBox>
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QTableWidget>
 #include <QApplication>
 #include <QComboBox>
 #include <QLabel>
@@ -22,6 +51,8 @@
 #include <QStatusBar>
 #include <QTabBar>
 #include <QTabWidget>
+#include <QTextDocument>
+#include <QtMath>
 #include <QTest>
 #include <QToolBar>
 #include <QTranslator>
@@ -31,33 +62,169 @@ using namespace dashboardtest;
 
 namespace {
 
+// Installed for as long as it lives: a failed check does not leave it on for the next test.
 class MarkingTranslator final : public QTranslator
 {
 public:
+    MarkingTranslator() { QCoreApplication::installTranslator(this); }
+    ~MarkingTranslator() override { QCoreApplication::removeTranslator(this); }
     bool isEmpty() const override { return false; }
     QString translate(const char *, const char *sourceText, const char *, int) const override
     {
-        return u"«"_s + QString::fromUtf8(sourceText) + u"»"_s;
+        static const QRegularExpression placeholder(u"%L?\\d+"_s);
+        const QString source = QString::fromUtf8(sourceText);
+        QString marked;
+        qsizetype at = 0;
+        const auto text = [&](qsizetype end) {
+            if (end > at)
+                marked += u"«"_s + source.mid(at, end - at) + u"»"_s;
+        };
+        for (auto it = placeholder.globalMatch(source); it.hasNext();) {
+            const QRegularExpressionMatch match = it.next();
+            text(match.capturedStart());
+            marked += match.captured();
+            at = match.capturedEnd();
+        }
+        text(source.size());
+        return marked;
     }
 };
 
 // What is left of `text` outside the marks that reads as English: a word of three letters or more
 // that is no data (the product's name, an upstream's, a URL, a host, a model).
-QStringList englishOutsideMarks(const QString &text)
+QStringList englishOutsideMarks(const QString &text, const QStringList &values = {})
 {
     static const QRegularExpression marked(u"«[^«»]*»"_s);   // the innermost: a format's arguments are marked too
-    static const QRegularExpression data(u"https?://\\S+|\\b(Breakwater|openai|anthropic|gemini|gpt-[\\w.-]+|claude-[\\w.-]+|CSV|PNG)\\b"_s);
+    // ... and the command line's options and environment variables (--timeout, OPENAI_API_KEY).
+    static const QRegularExpression data(u"https?://\\S+|--[\\w-]+|\\b[A-Z][A-Z0-9]*(_[A-Z0-9]+)+\\b|\\b(Breakwater|openai|anthropic|gemini|gpt-[\\w.-]+|claude-[\\w.-]+|CSV|PNG)\\b"_s);
     static const QRegularExpression word(u"[A-Za-z]{3,}"_s);
     QString rest = text;
     for (qsizetype before = -1; before != rest.size();) {
         before = rest.size();
-        rest.remove(marked);
+        rest.replace(marked, u" "_s);   // a space: what is left either side stays two words
+    }
+    for (const QString &value : values) {   // before the URLs: a value may hold one
+        if (!value.isEmpty())
+            rest.remove(value);
     }
     rest.remove(data);
     QStringList words;
     for (auto it = word.globalMatch(rest); it.hasNext();)
         words << it.next().captured();
     return words;
+}
+
+// The words of the wire a table or a call's details show as they are, as the API, the call log
+// and the CSV spell them: outcomes (x-breakwater-dedup), endings, breaker states; and the paths.
+const QStringList &wireWords()
+{
+    static const QStringList words = [] {
+        QStringList all;
+        for (const Outcome outcome : {Outcome::Miss, Outcome::Joined, Outcome::Hit, Outcome::Bypass, Outcome::BreakerRefused,
+                                      Outcome::SpendRefused, Outcome::Error, Outcome::FellBack})
+            all << QString::fromLatin1(outcomeName(outcome));
+        for (int ending = 0; ending < kEndingCount; ++ending)
+            all << QString::fromLatin1(endingName(Ending(ending)));
+        all << u"half-open"_s << u"closed"_s << u"open"_s;
+        std::sort(all.begin(), all.end(), [](const QString &a, const QString &b) { return a.size() > b.size(); });
+        return all;
+    }();
+    return words;
+}
+
+// Every text a widget tree shows a user: labels, buttons, choices, placeholders, group titles,
+// spin boxes' affixes, tool tips, and each item view's column headers and cells.
+class TextWalk
+{
+public:
+    void add(const QString &where, const QString &text, const QStringList &values = {})
+    {
+        if (text.trimmed().isEmpty())
+            return;
+        ++m_count;
+        if (const QStringList words = englishOutsideMarks(text, values); !words.isEmpty())
+            m_escaped << where + u": "_s + text + u"   <- "_s + words.join(u' ');
+    }
+
+    void walk(const QString &where, QWidget *root, const QStringList &values = {})
+    {
+        QList<QWidget *> widgets = root->findChildren<QWidget *>();
+        widgets.prepend(root);
+        for (QWidget *widget : std::as_const(widgets)) {
+            if (insideFaultKind(widget))
+                continue;   // the fault rules' own syntax: 503, hang, slow-stream
+            const QString at = where + u' ' + QString::fromLatin1(widget->metaObject()->className());
+            add(at + u" tip"_s, widget->toolTip(), values);
+            if (widget->isWindow())
+                add(at + u" title"_s, widget->windowTitle(), values);
+            if (auto *label = qobject_cast<QLabel *>(widget))
+                add(at, label->text(), values);
+            if (auto *button = qobject_cast<QAbstractButton *>(widget))
+                add(at, button->text(), values);
+            if (auto *group = qobject_cast<QGroupBox *>(widget))
+                add(at, group->title(), values);
+            if (auto *edit = qobject_cast<QLineEdit *>(widget))
+                add(at + u" placeholder"_s, edit->placeholderText(), values);
+            if (auto *edit = qobject_cast<QPlainTextEdit *>(widget))
+                add(at + u" placeholder"_s, edit->placeholderText(), values);
+            if (auto *spin = qobject_cast<QSpinBox *>(widget))
+                add(at, spin->prefix() + spin->suffix() + u' ' + spin->specialValueText(), values);
+            if (auto *spin = qobject_cast<QDoubleSpinBox *>(widget))
+                add(at, spin->prefix() + spin->suffix() + u' ' + spin->specialValueText(), values);
+            if (auto *choice = qobject_cast<QComboBox *>(widget); choice && choice->objectName() != u"faultKind"_s) {
+                for (int i = 0; i < choice->count(); ++i)
+                    add(at + u" choice"_s, choice->itemText(i), values);
+            }
+            if (auto *view = qobject_cast<QAbstractItemView *>(widget); view && view->model())
+                walkModel(at, view->model(), values);
+        }
+    }
+
+    void walkModel(const QString &where, const QAbstractItemModel *model, const QStringList &values = {})
+    {
+        for (int column = 0; column < model->columnCount(); ++column)
+            add(where + u" header"_s, model->headerData(column, Qt::Horizontal).toString(), values);
+        // The cells show the wire's words and the calls' own data as they are.
+        const QStringList data = values + wireWords();
+        for (int row = 0; row < model->rowCount(); ++row) {
+            for (int column = 0; column < model->columnCount(); ++column) {
+                const QModelIndex index = model->index(row, column);
+                add(where + u" cell"_s, index.data().toString(), data);
+                add(where + u" cell tip"_s, index.data(Qt::ToolTipRole).toString(), data);
+            }
+        }
+    }
+
+    static bool insideFaultKind(const QWidget *widget)
+    {
+        for (; widget; widget = widget->parentWidget()) {
+            if (widget->objectName() == u"faultKind"_s)
+                return true;
+        }
+        return false;
+    }
+
+    int count() const { return m_count; }
+    // Listed on the log one by one (QtTest cuts a long failure message), counted in the failure.
+    QString escaped() const
+    {
+        for (const QString &line : m_escaped)
+            qWarning().noquote() << line;
+        return u"%1 texts outside tr(), listed above"_s.arg(m_escaped.size());
+    }
+    bool clean() const { return m_escaped.isEmpty(); }
+
+private:
+    int m_count = 0;
+    QStringList m_escaped;
+};
+
+// A call's own values, which its details and its replay show as they are.
+QStringList valuesOf(const CallRecord &r)
+{
+    return {QString::fromLatin1(r.requestId), QString::fromLatin1(r.route), r.model, QString::fromLatin1(r.upstream),
+            QString::fromLatin1(r.keyFingerprint), QString::fromLatin1(r.credentialFingerprint),
+            QString::fromLatin1(r.errorKind), r.injected, QString::fromLatin1(r.method), u"POST"_s};
 }
 
 } // namespace
@@ -69,13 +236,15 @@ class TestTranslations final : public QObject
 private Q_SLOTS:
     void dashboardTexts_allThroughTr();
     void trayTexts_allThroughTr();
+    void everyTabsPanel_allThroughTr();
+    void dialogsGuideAndBanner_allThroughTr();
+    void demoStatusLine_allThroughTr();
     void zhCN_loadsOursAndQts();
 };
 
 void TestTranslations::dashboardTexts_allThroughTr()
 {
     MarkingTranslator marking;
-    QCoreApplication::installTranslator(&marking);
     DashboardModel model;
     DashboardWindow window(&model);
     window.setClock([] { return T + 30'000; });
@@ -134,7 +303,6 @@ void TestTranslations::dashboardTexts_allThroughTr()
         if (const QStringList words = englishOutsideMarks(text.mid(colon + 2)); !words.isEmpty())
             escaped << text + u"   <- "_s + words.join(u' ');
     }
-    QCoreApplication::removeTranslator(&marking);
     QVERIFY2(escaped.isEmpty(), qPrintable(u"\n"_s + escaped.join(u'\n')));
 }
 
@@ -142,7 +310,6 @@ void TestTranslations::trayTexts_allThroughTr()
 {
     // The tray's menu, its tool tip and its accessible name: what a user sees all day.
     MarkingTranslator marking;
-    QCoreApplication::installTranslator(&marking);
     DashboardModel model;
     feed(model, recording());
     TrayController::Wiring wiring;
@@ -164,10 +331,148 @@ void TestTranslations::trayTexts_allThroughTr()
     }
     check(u"tray tool tip"_s, tray.toolTip());
     check(u"tray menu name"_s, tray.menu()->accessibleName() + u' ' + tray.menu()->accessibleDescription());
-    QCoreApplication::removeTranslator(&marking);
     QVERIFY(actions >= 5);
     QVERIFY(!tray.menu()->accessibleDescription().isEmpty());
     QVERIFY2(escaped.isEmpty(), qPrintable(u"\n"_s + escaped.join(u'\n')));
+}
+
+void TestTranslations::everyTabsPanel_allThroughTr()
+{
+    MarkingTranslator marking;
+    DashboardModel model;
+    DashboardWindow window(&model);
+    window.setClock([] { return T + 30'000; });
+    feed(model, recording());
+    CallRecord retried = record("retry-1", Outcome::Miss, T + 20'000, T + 20'500, 503);
+    retried.retryAttempt = 1;
+    retried.errorKind = "upstream_error";
+    retried.fallbackTo = "anthropic";
+    model.addRecord(retried);
+    ProxySnapshot s = snapshot(T + 30'000, BreakerState::HalfOpen, 2, 1);
+    s.sharedState = "shared";
+    s.fleet = fleet(3);
+    s.admissionPaused = true;
+    FaultRule rule = FaultRule::parse(u"503:for=60s:p=50"_s).value();
+    rule.id = 1;
+    rule.expiresAtMs = s.steadyMs + 60'000;
+    s.faults = {rule};
+    model.setSnapshot(s);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    for (int tab = 0; tab < window.tabs()->count(); ++tab) {
+        window.tabs()->setCurrentIndex(tab);
+        window.redraw();
+    }
+
+    TextWalk texts;
+    RequestPanel *requests = window.requests();
+    QVERIFY(requests->rowCount() > 10);
+    requests->setTimeRange(T + 1'000, T + 20'000);
+    requests->selectRow(0);
+    requests->copyAsCurl();
+    // The calls' own values (ids, routes, models), and the wire's words the outcome filter offers
+    // as the table's outcome column shows them.
+    QStringList recorded = wireWords();
+    for (const CallRecord &r : model.records())
+        recorded += valuesOf(r);
+    texts.walk(u"Requests"_s, requests, recorded);
+    for (int row = 0; row < requests->totalRowCount(); row += 3) {
+        requests->selectRow(row);
+        for (const QString &line : requests->detailsText().split(u'\n'))
+            texts.add(u"Requests details"_s, line, recorded);
+    }
+    texts.add(u"Requests details"_s, RequestPanel::describe(retried), valuesOf(retried) + wireWords());
+    texts.walk(u"In flight"_s, window.inFlight(), {u"flight-0"_s, u"flight-1"_s, u"flight-2"_s});
+    QStringList rules{rule.label()};   // the rules' text form is their syntax: 503:for=60s
+    for (const faultcontrol::Preset &preset : faultcontrol::presets())
+        rules << preset.rule;
+    texts.walk(u"Faults"_s, window.faultsPanel(), rules);
+    texts.walk(u"Fleet"_s, window.fleetPanel(), {u"dev-laptop-1"_s, u"dev-laptop-2"_s, u"dev-laptop-3"_s});
+    texts.add(u"Fleet tab"_s, FleetPanel::tabTitle(s.fleet));
+    texts.add(u"Fleet summary"_s, window.fleetPanel()->summaryText());
+    QVERIFY(texts.count() > 150);
+    QVERIFY2(texts.clean(), qPrintable(texts.escaped()));
+}
+
+void TestTranslations::dialogsGuideAndBanner_allThroughTr()
+{
+    MarkingTranslator marking;
+    TextWalk texts;
+    {
+        SettingsDialog dialog(AppSettings::defaults(), {u"--timeout"_s}, true);
+        texts.walk(u"Settings"_s, &dialog);
+        AppSettings changed = AppSettings::defaults();
+        changed.listen = u"127.0.0.1:9090"_s;
+        changed.timeoutSeconds = 5;
+        changed.concurrency = 3;
+        texts.add(u"Settings message"_s, SettingsDialog::restartMessage(changed, AppSettings::defaults(), {u"--concurrency"_s},
+                                                                         {u"--timeout"_s}));
+        dialog.setRemote(u"https://gateway.example:8443"_s);
+        texts.walk(u"Settings remote"_s, &dialog);
+    }
+    {
+        CallRecord r = record("replay-1", Outcome::Miss, T, T + 300, 503);
+        r.errorBody = R"({"error":{"message":"overloaded"}})";
+        ReplayDialog dialog(r);
+        texts.walk(u"Replay"_s, &dialog, valuesOf(r));
+    }
+    {
+        GettingStarted guide;
+        for (const bool demo : {false, true}) {
+            guide.setBaseUrls(u"http://127.0.0.1:8080/v1"_s, u"http://127.0.0.1:8080"_s, demo);
+            const QStringList lines = guide.text().split(u'\n');
+            texts.add(u"Getting started intro"_s, lines.first());
+            texts.add(u"Getting started note"_s, lines.last(), {u"OPENAI_API_KEY"_s, u"ANTHROPIC_API_KEY"_s});
+            texts.walk(u"Getting started"_s, &guide, lines.mid(1, 2) + QStringList{u"OPENAI_API_KEY"_s, u"ANTHROPIC_API_KEY"_s});
+        }
+    }
+    {
+        FaultBanner banner;
+        ProxySnapshot s = snapshot(T, BreakerState::Closed, 0, 0);
+        s.admissionPaused = true;
+        FaultRule rule = FaultRule::parse(u"hang:for=30s"_s).value();
+        rule.id = 2;
+        s.faults = {rule};
+        banner.resize(4000, banner.sizeHint().height());   // its label not elided
+        banner.refresh(s);
+        QVERIFY(!banner.text().isEmpty());
+        texts.add(u"Fault banner"_s, banner.text(), {rule.label()});
+        texts.walk(u"Fault banner"_s, &banner, {rule.label()});
+    }
+    QVERIFY(texts.count() > 60);
+    QVERIFY2(texts.clean(), qPrintable(texts.escaped()));
+}
+
+void TestTranslations::demoStatusLine_allThroughTr()
+{
+    // The demo's menu and its status line: what a scenario says as it runs and when it ends.
+    MarkingTranslator marking;
+    TextWalk texts;
+    ProxyHarness harness;
+    DashboardModel model;
+    DemoController demo(&model, harness.port(), harness.mock(), harness.config());
+    QMenu menu;
+    demo.populate(&menu);
+    for (QAction *action : menu.actions()) {
+        texts.add(u"Demo menu"_s, action->text());
+        texts.add(u"Demo menu tip"_s, action->toolTip());
+    }
+    DemoScenarios::Result result;
+    result.scenario = DemoScenarios::Scenario::Outage;
+    result.sent = 40;
+    result.answered = 39;
+    result.failed = 1;
+    result.dedup = {{"miss", 30}, {"breaker_refused", 9}};
+    result.statuses = {{200, 30}, {503, 9}};
+    result.fellBack = 2;
+    result.stopped = true;
+    texts.add(u"Demo summary"_s, result.summary(true), wireWords());
+    QSignalSpy status(&demo, &DemoController::statusChanged);
+    QVERIFY(demo.startBurst(harness.config().concurrency));
+    QVERIFY(status.wait());
+    texts.add(u"Demo progress"_s, status.first().first().toString());
+    QVERIFY(texts.count() >= 10);
+    QVERIFY2(texts.clean(), qPrintable(texts.escaped()));
 }
 
 void TestTranslations::zhCN_loadsOursAndQts()
@@ -185,6 +490,21 @@ void TestTranslations::zhCN_loadsOursAndQts()
     DashboardModel model;
     DashboardWindow window(&model);
     QCOMPARE(window.tabs()->tabText(0), u"实时"_s);
+    // The outcome legend as tall as its Chinese lines: a CJK font's lines are taller than the
+    // Latin font's the height was once taken from, and the second line was cut.
+    window.setClock([] { return T + 30'000; });
+    feed(model, recording());
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    window.redraw();
+    ChartLegend *legend = window.outcomeChart()->legend();
+    QVERIFY(legend->lineCount() >= 2);
+    QTextDocument shown;
+    shown.setDefaultFont(legend->font());
+    shown.setDocumentMargin(0);
+    shown.setHtml(legend->text());
+    QVERIFY2(legend->contentsRect().height() >= qCeil(shown.size().height()),
+             qPrintable(u"%1 < %2"_s.arg(legend->contentsRect().height()).arg(shown.size().height())));
     for (QTranslator *translator : qApp->findChildren<QTranslator *>()) {
         QCoreApplication::removeTranslator(translator);
         delete translator;

@@ -116,7 +116,7 @@ QString BreakerTimeline::toolTipAt(const QPoint &position) const
         const qint64 at = timeAt(position.x());
         for (const DashboardModel::Band &band : row.bands) {
             if (at >= band.startMs && at <= band.endMs) {
-                return u"%1: %2\n%3 – %4 (%5)\nclick: the calls received then; right-click: replot the charts for it"_s.arg(
+                return tr("%1: %2\n%3 – %4 (%5)\nclick: the calls received then; right-click: replot the charts for it").arg(
                     row.upstream, dashboardstyle::breakerLabel(band.state), dashboardstyle::formatClock(band.startMs, false),
                     dashboardstyle::formatClock(band.endMs, false), dashboardstyle::formatDuration(band.endMs - band.startMs));
             }
@@ -166,9 +166,9 @@ void BreakerTimeline::contextMenuEvent(QContextMenuEvent *event)
     const qint64 from = std::max(band.startMs, m_fromMs);
     const qint64 to = std::min(band.endMs, m_toMs);
     QMenu menu(this);
-    connect(menu.addAction(u"Show the calls of this time"_s), &QAction::triggered, this,
+    connect(menu.addAction(tr("Show the calls of this time")), &QAction::triggered, this,
             [=, this] { Q_EMIT bandClicked(upstream, from, to, band.state); });
-    connect(menu.addAction(u"Replot every chart for this interval"_s), &QAction::triggered, this,
+    connect(menu.addAction(tr("Replot every chart for this interval")), &QAction::triggered, this,
             [=, this] { Q_EMIT replotRequested(from, to); });
     menu.exec(event->globalPos());
 }
@@ -190,7 +190,7 @@ void BreakerTimeline::paintEvent(QPaintEvent *)
     const QFontMetrics metrics(font());
     if (m_rows.isEmpty()) {
         painter.setPen(palette().color(QPalette::PlaceholderText));
-        painter.drawText(rect(), Qt::AlignCenter, u"No breaker data yet"_s);
+        painter.drawText(rect(), Qt::AlignCenter, tr("No breaker data yet"));
         return;
     }
     for (int r = 0; r < m_rows.size(); ++r) {
@@ -252,6 +252,6 @@ void BreakerTimeline::paintEvent(QPaintEvent *)
     if (!m_pausedSpans.isEmpty()) {
         x += 12 + metrics.horizontalAdvance(tr("transition (hover for the reason)")) + 14;
         painter.fillRect(QRect(x, y - metrics.ascent() + 1, 12, 12), QBrush(dashboardstyle::pausedColor(), Qt::BDiagPattern));
-        painter.drawText(x + 16, y, u"admission paused"_s);
+        painter.drawText(x + 16, y, tr("admission paused"));
     }
 }

@@ -5,12 +5,21 @@
 #include <QLegend>
 #include <QLineSeries>
 #include <QScatterSeries>
+#include <QTextDocument>
+#include <QtMath>
 
 using namespace Qt::StringLiterals;
 
 namespace {
+
 constexpr int kEntryGap = 14;   // between two entries on a line
+
+QString hollow(const QString &swatch)
+{
+    return swatch == u"■"_s ? u"□"_s : swatch == u"●"_s ? u"○"_s : u"┅"_s;
 }
+
+} // namespace
 
 ChartLegend::ChartLegend(QChart *chart, QWidget *parent)
     : QLabel(parent)
@@ -78,16 +87,25 @@ void ChartLegend::layOut()
         if (x > 0)
             lines.last() += u"&nbsp;&nbsp;&nbsp;"_s;
         x += (x > 0 ? kEntryGap : 0) + entryWidth;
+        // The names always in the text colour: a disabled grey on the dark ground was hard to read
+        // (3.2:1); a hidden series says so by its swatch alone, greyed and hollow.
         const QColor colour = entry.shown ? entry.colour : palette().color(QPalette::Disabled, QPalette::WindowText);
-        const QColor text = palette().color(entry.shown ? QPalette::Active : QPalette::Disabled, QPalette::WindowText);
+        const QString swatch = entry.shown ? entry.swatch : hollow(entry.swatch);
         lines.last() += u"<span style='color:%1'>%2</span>&nbsp;<span style='color:%3'>%4</span>"_s.arg(
-            colour.name(), entry.swatch, text.name(), entry.name.toHtmlEscaped().replace(u' ', u"&nbsp;"_s));
+            colour.name(), swatch, textColour().name(), entry.name.toHtmlEscaped().replace(u' ', u"&nbsp;"_s));
     }
     const QString html = lines.join(u"<br>"_s);
     if (text() != html)
         setText(html);
     m_lines = int(lines.size());
-    const int height = m_lines * metrics.lineSpacing() + contentsMargins().top() + contentsMargins().bottom() + 2;
+    // As tall as the text is laid out: a Chinese name falls back on a CJK font whose lines are
+    // taller than this font's lineSpacing (the second line was cut under zh_CN).
+    QTextDocument laidOut;
+    laidOut.setDefaultFont(font());
+    laidOut.setDocumentMargin(0);
+    laidOut.setHtml(html);
+    const int textHeight = std::max(m_lines * metrics.lineSpacing(), qCeil(laidOut.size().height()));
+    const int height = textHeight + contentsMargins().top() + contentsMargins().bottom() + 2;
     if (minimumHeight() != height)
         setFixedHeight(height);
 }
@@ -100,6 +118,21 @@ QSize ChartLegend::sizeHint() const
 QSize ChartLegend::minimumSizeHint() const
 {
     return {0, minimumHeight()};
+}
+
+QColor ChartLegend::textColour() const
+{
+    return palette().color(QPalette::Active, QPalette::WindowText);
+}
+
+void ChartLegend::changeEvent(QEvent *event)
+{
+    QLabel::changeEvent(event);
+    // The colours are written into the text: a new palette (View > Theme) lays it out again.
+    if (event->type() == QEvent::PaletteChange) {
+        m_laidOutWidth = -1;
+        layOut();
+    }
 }
 
 void ChartLegend::resizeEvent(QResizeEvent *event)

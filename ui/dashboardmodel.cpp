@@ -164,14 +164,14 @@ void DashboardModel::addHistoricBreakerStates(QList<CallRecord> byArrival)
             history.initial = state;
             history.current = state;
         } else if (state != history.current) {
-            appendTransition({upstream, record.receivedAtMs, history.current, state, u"seen in the call log"_s});
+            appendTransition({upstream, record.receivedAtMs, history.current, state, tr("seen in the call log")});
         }
     }
     // This run's breakers start closed.
     for (const QString &upstream : m_upstreamOrder) {
         BreakerHistory &history = m_breakers[upstream];
         if (history.current != BreakerState::Closed)
-            appendTransition({upstream, m_history.toMs, history.current, BreakerState::Closed, u"Breakwater restarted"_s});
+            appendTransition({upstream, m_history.toMs, history.current, BreakerState::Closed, tr("Breakwater restarted")});
     }
 }
 

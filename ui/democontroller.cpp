@@ -34,8 +34,8 @@ DemoController::DemoController(DashboardModel *model, quint16 proxyPort, MockPro
         m_actions.append(action);
     };
     const DemoScenarios::Options &options = m_scenarios->options();
-    addScenario(DemoScenarios::Scenario::Herd, u"Herd: %1 identical requests at once"_s.arg(options.herdSize));
-    addScenario(DemoScenarios::Scenario::Outage, u"Outage: 503s from 15 s to 75 s in steady traffic"_s);
+    addScenario(DemoScenarios::Scenario::Herd, tr("Herd: %1 identical requests at once").arg(options.herdSize));
+    addScenario(DemoScenarios::Scenario::Outage, tr("Outage: 503s from 15 s to 75 s in steady traffic"));
     addScenario(DemoScenarios::Scenario::Hang, {});
     m_hang = m_actions.last();
     // Breakwater's own fault injection instead of the mock: with --timeout 5 the breaker opens.
@@ -48,21 +48,21 @@ DemoController::DemoController(DashboardModel *model, quint16 proxyPort, MockPro
     m_actions.append(fallback);
 
     // Burst choices: the running proxy's own concurrency, then one and four at a time.
-    auto *ownBurst = new QAction(u"Burst of %1 prompts, %2 at a time (this proxy)"_s
+    auto *ownBurst = new QAction(tr("Burst of %1 prompts, %2 at a time (this proxy)")
                                      .arg(options.burstSize).arg(config.concurrency), this);
     connect(ownBurst, &QAction::triggered, this, [this] { startBurst(m_config.concurrency); });
     m_burstActions.append(ownBurst);
     for (const int concurrency : kSideConcurrencies) {
         if (concurrency == config.concurrency)
             continue;
-        auto *action = new QAction(u"Burst of %1 prompts, %2 at a time (second proxy, concurrency %2)"_s
+        auto *action = new QAction(tr("Burst of %1 prompts, %2 at a time (second proxy, concurrency %2)")
                                        .arg(options.burstSize).arg(concurrency), this);
         connect(action, &QAction::triggered, this, [this, concurrency] { startBurst(concurrency); });
         m_burstActions.append(action);
     }
     m_actions += m_burstActions;
 
-    m_stop = new QAction(u"Stop scenario"_s, this);
+    m_stop = new QAction(tr("Stop scenario"), this);
     m_stop->setEnabled(false);
     connect(m_stop, &QAction::triggered, m_scenarios, &DemoScenarios::stop);
 

@@ -194,12 +194,13 @@ int runDesktop(ProxyServer *proxy, MockProvider *mock, const ProxyConfig &config
         if (dialog.startAtLogin() != LoginAutostart::isEnabled()) {
             const Result changed = LoginAutostart::setEnabled(dialog.startAtLogin(), QCoreApplication::applicationFilePath());
             if (changed.ok())
-                message += dialog.startAtLogin() ? u"\nBreakwater will start in the tray when you log in."_s
-                                                 : u"\nBreakwater will no longer start when you log in."_s;
+                message += u'\n' + (dialog.startAtLogin()
+                                         ? QCoreApplication::translate("DesktopApp", "Breakwater will start in the tray when you log in.")
+                                         : QCoreApplication::translate("DesktopApp", "Breakwater will no longer start when you log in."));
             else
-                message += u"\nStarting at login could not be changed: %1."_s.arg(changed.error());
+                message += u'\n' + QCoreApplication::translate("DesktopApp", "Starting at login could not be changed: %1.").arg(changed.error());
         }
-        QMessageBox::information(&window, u"Settings"_s, message);
+        QMessageBox::information(&window, QCoreApplication::translate("DesktopApp", "Settings"), message);
     });
 
     // In demo mode the mock stands in for the providers: the tray keeps their names.
@@ -210,11 +211,11 @@ int runDesktop(ProxyServer *proxy, MockProvider *mock, const ProxyConfig &config
         // The writer turns logging off after a failed write (disk full, file removed); the proxy
         // goes on, but nothing is recorded any more, and the user must know. Emitted on its thread.
         QObject::connect(callLog, &CallLog::failed, &window, [&window, &tray](const QString &error) {
-            const QString text = u"Call log off: %1. Calls are still served, but no longer recorded."_s.arg(error);
+            const QString text = QCoreApplication::translate("DesktopApp", "Call log off: %1. Calls are still served, but no longer recorded.").arg(error);
             window.statusBar()->showMessage(text);
-            window.setWindowTitle(u"Breakwater (call log off)"_s);
+            window.setWindowTitle(QCoreApplication::translate("DesktopApp", "Breakwater (call log off)"));
             if (TrayController *controller = tray.tray())
-                controller->notify(u"Breakwater: call log off"_s, text);
+                controller->notify(QCoreApplication::translate("DesktopApp", "Breakwater: call log off"), text);
         }, Qt::QueuedConnection);
     }
 

@@ -30,17 +30,17 @@ FaultBanner::FaultBanner(QWidget *parent)
     m_text->setMinimumWidth(100);
     m_text->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     layout->addWidget(m_text, 1);
-    m_show = new QPushButton(u"Faults…"_s);
-    m_show->setToolTip(u"Show the Faults tab"_s);
+    m_show = new QPushButton(tr("Faults…"));
+    m_show->setToolTip(tr("Show the Faults tab"));
     connect(m_show, &QPushButton::clicked, this, &FaultBanner::showRequested);
     layout->addWidget(m_show);
-    m_clear = new QPushButton(u"Clear all"_s);
-    m_clear->setToolTip(u"Disarm every fault rule"_s);
+    m_clear = new QPushButton(tr("Clear all"));
+    m_clear->setToolTip(tr("Disarm every fault rule"));
     connect(m_clear, &QPushButton::clicked, this, &FaultBanner::clearRequested);
     layout->addWidget(m_clear);
-    m_resume = new QPushButton(u"Resume admission"_s);
+    m_resume = new QPushButton(tr("Resume admission"));
     m_resume->setObjectName(u"resumeAdmission"_s);
-    m_resume->setToolTip(u"Admit new calls again"_s);
+    m_resume->setToolTip(tr("Admit new calls again"));
     connect(m_resume, &QPushButton::clicked, this, &FaultBanner::resumeAdmissionRequested);
     layout->addWidget(m_resume);
     hide();
@@ -54,9 +54,9 @@ void FaultBanner::refresh(const ProxySnapshot &snapshot)
     const bool paused = snapshot.admissionPaused;
     QStringList parts;
     if (paused)
-        parts << u"Admission paused: every new call is refused with 503 (calls in flight go on)"_s;
+        parts << tr("Admission paused: every new call is refused with 503 (calls in flight go on)");
     if (armed)
-        parts << u"Fault injection armed: %1 (calls it matches fail on purpose)"_s.arg(faultcontrol::armedSummary(snapshot));
+        parts << tr("Fault injection armed: %1 (calls it matches fail on purpose)").arg(faultcontrol::armedSummary(snapshot));
     const QString text = parts.join(u" · "_s);
     if (m_full != text) {
         m_full = text;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include <QCoreApplication>
 #include <QMenu>
 #include <QMetaObject>
 #include <QStringList>
@@ -17,16 +18,24 @@ using namespace Qt::StringLiterals;
 
 namespace faultcontrol {
 
-const QList<Preset> &presets()
+namespace {
+
+QString tr(const char *text)
 {
-    static const QList<Preset> all{
-        {u"503 storm 60 s"_s, u"503:for=60s"_s},
-        {u"529 overloaded 60 s (Anthropic)"_s, u"529:upstream=anthropic:for=60s"_s},
-        {u"Hang 30 s"_s, u"hang:for=30s"_s},
-        {u"Cut streams 60 s"_s, u"cut=3:for=60s"_s},
-        {u"Slow streams 60 s"_s, u"slow-stream=1s:for=60s"_s},
+    return QCoreApplication::translate("faultcontrol", text);
+}
+
+} // namespace
+
+QList<Preset> presets()
+{
+    return {
+        {tr(QT_TRANSLATE_NOOP("faultcontrol", "503 storm 60 s")), u"503:for=60s"_s},
+        {tr(QT_TRANSLATE_NOOP("faultcontrol", "529 overloaded 60 s (Anthropic)")), u"529:upstream=anthropic:for=60s"_s},
+        {tr(QT_TRANSLATE_NOOP("faultcontrol", "Hang 30 s")), u"hang:for=30s"_s},
+        {tr(QT_TRANSLATE_NOOP("faultcontrol", "Cut streams 60 s")), u"cut=3:for=60s"_s},
+        {tr(QT_TRANSLATE_NOOP("faultcontrol", "Slow streams 60 s")), u"slow-stream=1s:for=60s"_s},
     };
-    return all;
 }
 
 void arm(ProxyServer *proxy, const FaultRule &rule, bool wholeFleet)
@@ -77,7 +86,7 @@ void addPresetActions(QMenu *menu, ProxyServer *proxy)
         QObject::connect(action, &QAction::triggered, menu, [proxy, rule = preset.rule] { (void)arm(proxy, rule); });
     }
     menu->addSeparator();
-    QObject::connect(menu->addAction(u"Clear all faults"_s), &QAction::triggered, menu, [proxy] { clear(proxy); });
+    QObject::connect(menu->addAction(tr(QT_TRANSLATE_NOOP("faultcontrol", "Clear all faults"))), &QAction::triggered, menu, [proxy] { clear(proxy); });
 }
 
 QString armedSummary(const ProxySnapshot &snapshot)
@@ -86,7 +95,7 @@ QString armedSummary(const ProxySnapshot &snapshot)
     for (const FaultRule &rule : snapshot.faults) {
         QString text = rule.label();
         if (rule.expiresAtMs > 0)
-            text += u" (%1 s left)"_s.arg((std::max<qint64>(rule.expiresAtMs - snapshot.steadyMs, 0) + 999) / 1000);
+            text += u' ' + tr(QT_TRANSLATE_NOOP("faultcontrol", "(%1 s left)")).arg((std::max<qint64>(rule.expiresAtMs - snapshot.steadyMs, 0) + 999) / 1000);
         rules << text;
     }
     return rules.join(u", "_s);

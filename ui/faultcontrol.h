@@ -22,7 +22,7 @@ struct Preset
     QString rule;   // its text form, parsed by FaultRule::parse: "503:for=60s"
 };
 // The tray's and the panel's one-click rules, in menu order.
-const QList<Preset> &presets();
+QList<Preset> presets();   // named in the user's language at each call
 
 void arm(ProxyServer *proxy, const FaultRule &rule, bool wholeFleet = false);
 // Parses `text` and arms it; false (nothing queued) when it does not parse.

@@ -26,24 +26,27 @@ namespace {
 struct KindChoice
 {
     QString kind;
-    QString valueHint;   // empty: the kind takes no value
+    const char *valueHint;   // nullptr: the kind takes no value; translated where shown
 };
 const QList<KindChoice> kKinds{
-    {u"503"_s, {}}, {u"529"_s, {}}, {u"429"_s, {}}, {u"500"_s, {}}, {u"502"_s, {}},
-    {u"hang"_s, {}}, {u"delay"_s, u"D, e.g. 2s"_s}, {u"slow-stream"_s, u"D, e.g. 500ms"_s},
-    {u"cut"_s, u"events, e.g. 3"_s}, {u"error-event"_s, u"events, e.g. 2"_s}, {u"reset"_s, {}}, {u"garbage"_s, {}},
+    {u"503"_s, nullptr}, {u"529"_s, nullptr}, {u"429"_s, nullptr}, {u"500"_s, nullptr}, {u"502"_s, nullptr},
+    {u"hang"_s, nullptr}, {u"delay"_s, QT_TRANSLATE_NOOP("FaultsPanel", "D, e.g. 2s")},
+    {u"slow-stream"_s, QT_TRANSLATE_NOOP("FaultsPanel", "D, e.g. 500ms")},
+    {u"cut"_s, QT_TRANSLATE_NOOP("FaultsPanel", "events, e.g. 3")},
+    {u"error-event"_s, QT_TRANSLATE_NOOP("FaultsPanel", "events, e.g. 2")}, {u"reset"_s, nullptr}, {u"garbage"_s, nullptr},
 };
 
 QString scopeText(const FaultRule &rule)
 {
     QStringList parts;
-    parts << (rule.upstream.isEmpty() ? u"both upstreams"_s : QString::fromLatin1(rule.upstream));
+    parts << (rule.upstream.isEmpty() ? FaultsPanel::tr("both upstreams") : QString::fromLatin1(rule.upstream));
     if (!rule.route.isEmpty())
         parts << QString::fromUtf8(rule.route);
     if (!rule.model.isEmpty())
         parts << rule.model;
     if (rule.percent != 100)
-        parts << u"p %1 %"_s.arg(rule.percent);
+        //: A rule firing for a percentage of the calls it matches
+        parts << FaultsPanel::tr("p %1 %").arg(rule.percent);
     if (!rule.fleetId.isEmpty())
         parts << FaultsPanel::tr("whole fleet");
     return parts.join(u", "_s);
@@ -58,10 +61,10 @@ FaultsPanel::FaultsPanel(QWidget *parent)
     layout->setContentsMargins(4, 4, 4, 4);
 
     auto *presets = new QHBoxLayout;
-    presets->addWidget(new QLabel(u"Presets:"_s));
+    presets->addWidget(new QLabel(tr("Presets:")));
     for (const faultcontrol::Preset &preset : faultcontrol::presets()) {
         auto *button = new QPushButton(preset.name);
-        button->setToolTip(u"Arms %1"_s.arg(preset.rule));
+        button->setToolTip(tr("Arms %1").arg(preset.rule));
         connect(button, &QPushButton::clicked, this, [this, rule = preset.rule] {
             m_text->setText(rule);
             addRule();
@@ -70,15 +73,15 @@ FaultsPanel::FaultsPanel(QWidget *parent)
         presets->addWidget(button);
     }
     presets->addStretch();
-    m_clear = new QPushButton(u"Clear all"_s);
-    m_clear->setToolTip(u"Disarm every rule"_s);
+    m_clear = new QPushButton(tr("Clear all"));
+    m_clear->setToolTip(tr("Disarm every rule"));
     m_clear->setEnabled(false);
     connect(m_clear, &QPushButton::clicked, this, &FaultsPanel::clearRequested);
     presets->addWidget(m_clear);
     layout->addLayout(presets);
 
     m_table = new QTableWidget(0, ColumnCount);
-    m_table->setHorizontalHeaderLabels({u"rule"_s, u"kind"_s, u"scope"_s, u"fired"_s, u"left / expires"_s, QString()});
+    m_table->setHorizontalHeaderLabels({tr("rule"), tr("kind"), tr("scope"), tr("fired"), tr("left / expires"), QString()});
     m_table->verticalHeader()->hide();
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->setSelectionMode(QAbstractItemView::NoSelection);
@@ -95,32 +98,34 @@ FaultsPanel::FaultsPanel(QWidget *parent)
 
 QWidget *FaultsPanel::buildForm()
 {
-    auto *box = new QGroupBox(u"Add a rule (off until armed; injected calls go through the breaker, the log and the charts as real failures)"_s);
+    auto *box = new QGroupBox(tr("Add a rule (off until armed; injected calls go through the breaker, the log and the charts as real failures)"));
     auto *grid = new QGridLayout(box);
     grid->setContentsMargins(6, 4, 6, 6);
     m_kind = new QComboBox;
+    m_kind->setObjectName(u"faultKind"_s);   // the rule syntax' own words (503, hang, cut), not translated
     for (const KindChoice &choice : kKinds)
         m_kind->addItem(choice.kind);
     m_value = new QLineEdit;
     m_upstream = new QComboBox;
-    m_upstream->addItem(u"both upstreams"_s, QString());
+    m_upstream->addItem(tr("both upstreams"), QString());
     m_upstream->addItem(u"openai"_s, u"openai"_s);
     m_upstream->addItem(u"anthropic"_s, u"anthropic"_s);
     m_route = new QLineEdit;
-    m_route->setPlaceholderText(u"any route"_s);
+    m_route->setPlaceholderText(tr("any route"));
     m_model = new QLineEdit;
-    m_model->setPlaceholderText(u"any model"_s);
+    m_model->setPlaceholderText(tr("any model"));
     m_firing = new QComboBox;
-    m_firing->addItem(u"every call"_s, QString());
-    m_firing->addItem(u"p % of calls"_s, u"p"_s);
-    m_firing->addItem(u"next N calls"_s, u"count"_s);
+    m_firing->addItem(tr("every call"), QString());
+    m_firing->addItem(tr("p % of calls"), u"p"_s);
+    m_firing->addItem(tr("next N calls"), u"count"_s);
     m_firingValue = new QLineEdit;
     m_firingValue->setEnabled(false);
     m_lifetime = new QLineEdit;
-    m_lifetime->setPlaceholderText(u"for, e.g. 60s"_s);
+    m_lifetime->setPlaceholderText(tr("for, e.g. 60s"));
     m_text = new QLineEdit;
-    m_text->setPlaceholderText(u"KIND[:OPTION=VALUE]...  e.g. 503:for=60s"_s);
-    m_add = new QPushButton(u"Add"_s);
+    //: KIND, OPTION and VALUE are the rule's syntax; keep "503:for=60s" as it is
+    m_text->setPlaceholderText(tr("KIND[:OPTION=VALUE]...  e.g. 503:for=60s"));
+    m_add = new QPushButton(tr("Add"));
     m_wholeFleet = new QCheckBox(tr("Whole fleet"));
     m_wholeFleet->setToolTip(tr("Arm the rule on every Breakwater that shares this one's Redis (--shared-state), "
                                 "so the team rehearses the outage together."));
@@ -130,17 +135,18 @@ QWidget *FaultsPanel::buildForm()
     m_error->setStyleSheet(u"color: #c62828;"_s);
     m_error->hide();
 
-    const QList<std::pair<QString, QWidget *>> fields{{u"kind"_s, m_kind}, {u"value"_s, m_value},
-                                                       {u"upstream"_s, m_upstream}, {u"route"_s, m_route},
-                                                       {u"model"_s, m_model}, {u"fires for"_s, m_firing},
-                                                       {QString(), m_firingValue}, {u"for"_s, m_lifetime}};
+    //: "for": how long the rule stays armed (its for= option)
+    const QList<std::pair<QString, QWidget *>> fields{{tr("kind"), m_kind}, {tr("value"), m_value},
+                                                       {tr("upstream"), m_upstream}, {tr("route"), m_route},
+                                                       {tr("model"), m_model}, {tr("fires for"), m_firing},
+                                                       {QString(), m_firingValue}, {tr("for"), m_lifetime}};
     int column = 0;
     for (const auto &[name, widget] : fields) {
         if (!name.isEmpty())
             grid->addWidget(new QLabel(name), 0, column++);
         grid->addWidget(widget, 0, column++);
     }
-    grid->addWidget(new QLabel(u"rule"_s), 1, 0);
+    grid->addWidget(new QLabel(tr("rule")), 1, 0);
     grid->addWidget(m_text, 1, 1, 1, column - 3);
     grid->addWidget(m_wholeFleet, 1, column - 2);
     grid->addWidget(m_add, 1, column - 1);
@@ -152,7 +158,7 @@ QWidget *FaultsPanel::buildForm()
     connect(m_firing, &QComboBox::currentIndexChanged, this, [this] {
         m_firingValue->setEnabled(m_firing->currentIndex() > 0);
         m_firingValue->setPlaceholderText(m_firing->currentData().toString() == u"p"_s ? u"0-100"_s
-                                          : m_firing->currentIndex() > 0 ? u"calls"_s : QString());
+                                          : m_firing->currentIndex() > 0 ? tr("calls") : QString());
         buildText();
     });
     connect(m_upstream, &QComboBox::currentIndexChanged, this, &FaultsPanel::buildText);
@@ -167,9 +173,10 @@ QWidget *FaultsPanel::buildForm()
 
 void FaultsPanel::onKindChanged()
 {
-    const QString hint = kKinds.value(m_kind->currentIndex()).valueHint;
+    const char *source = kKinds.value(m_kind->currentIndex()).valueHint;
+    const QString hint = source ? tr(source) : QString();
     m_value->setEnabled(!hint.isEmpty());
-    m_value->setPlaceholderText(hint.isEmpty() ? u"no value"_s : hint);
+    m_value->setPlaceholderText(hint.isEmpty() ? tr("no value") : hint);
     if (hint.isEmpty())
         m_value->clear();
     buildText();
@@ -232,8 +239,8 @@ void FaultsPanel::refresh(const ProxySnapshot &snapshot)
     QStringList injected;
     for (auto it = snapshot.faultsInjected.begin(); it != snapshot.faultsInjected.end(); ++it)
         injected << u"%1 %2 × %3"_s.arg(QString::fromLatin1(it.key().first), QString::fromLatin1(it.key().second)).arg(it.value());
-    m_injected->setText(injected.isEmpty() ? u"No fault injected since start."_s
-                                           : u"Injected since start: "_s + injected.join(u", "_s));
+    m_injected->setText(injected.isEmpty() ? tr("No fault injected since start.")
+                                           : tr("Injected since start: %1").arg(injected.join(u", "_s)));
     fillTable();
 }
 
@@ -255,11 +262,11 @@ void FaultsPanel::fillTable()
         const FaultRule &rule = m_rules[row];
         QStringList left;
         if (rule.count >= 0)
-            left << u"%1 calls"_s.arg(rule.count - rule.fired);
+            left << tr("%1 calls").arg(rule.count - rule.fired);
         if (rule.expiresAtMs > 0)
-            left << u"%1 s"_s.arg(secondsLeft(rule));
+            left << tr("%1 s", "seconds left").arg(secondsLeft(rule));
         const QStringList cells{rule.label(), QString::fromLatin1(rule.kindName()), scopeText(rule),
-                                QString::number(rule.fired), left.isEmpty() ? u"until removed"_s : left.join(u", "_s)};
+                                QString::number(rule.fired), left.isEmpty() ? tr("until removed") : left.join(u", "_s)};
         for (int column = 0; column < cells.size(); ++column) {
             auto *item = new QTableWidgetItem(cells[column]);
             if (column == Rule)
@@ -268,7 +275,7 @@ void FaultsPanel::fillTable()
         }
         auto *remove = removeButton(row);
         if (!remove) {
-            remove = new QPushButton(u"Remove"_s);
+            remove = new QPushButton(tr("Remove"));
             m_table->setCellWidget(row, Action, remove);
         }
         remove->disconnect(this);

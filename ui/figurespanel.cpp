@@ -144,7 +144,7 @@ void FiguresPanel::refresh(const DashboardModel &model, qint64 nowMs)
     const DashboardModel::History &history = model.history();
     const auto hhmm = [](qint64 ms) { return QDateTime::fromMSecsSinceEpoch(ms).toString(u"HH:mm"_s); };
     const QString historyLine = history.calls == 0 ? QString()
-        : u"history from %1 to %2 (%3 calls from the call log, counted above)"_s
+        : tr("history from %1 to %2 (%3 calls from the call log, counted above)")
               .arg(hhmm(history.fromMs), hhmm(history.toMs)).arg(history.calls);
     if (m_history->text() != historyLine) {
         m_history->setText(historyLine);

@@ -25,7 +25,7 @@ GettingStarted::GettingStarted(QWidget *parent)
         m_lines[i] = new QLabel(this);
         m_lines[i]->setFont(mono);
         m_lines[i]->setTextInteractionFlags(Qt::TextSelectableByMouse);
-        auto *copy = new QPushButton(u"Copy"_s, this);
+        auto *copy = new QPushButton(tr("Copy"), this);
         copy->setObjectName(i == 0 ? u"copyOpenai"_s : u"copyAnthropic"_s);
         QLabel *line = m_lines[i];
         connect(copy, &QPushButton::clicked, this, [line] { QApplication::clipboard()->setText(line->text()); });
@@ -43,14 +43,14 @@ GettingStarted::GettingStarted(QWidget *parent)
 
 void GettingStarted::setBaseUrls(const QString &openaiBaseUrl, const QString &anthropicBaseUrl, bool demo)
 {
-    m_intro->setText(u"<b>Point an app at Breakwater:</b> set the SDK's base URL in the shell that starts "
-                     "it, then run it as usual; its calls appear here."_s);
+    m_intro->setText(tr("<b>Point an app at Breakwater:</b> set the SDK's base URL in the shell that starts "
+                        "it, then run it as usual; its calls appear here."));
     m_lines[0]->setText(exportLine(Sdk::OpenAI, openaiBaseUrl, demo));
     m_lines[1]->setText(exportLine(Sdk::Anthropic, anthropicBaseUrl, demo));
-    m_note->setText(demo ? u"Demo mode: the mock provider takes any key. The Demo scenarios menu plays a herd, "
-                           "an outage and a hang without any app."_s
-                         : u"Your own API keys (OPENAI_API_KEY, ANTHROPIC_API_KEY) stay as they are: Breakwater "
-                           "passes them through."_s);
+    m_note->setText(demo ? tr("Demo mode: the mock provider takes any key. The Demo scenarios menu plays a herd, "
+                              "an outage and a hang without any app.")
+                         : tr("Your own API keys (OPENAI_API_KEY, ANTHROPIC_API_KEY) stay as they are: Breakwater "
+                              "passes them through."));
 }
 
 QString GettingStarted::text() const

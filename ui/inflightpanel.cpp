@@ -35,11 +35,11 @@ InFlightPanel::InFlightPanel(QWidget *parent)
         {InFlightTableModel::Route, u"/v1/chat/completions__"_s},
         {InFlightTableModel::Model, u"claude-3-5-sonnet-latest"_s},
         {InFlightTableModel::Age, u"00 min 00 s__"_s},
-        {InFlightTableModel::Riders, u"1 + 000 joined (00 hung up)"_s},
+        {InFlightTableModel::Riders, InFlightTableModel::tr("1 + %1 joined").arg(u"000"_s) + u' ' + InFlightTableModel::tr("(%1 hung up)").arg(u"00"_s)},
         {InFlightTableModel::Bytes, u"0,000,000__"_s},
-        {InFlightTableModel::Events, u"Events__"_s},
-        {InFlightTableModel::State, u"waiting for first byte__"_s},
-        {InFlightTableModel::Trial, u"Trial__"_s},
+        {InFlightTableModel::Events, InFlightTableModel::tr("Events") + u"__"_s},
+        {InFlightTableModel::State, InFlightTableModel::tr("waiting for first byte") + u"__"_s},
+        {InFlightTableModel::Trial, InFlightTableModel::tr("Trial") + u"__"_s},
     };
     for (const auto &[column, sample] : widths)
         header->resizeSection(column, metrics.horizontalAdvance(sample) + 12);
@@ -55,10 +55,10 @@ bool InFlightPanel::refresh(const ProxySnapshot &snapshot, qint64 nowMs)
         m_listed = listed;
         m_omitted = snapshot.flightsOmitted;
         QString text = listed == 0
-            ? u"No upstream call in flight."_s
-            : u"%1 in flight, oldest first."_s.arg(dashboardstyle::countOf(listed, u"upstream call"_s, u"upstream calls"_s));
+            ? tr("No upstream call in flight.")
+            : tr("%1 in flight, oldest first.").arg(dashboardstyle::countOf(listed, tr("upstream call"), tr("upstream calls")));
         if (snapshot.flightsOmitted > 0)
-            text += u" Showing the %1 oldest; %2 newer not listed."_s.arg(snapshot.flights.size()).arg(snapshot.flightsOmitted);
+            text += u' ' + tr("Showing the %1 oldest; %2 newer not listed.").arg(snapshot.flights.size()).arg(snapshot.flightsOmitted);
         m_summary->setText(text);
         changed = true;
     }

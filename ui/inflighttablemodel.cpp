@@ -72,20 +72,20 @@ int InFlightTableModel::columnCount(const QModelIndex &parent) const
 
 QString InFlightTableModel::ridersText(const InFlight &flight)
 {
-    QString text = flight.joined > 0 ? u"1 + %1 joined"_s.arg(flight.joined) : u"1"_s;
+    QString text = flight.joined > 0 ? tr("1 + %1 joined").arg(flight.joined) : u"1"_s;
     if (flight.hungUp > 0)
-        text += u" (%1 hung up)"_s.arg(flight.hungUp);
+        text += u' ' + tr("(%1 hung up)").arg(flight.hungUp);
     return text;
 }
 
 QString InFlightTableModel::stateText(const InFlight &flight)
 {
     switch (flight.state) {
-    case InFlight::State::Queued: return u"queued #%1"_s.arg(flight.queuePosition);
-    case InFlight::State::Waiting: return u"waiting for first byte"_s;
-    case InFlight::State::Receiving: return u"receiving"_s;
-    case InFlight::State::Streaming: return u"streaming"_s;
-    case InFlight::State::Abandoned: return u"abandoned (all hung up)"_s;
+    case InFlight::State::Queued: return tr("queued #%1").arg(flight.queuePosition);
+    case InFlight::State::Waiting: return tr("waiting for first byte");
+    case InFlight::State::Receiving: return tr("receiving");
+    case InFlight::State::Streaming: return tr("streaming");
+    case InFlight::State::Abandoned: return tr("abandoned (all hung up)");
     }
     return {};
 }
@@ -102,8 +102,8 @@ QVariant InFlightTableModel::data(const QModelIndex &index, int role) const
         }
     }
     if (role == Qt::ToolTipRole) {
-        return u"%1 %2 (%3)\nrequest %4, since %5"_s.arg(QString::fromLatin1(flight.upstream), QString::fromUtf8(flight.route),
-                                                          flight.stream ? u"stream"_s : u"not streamed"_s,
+        return tr("%1 %2 (%3)\nrequest %4, since %5").arg(QString::fromLatin1(flight.upstream), QString::fromUtf8(flight.route),
+                                                          flight.stream ? tr("stream") : tr("not streamed"),
                                                           QString::fromLatin1(flight.requestId),
                                                           dashboardstyle::formatClock(flight.startedAtMs));
     }
@@ -123,7 +123,7 @@ QVariant InFlightTableModel::data(const QModelIndex &index, int role) const
     }
     case Events: return flight.stream || flight.events > 0 ? QVariant(flight.events) : QVariant(u"–"_s);
     case State: return stateText(flight);
-    case Trial: return flight.trial ? u"trial"_s : QString();
+    case Trial: return flight.trial ? tr("trial") : QString();
     case Injected: return flight.injected;
     default: return {};
     }
@@ -134,15 +134,15 @@ QVariant InFlightTableModel::headerData(int section, Qt::Orientation orientation
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return {};
     switch (section) {
-    case Route: return u"Route"_s;
-    case Model: return u"Model"_s;
-    case Age: return u"Age"_s;
-    case Riders: return u"Riders"_s;
-    case Bytes: return u"Bytes"_s;
-    case Events: return u"Events"_s;
-    case State: return u"State"_s;
-    case Trial: return u"Trial"_s;
-    case Injected: return u"Injected"_s;
+    case Route: return tr("Route");
+    case Model: return tr("Model");
+    case Age: return tr("Age");
+    case Riders: return tr("Riders");
+    case Bytes: return tr("Bytes");
+    case Events: return tr("Events");
+    case State: return tr("State");
+    case Trial: return tr("Trial");
+    case Injected: return tr("Injected");
     default: return {};
     }
 }

@@ -225,7 +225,7 @@ QString LatencyStaircase::toolTipAt(const QPoint &position) const
     const Bar &bar = m_bars[row];
     const CallRecord &r = bar.record;
     if (bar.inFlight) {
-        return u"#%1  in flight  %2\n%3 %4\narrived +%5, waiting %6"_s.arg(row + 1)
+        return tr("#%1  in flight  %2\n%3 %4\narrived +%5, waiting %6").arg(row + 1)
             .arg(QString::fromLatin1(r.requestId), QString::fromLatin1(r.route), r.model,
                  dashboardstyle::formatDuration(r.receivedAtMs - m_originMs),
                  dashboardstyle::formatDuration(m_nowMs - r.receivedAtMs));
@@ -233,19 +233,19 @@ QString LatencyStaircase::toolTipAt(const QPoint &position) const
     const Ending ending = endingOf(r);
     QString served = QString::fromLatin1(outcomeName(r.outcome));
     if (ending != Ending::Ok)
-        served += u", ended "_s + QString::fromLatin1(endingName(ending));
+        served += tr(", ended %1").arg(QString::fromLatin1(endingName(ending)));
     QString text = u"#%1  %2  %3\n"_s.arg(row + 1).arg(served, QString::fromLatin1(r.requestId));
-    text += u"%1 %2  status %3\n"_s.arg(QString::fromLatin1(r.route), r.model).arg(r.status);
-    text += u"arrived +%1\n"_s.arg(dashboardstyle::formatDuration(r.receivedAtMs - m_originMs));
+    text += tr("%1 %2  status %3").arg(QString::fromLatin1(r.route), r.model).arg(r.status) + u'\n';
+    text += tr("arrived +%1").arg(dashboardstyle::formatDuration(r.receivedAtMs - m_originMs)) + u'\n';
     if (bar.joined) {
-        text += u"waited on a joined flight %1\n"_s.arg(dashboardstyle::formatDuration(r.totalMs()));
+        text += tr("waited on a joined flight %1").arg(dashboardstyle::formatDuration(r.totalMs())) + u'\n';
     } else if (!bar.answeredHere) {
-        text += u"queue wait %1, upstream %2\n"_s.arg(dashboardstyle::formatDuration(bar.upstreamFromMs - r.receivedAtMs),
-                                                      dashboardstyle::formatDuration(r.endAtMs - bar.upstreamFromMs));
+        text += tr("queue wait %1, upstream %2").arg(dashboardstyle::formatDuration(bar.upstreamFromMs - r.receivedAtMs),
+                                                     dashboardstyle::formatDuration(r.endAtMs - bar.upstreamFromMs)) + u'\n';
     }
-    text += u"total %1"_s.arg(dashboardstyle::formatDuration(r.totalMs()));
+    text += tr("total %1").arg(dashboardstyle::formatDuration(r.totalMs()));
     if (!r.injected.isEmpty())
-        text += u"\ninjected by Breakwater: %1"_s.arg(r.injected);
+        text += u'\n' + tr("injected by Breakwater: %1").arg(r.injected);
     if (!r.fallbackFrom.isEmpty())
         text += u"\n"_s + tr("answered by %1, the fallback of %2").arg(QString::fromUtf8(r.upstream), QString::fromUtf8(r.fallbackFrom));
     return text;
@@ -286,7 +286,7 @@ QList<LatencyStaircase::LegendEntry> LatencyStaircase::legendEntries() const
             entries.append({dashboardstyle::failureColor(ending), Qt::NoBrush, dashboardstyle::failureLabel(ending)});
     }
     if (injectedBarCount() > 0)
-        entries.append({grey.lighter(170), injectedMark(), u"injected"_s});
+        entries.append({grey.lighter(170), injectedMark(), tr("injected")});
     if (fallbackBarCount() > 0)
         entries.append({dashboardstyle::fallbackColor(), Qt::NoBrush, tr("fallback")});
     return entries;
@@ -361,7 +361,7 @@ void LatencyStaircase::paintEvent(QPaintEvent *)
     const QRect plot = plotRect();
     if (m_bars.isEmpty()) {
         painter.setPen(palette().color(QPalette::PlaceholderText));
-        painter.drawText(plot, Qt::AlignCenter, u"No requests yet"_s);
+        painter.drawText(plot, Qt::AlignCenter, tr("No requests yet"));
         return;
     }
     const double rowHeight = std::min<double>(kMaxRowHeight, double(plot.height()) / drawnBarCount());

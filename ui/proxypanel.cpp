@@ -25,7 +25,7 @@ namespace {
 // first (FittedLabel): the reasons in parentheses, then the protocol, the URL, and last the state.
 QList<FittedLabel::Part> healthParts(const UpstreamSnapshot &u, const QString &url)
 {
-    QList<FittedLabel::Part> parts{{{url.isEmpty() ? u"(URL unknown)"_s : url, url, QString()}, 2}};
+    QList<FittedLabel::Part> parts{{{url.isEmpty() ? ProxyPanel::tr("(URL unknown)") : url, url, QString()}, 2}};
     // What the latest answer came over: HTTP/2 multiplexes the calls on one connection.
     if (!u.protocol.isEmpty())
         parts.append({{QString::fromLatin1(u.protocol), QString()}, 4});
@@ -165,9 +165,10 @@ void ProxyPanel::setUpstreamUrl(const QString &upstream, const QString &url)
 void ProxyPanel::refresh(const DashboardModel &model)
 {
     const bool paused = model.snapshot().admissionPaused;
-    if (m_pause->isChecked() != paused || m_pause->text().startsWith(u"Resume"_s) != paused) {
+    const QString pauseText = paused ? tr("Resume admission") : tr("Pause admission");
+    if (m_pause->isChecked() != paused || m_pause->text() != pauseText) {
         m_pause->setChecked(paused);
-        m_pause->setText(paused ? u"Resume admission"_s : u"Pause admission"_s);
+        m_pause->setText(pauseText);
     }
     for (const UpstreamSnapshot &u : model.snapshot().upstreams) {
         const QString name = QString::fromLatin1(u.name);

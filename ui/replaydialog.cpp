@@ -41,24 +41,24 @@ QByteArray recordedBody(const CallRecord &record)
 ReplayDialog::ReplayDialog(const CallRecord &record, QWidget *parent)
     : QDialog(parent), m_record(record), m_replayer(new Replayer(this))
 {
-    setWindowTitle(u"Replay %1"_s.arg(QString::fromLatin1(record.requestId)));
+    setWindowTitle(tr("Replay %1").arg(QString::fromLatin1(record.requestId)));
     resize(1100, 720);
     const ApiStyle style = Replayer::styleOf(record);
     const QByteArray target = record.target.isEmpty() ? record.route : record.target;
     auto *layout = new QVBoxLayout(this);
-    layout->addWidget(new QLabel(u"<b>%1 %2</b> → %3, recorded status %4"_s.arg(
+    layout->addWidget(new QLabel(tr("<b>%1 %2</b> → %3, recorded status %4").arg(
                                      QString::fromLatin1(record.method.isEmpty() ? "POST" : record.method),
                                      QString::fromUtf8(target).toHtmlEscaped(), QString::fromLatin1(record.upstream),
                                      QString::number(record.status)), this));
 
-    auto *where = new QGroupBox(u"Send to"_s, this);
+    auto *where = new QGroupBox(tr("Send to"), this);
     auto *whereLayout = new QFormLayout(where);
     m_through = new QRadioButton(where);
-    m_other = new QRadioButton(u"another base URL:"_s, where);
+    m_other = new QRadioButton(tr("another base URL:"), where);
     m_otherUrl = new QLineEdit(where);
     m_otherUrl->setPlaceholderText(style == ApiStyle::Anthropic ? u"https://api.anthropic.com"_s
                                                                 : u"http://127.0.0.1:8081/v1"_s);
-    m_otherUrl->setToolTip(u"Straight there, not through Breakwater: a local model, the other upstream"_s);
+    m_otherUrl->setToolTip(tr("Straight there, not through Breakwater: a local model, the other upstream"));
     whereLayout->addRow(m_through);
     whereLayout->addRow(m_other, m_otherUrl);
     auto *targets = new QButtonGroup(this);
@@ -68,15 +68,15 @@ ReplayDialog::ReplayDialog(const CallRecord &record, QWidget *parent)
     setBreakwaterOrigin(m_origin);
     layout->addWidget(where);
 
-    auto *credential = new QGroupBox(u"Credential (never stored)"_s, this);
+    auto *credential = new QGroupBox(tr("Credential (never stored)"), this);
     auto *credentialLayout = new QFormLayout(credential);
     const bool found = !Replayer::environmentCredential(style).isEmpty();
     m_fromEnvironment = new QRadioButton(credential);
-    m_typed = new QRadioButton(u"typed:"_s, credential);
+    m_typed = new QRadioButton(tr("typed:"), credential);
     m_credential = new QLineEdit(credential);
     m_credential->setEchoMode(QLineEdit::Password);
     m_credential->setPlaceholderText(style == ApiStyle::Anthropic ? u"sk-ant-…"_s : u"sk-…"_s);
-    m_noCredential = new QRadioButton(u"none (a local model that needs no key)"_s, credential);
+    m_noCredential = new QRadioButton(tr("none (a local model that needs no key)"), credential);
     credentialLayout->addRow(m_fromEnvironment);
     credentialLayout->addRow(m_typed, m_credential);
     credentialLayout->addRow(m_noCredential);
@@ -87,14 +87,14 @@ ReplayDialog::ReplayDialog(const CallRecord &record, QWidget *parent)
     (found ? m_fromEnvironment : m_typed)->setChecked(true);
     layout->addWidget(credential);
 
-    layout->addWidget(new QLabel(u"Request body (edit it to send something else):"_s, this));
+    layout->addWidget(new QLabel(tr("Request body (edit it to send something else):"), this));
     m_body = textBox(this, false);
     m_shownBody = AnswerDiff::readable(record.requestBody);
     m_body->setPlainText(QString::fromUtf8(m_shownBody));
     layout->addWidget(m_body, 2);
 
     auto *sendRow = new QHBoxLayout;
-    m_send = new QPushButton(u"Send"_s, this);
+    m_send = new QPushButton(tr("Send"), this);
     m_send->setObjectName(u"send"_s);
     m_send->setDefault(true);
     m_status = new QLabel(this);
@@ -114,9 +114,9 @@ ReplayDialog::ReplayDialog(const CallRecord &record, QWidget *parent)
     };
     m_original = textBox(answers, true);
     m_replayed = textBox(answers, true);
-    m_replayed->setPlaceholderText(u"Send to see the answer here."_s);
-    titled(u"Recorded answer"_s, m_original);
-    titled(u"Replayed answer"_s, m_replayed);
+    m_replayed->setPlaceholderText(tr("Send to see the answer here."));
+    titled(tr("Recorded answer"), m_original);
+    titled(tr("Replayed answer"), m_replayed);
     layout->addWidget(answers, 3);
     m_difference = new QLabel(this);
     m_difference->setWordWrap(true);
@@ -125,16 +125,16 @@ ReplayDialog::ReplayDialog(const CallRecord &record, QWidget *parent)
     auto *buttons = new QDialogButtonBox(QDialogButtonBox::Close, this);
     layout->addWidget(buttons);
 
-    QString original = u"status %1"_s.arg(record.status);
+    QString original = tr("status %1").arg(record.status);
     if (!record.errorKind.isEmpty())
         original += u"  ("_s + QString::fromLatin1(record.errorKind) + u')';
     original += u"\n\n"_s;
     if (!record.responseBody.isEmpty())
         original += QString::fromUtf8(AnswerDiff::readable(record.responseBody));
     else if (!record.errorBody.isEmpty())
-        original += u"upstream error body:\n"_s + QString::fromUtf8(AnswerDiff::readable(record.errorBody));
+        original += tr("upstream error body:") + u'\n' + QString::fromUtf8(AnswerDiff::readable(record.errorBody));
     else
-        original += u"(the answer's body was not logged)"_s;
+        original += tr("(the answer's body was not logged)");
     m_original->setPlainText(original);
 
     connect(m_send, &QPushButton::clicked, this, &ReplayDialog::send);
@@ -153,7 +153,7 @@ ReplayDialog::ReplayDialog(const CallRecord &record, QWidget *parent)
 void ReplayDialog::setBreakwaterOrigin(const QString &origin)
 {
     m_origin = origin;
-    m_through->setText(u"Breakwater itself (%1, with Cache-Control: no-cache: a fresh upstream call)"_s.arg(origin));
+    m_through->setText(tr("Breakwater itself (%1, with Cache-Control: no-cache: a fresh upstream call)").arg(origin));
 }
 
 void ReplayDialog::setUpstreamUrls(const QHash<QString, QString> &urls)
@@ -256,14 +256,14 @@ void ReplayDialog::send()
         QJsonParseError error;
         QJsonDocument::fromJson(edited, &error);
         if (error.error != QJsonParseError::NoError)
-            note = u" (the edited body is not valid JSON: sent as typed)"_s;
+            note = u' ' + tr("(the edited body is not valid JSON: sent as typed)");
     }
     QString why;
     if (!m_replayer->replay(m_record, options, &why)) {
         m_status->setText(why);
         return;
     }
-    m_status->setText(u"Sending to %1…"_s.arg(Replayer::urlFor(options.baseUrl, m_record.target.isEmpty()
+    m_status->setText(tr("Sending to %1…").arg(Replayer::urlFor(options.baseUrl, m_record.target.isEmpty()
                                                                                     ? m_record.route : m_record.target)
                                                   .toDisplayString()) + note);
     m_replayed->clear();
@@ -276,24 +276,24 @@ void ReplayDialog::showAnswer(const Replayer::Answer &answer)
     updateControls();
     QString text;
     if (answer.status == 0) {
-        text = u"no answer: %1\n"_s.arg(answer.error);
-        m_status->setText(u"No answer from %1: %2"_s.arg(answer.url.toDisplayString(), answer.error));
+        text = tr("no answer: %1").arg(answer.error) + u'\n';
+        m_status->setText(tr("No answer from %1: %2").arg(answer.url.toDisplayString(), answer.error));
     } else {
-        text = u"status %1 in %2 ms\n"_s.arg(answer.status).arg(answer.elapsedMs);
+        text = tr("status %1 in %2 ms").arg(answer.status).arg(answer.elapsedMs) + u'\n';
         if (!answer.error.isEmpty())
-            text += u"(then: %1)\n"_s.arg(answer.error);
-        m_status->setText(u"Answered %1 by %2."_s.arg(answer.status).arg(answer.url.toDisplayString()));
+            text += tr("(then: %1)").arg(answer.error) + u'\n';
+        m_status->setText(tr("Answered %1 by %2.").arg(answer.status).arg(answer.url.toDisplayString()));
     }
     if (!answer.headers.isEmpty())
         text += u"\n"_s + QString::fromUtf8(answer.headers);
     text += u'\n' + QString::fromUtf8(AnswerDiff::readable(answer.body));
     if (answer.truncated)
-        text += u"\n… (cut here: the answer was longer than the replay keeps)"_s;
+        text += u'\n' + tr("… (cut here: the answer was longer than the replay keeps)");
     // What went out, last: the answer is what one looks at first.
-    text += u"\n\nsent to "_s + answer.url.toDisplayString() + u'\n' + QString::fromUtf8(answer.sentHeaders);
+    text += u"\n\n"_s + tr("sent to %1").arg(answer.url.toDisplayString()) + u'\n' + QString::fromUtf8(answer.sentHeaders);
     m_replayed->setPlainText(text);
-    m_difference->setText(u"Difference: "_s
-                          + AnswerDiff::summary(m_record.status, recordedBody(m_record), answer.status, answer.body));
+    m_difference->setText(tr("Difference: %1")
+                              .arg(AnswerDiff::summary(m_record.status, recordedBody(m_record), answer.status, answer.body)));
     Q_EMIT answered();
 }
 

@@ -78,20 +78,21 @@ QString block(const QString &title, const QByteArray &lines)
 // headers both ways and the upstream's error body (accounting/callinspection.h).
 QString inside(const CallRecord &r)
 {
-    QString text = block(u"key inputs (what made the dedup key)"_s, r.keyInputs);
+    QString text = block(RequestPanel::tr("key inputs (what made the dedup key)"), r.keyInputs);
     if (!r.streamVerdict.isEmpty()) {
-        QByteArray stream = "verdict: " + r.streamVerdict + "\nevents: " + QByteArray::number(r.eventCount) + '\n';
-        stream += "time to first token: "
-                + (r.firstTokenAtMs > 0 ? dashboardstyle::formatDuration(r.firstTokenAtMs - r.receivedAtMs).toUtf8()
-                                        : QByteArray("no content came")) + '\n';
-        stream += "largest gap between events: "
-                + (r.maxEventGapMs >= 0 ? dashboardstyle::formatDuration(r.maxEventGapMs).toUtf8() : QByteArray("–")) + '\n';
-        text += block(u"stream"_s, stream);
+        //: The stream's verdict is the wire's word ("complete", "cut"); %2 the number of events
+        QString stream = RequestPanel::tr("verdict: %1\nevents: %2\n").arg(QString::fromLatin1(r.streamVerdict)).arg(r.eventCount);
+        stream += RequestPanel::tr("time to first token: %1\n")
+                      .arg(r.firstTokenAtMs > 0 ? dashboardstyle::formatDuration(r.firstTokenAtMs - r.receivedAtMs)
+                                                : RequestPanel::tr("no content came"));
+        stream += RequestPanel::tr("largest gap between events: %1\n")
+                      .arg(r.maxEventGapMs >= 0 ? dashboardstyle::formatDuration(r.maxEventGapMs) : u"–"_s);
+        text += block(RequestPanel::tr("stream"), stream.toUtf8());
     }
-    text += block(u"request headers"_s, r.requestHeaders);
-    text += block(u"response headers"_s, r.responseHeaders);
+    text += block(RequestPanel::tr("request headers"), r.requestHeaders);
+    text += block(RequestPanel::tr("response headers"), r.responseHeaders);
     if (!r.errorBody.isEmpty())
-        text += u"\nupstream error body\n"_s + QString::fromUtf8(r.errorBody) + u'\n';
+        text += u'\n' + RequestPanel::tr("upstream error body") + u'\n' + QString::fromUtf8(r.errorBody) + u'\n';
     return text;
 }
 
@@ -103,27 +104,27 @@ RequestPanel::RequestPanel(QWidget *parent)
     auto *layout = new QVBoxLayout(this);
     auto *filters = new QHBoxLayout;
     m_outcome = new QComboBox(this);
-    m_outcome->addItem(u"all outcomes"_s, QString());
+    m_outcome->addItem(tr("all outcomes"), QString());
     for (const Outcome outcome : {Outcome::Miss, Outcome::Joined, Outcome::Hit, Outcome::Bypass,
                                   Outcome::BreakerRefused, Outcome::SpendRefused, Outcome::Error, Outcome::FellBack})
         m_outcome->addItem(QString::fromLatin1(outcomeName(outcome)), QString::fromLatin1(outcomeName(outcome)));
     m_model = new QComboBox(this);
-    m_model->addItem(u"all models"_s, QString());
+    m_model->addItem(tr("all models"), QString());
     m_member = new QComboBox(this);
     m_member->setObjectName(u"memberFilter"_s);
     m_member->addItem(tr("all members"), QString());
     m_member->hide();   // until a member's call arrives: without a team there is nobody to choose
     m_status = new QComboBox(this);
-    m_status->addItem(u"all statuses"_s, QString());
+    m_status->addItem(tr("all statuses"), QString());
     for (const QString &statusClass : {u"2xx"_s, u"4xx"_s, u"5xx"_s})
         m_status->addItem(statusClass, statusClass);
-    filters->addWidget(new QLabel(u"Filter:"_s, this));
+    filters->addWidget(new QLabel(tr("Filter:"), this));
     filters->addWidget(m_outcome);
     filters->addWidget(m_model);
     filters->addWidget(m_member);
     filters->addWidget(m_status);
-    m_failedOnly = new QCheckBox(u"failed only"_s, this);
-    m_failedOnly->setToolTip(u"Only calls that were served but did not end well (upstream errors, timeouts, ...)"_s);
+    m_failedOnly = new QCheckBox(tr("failed only"), this);
+    m_failedOnly->setToolTip(tr("Only calls that were served but did not end well (upstream errors, timeouts, ...)"));
     filters->addWidget(m_failedOnly);
     filters->addStretch();
     layout->addLayout(filters);
@@ -131,8 +132,8 @@ RequestPanel::RequestPanel(QWidget *parent)
     auto *timeRange = new QHBoxLayout(m_timeRange);
     timeRange->setContentsMargins(0, 0, 0, 0);
     m_timeRangeText = new QLabel(m_timeRange);
-    auto *clearTimeRange = new QPushButton(u"clear"_s, m_timeRange);
-    clearTimeRange->setToolTip(u"Show the calls of every time again"_s);
+    auto *clearTimeRange = new QPushButton(tr("clear"), m_timeRange);
+    clearTimeRange->setToolTip(tr("Show the calls of every time again"));
     connect(clearTimeRange, &QPushButton::clicked, this, &RequestPanel::clearTimeRange);
     timeRange->addWidget(m_timeRangeText);
     timeRange->addWidget(clearTimeRange);
@@ -162,11 +163,11 @@ RequestPanel::RequestPanel(QWidget *parent)
     floor(RequestTableModel::Arrival, dashboardstyle::formatClock(0).replace(QRegularExpression(u"\\d"_s), u"0"_s));
     for (int outcome = 0; outcome <= int(Outcome::Error); ++outcome)
         floor(RequestTableModel::OutcomeColumn, QString::fromLatin1(outcomeName(Outcome(outcome))));
-    floor(RequestTableModel::OutcomeColumn, u"injected"_s);
+    floor(RequestTableModel::OutcomeColumn, RequestTableModel::tr("injected"));
     for (int ending = 0; ending < kEndingCount; ++ending)
         floor(RequestTableModel::Ended, QString::fromLatin1(endingName(Ending(ending))));
     floor(RequestTableModel::Status, u"000"_s);
-    floor(RequestTableModel::Attempt, u"00 of 00"_s);
+    floor(RequestTableModel::Attempt, RequestTableModel::tr("%1 of %2").arg(u"00"_s, u"00"_s));
     floor(RequestTableModel::Total, u"000000"_s);
     m_view->viewport()->installEventFilter(this);
     // "2 of 3" beside the outcome, not past the right edge of a laptop's window.
@@ -179,15 +180,15 @@ RequestPanel::RequestPanel(QWidget *parent)
     m_details = new QPlainTextEdit(this);
     m_details->setReadOnly(true);
     m_details->setFont(QFont(u"monospace"_s));
-    m_details->setPlaceholderText(u"Select a request to see its timings, key, outcome, tokens and cost."_s);
+    m_details->setPlaceholderText(tr("Select a request to see its timings, key, outcome, tokens and cost."));
 
-    m_copyCurl = new QPushButton(u"Copy as curl"_s, this);
-    m_copyCurl->setToolTip(u"Copy the selected call as a curl command against Breakwater (credentials as variables)"_s);
+    m_copyCurl = new QPushButton(tr("Copy as curl"), this);
+    m_copyCurl->setToolTip(tr("Copy the selected call as a curl command against Breakwater (credentials as variables)"));
     m_copyCurl->setEnabled(false);
-    m_exportHar = new QPushButton(u"Export HAR…"_s, this);
-    m_exportHar->setToolTip(u"Save the selected calls, or all shown, as HAR 1.2 for a browser's devtools"_s);
-    m_replay = new QPushButton(u"Replay…"_s, this);
-    m_replay->setToolTip(u"Send the selected call again, through Breakwater or to another URL, and compare the answers"_s);
+    m_exportHar = new QPushButton(tr("Export HAR…"), this);
+    m_exportHar->setToolTip(tr("Save the selected calls, or all shown, as HAR 1.2 for a browser's devtools"));
+    m_replay = new QPushButton(tr("Replay…"), this);
+    m_replay->setToolTip(tr("Send the selected call again, through Breakwater or to another URL, and compare the answers"));
     m_replay->setEnabled(false);
     m_exportHar->setEnabled(false);   // until there is a row to export
     auto *detailsPane = new QWidget(this);
@@ -326,7 +327,7 @@ bool RequestPanel::eventFilter(QObject *watched, QEvent *event)
 void RequestPanel::setTimeRange(qint64 fromMs, qint64 toMs)
 {
     m_filter->setArrivalRange(fromMs, std::max(toMs, fromMs + 1));
-    m_timeRangeText->setText(u"Filtered to calls received %1–%2"_s.arg(dashboardstyle::formatClock(fromMs, false),
+    m_timeRangeText->setText(tr("Filtered to calls received %1–%2").arg(dashboardstyle::formatClock(fromMs, false),
                                                                       dashboardstyle::formatClock(toMs, false)));
     m_timeRange->show();
 }
@@ -446,8 +447,8 @@ void RequestPanel::copyAsCurl()
     if (command.isEmpty())
         return;
     QApplication::clipboard()->setText(command);
-    m_actionNote->setText(u"Copied as curl"_s);
-    m_copyCurl->setToolTip(u"Copied. Set the credential's variable (OPENAI_API_KEY, ANTHROPIC_API_KEY) before running it."_s);
+    m_actionNote->setText(tr("Copied as curl"));
+    m_copyCurl->setToolTip(tr("Copied. Set the credential's variable (OPENAI_API_KEY, ANTHROPIC_API_KEY) before running it."));
 }
 
 QList<CallRecord> RequestPanel::selectedOrShown() const
@@ -475,7 +476,7 @@ bool RequestPanel::exportHar(const QString &path, QString *error) const
     if (!written.ok())
         *error = written.error();
     else
-        m_actionNote->setText(u"%1 saved to %2"_s.arg(dashboardstyle::countOf(calls.size(), u"call"_s, u"calls"_s),
+        m_actionNote->setText(tr("%1 saved to %2").arg(dashboardstyle::countOf(calls.size(), tr("call"), tr("calls")),
                                                       QFileInfo(path).fileName()));
     return written.ok();
 }
@@ -490,14 +491,14 @@ void RequestPanel::chooseExportHar()
     // The title says what will be saved: the selection, else every call shown.
     const bool selected = !m_view->selectionModel()->selectedRows().isEmpty();
     const qsizetype calls = selectedOrShown().size();
-    const QString title = selected ? u"Export the %1 selected as HAR"_s.arg(dashboardstyle::countOf(calls, u"call"_s, u"calls"_s))
-                                   : u"Export all %1 shown as HAR"_s.arg(dashboardstyle::countOf(calls, u"call"_s, u"calls"_s));
-    const QString path = QFileDialog::getSaveFileName(this, title, harFileName(), u"HAR files (*.har)"_s);
+    const QString title = selected ? tr("Export the %1 selected as HAR").arg(dashboardstyle::countOf(calls, tr("call"), tr("calls")))
+                                   : tr("Export all %1 shown as HAR").arg(dashboardstyle::countOf(calls, tr("call"), tr("calls")));
+    const QString path = QFileDialog::getSaveFileName(this, title, harFileName(), tr("HAR files (*.har)"));
     if (path.isEmpty())
         return;
     QString error;
     if (!exportHar(path, &error))
-        QMessageBox::warning(this, u"Export HAR"_s, u"The calls were not saved: %1."_s.arg(error));
+        QMessageBox::warning(this, tr("Export HAR"), tr("The calls were not saved: %1.").arg(error));
 }
 
 ReplayDialog *RequestPanel::openReplay()
@@ -517,11 +518,11 @@ ReplayDialog *RequestPanel::openReplay()
 void RequestPanel::showContextMenu(const QPoint &at)
 {
     QMenu menu(this);
-    QAction *curl = menu.addAction(u"Copy as curl"_s, this, &RequestPanel::copyAsCurl);
+    QAction *curl = menu.addAction(tr("Copy as curl"), this, &RequestPanel::copyAsCurl);
     curl->setEnabled(m_view->selectionModel()->hasSelection());
-    QAction *replay = menu.addAction(u"Replay…"_s, this, &RequestPanel::openReplay);
+    QAction *replay = menu.addAction(tr("Replay…"), this, &RequestPanel::openReplay);
     replay->setEnabled(m_view->selectionModel()->hasSelection());
-    menu.addAction(u"Export HAR…"_s, this, &RequestPanel::chooseExportHar);
+    menu.addAction(tr("Export HAR…"), this, &RequestPanel::chooseExportHar);
     menu.exec(m_view->viewport()->mapToGlobal(at));
 }
 
@@ -536,14 +537,14 @@ QString RequestPanel::describe(const CallRecord &r, const RetryPlace &place)
     const auto field = [](const QString &name, const QString &value) -> QString {
         return name.leftJustified(22) + value + u'\n';
     };
-    const auto count = [](qint64 n) -> QString { return n < 0 ? u"unknown"_s : QString::number(n); };
+    const auto count = [](qint64 n) -> QString { return n < 0 ? tr("unknown") : QString::number(n); };
     QString text;
-    text += field(u"request id"_s, QString::fromLatin1(r.requestId));
-    text += field(u"outcome"_s, QString::fromLatin1(outcomeName(r.outcome)));
-    text += field(u"ended"_s, QString::fromLatin1(endingName(endingOf(r))));
-    text += field(u"status"_s, QString::number(r.status) +
+    text += field(tr("request id"), QString::fromLatin1(r.requestId));
+    text += field(tr("outcome"), QString::fromLatin1(outcomeName(r.outcome)));
+    text += field(tr("ended"), QString::fromLatin1(endingName(endingOf(r))));
+    text += field(tr("status"), QString::number(r.status) +
                   (r.errorKind.isEmpty() ? QString() : u"  ("_s + QString::fromLatin1(r.errorKind) + u')'));
-    text += field(u"route"_s, QString::fromLatin1(r.route) + u" → "_s + QString::fromLatin1(r.upstream));
+    text += field(tr("route"), QString::fromLatin1(r.route) + u" → "_s + QString::fromLatin1(r.upstream));
     if (!r.fallbackFrom.isEmpty())
         text += field(tr("fallback"), tr("from %1 (it refused the call; its fallback %2 answered)")
                                           .arg(QString::fromUtf8(r.fallbackFrom), QString::fromUtf8(r.upstream)));
@@ -554,36 +555,36 @@ QString RequestPanel::describe(const CallRecord &r, const RetryPlace &place)
                                                                      : QString::fromLatin1(r.errorKind),
                                                QString::fromUtf8(r.upstream), QString::fromUtf8(r.fallbackTo)));
     }
-    text += field(u"model"_s, r.model + (r.stream ? u"  (stream)"_s : QString()));
-    text += field(u"client"_s, r.clientAddress);
-    text += field(u"key fingerprint"_s, QString::fromLatin1(r.keyFingerprint));
-    text += field(u"credential"_s, r.credentialFingerprint.isEmpty()
-                      ? u"none"_s
-                      : u"fingerprint "_s + QString::fromLatin1(r.credentialFingerprint) + u" (never the credential)"_s);
-    text += field(u"breaker at admission"_s, QString::fromLatin1(r.breakerState));
+    text += field(tr("model"), r.model + (r.stream ? u"  "_s + tr("(stream)") : QString()));
+    text += field(tr("client"), r.clientAddress);
+    text += field(tr("key fingerprint"), QString::fromLatin1(r.keyFingerprint));
+    text += field(tr("credential"), r.credentialFingerprint.isEmpty()
+                      ? tr("none")
+                      : tr("fingerprint %1 (never the credential)").arg(QString::fromLatin1(r.credentialFingerprint)));
+    text += field(tr("breaker at admission"), QString::fromLatin1(r.breakerState));
     if (!r.injected.isEmpty())
-        text += field(u"injected"_s, r.injected + u"  (fault injected by Breakwater, not the provider's)"_s);
+        text += field(tr("injected"), r.injected + u"  "_s + tr("(fault injected by Breakwater, not the provider's)"));
     if (const QString attempt = RequestTableModel::attemptText(r, place); !attempt.isEmpty())
-        text += field(u"attempt"_s, attempt + (r.retryAttempt >= 0 ? u"  (X-Stainless-Retry-Count %1)"_s.arg(r.retryAttempt)
+        text += field(tr("attempt"), attempt + (r.retryAttempt >= 0 ? u"  "_s + tr("(X-Stainless-Retry-Count %1)").arg(r.retryAttempt)
                                                                    : QString()));
     text += inside(r);
-    text += u"\ntimings\n"_s;
-    text += field(u"  arrived"_s, dashboardstyle::formatClock(r.receivedAtMs));
-    text += field(u"  queue wait"_s, dashboardstyle::formatDuration(std::max<qint64>(r.queueWaitMs, 0)));
-    text += field(u"  upstream start"_s, offset(r.upstreamStartAtMs, r.receivedAtMs));
-    text += field(u"  first byte"_s, offset(r.firstByteAtMs, r.receivedAtMs));
-    text += field(u"  last byte"_s, offset(r.endAtMs, r.receivedAtMs));
-    text += field(u"  total"_s, dashboardstyle::formatDuration(r.totalMs()));
+    text += u'\n' + tr("timings") + u'\n';
+    text += field(u"  "_s + tr("arrived"), dashboardstyle::formatClock(r.receivedAtMs));
+    text += field(u"  "_s + tr("queue wait"), dashboardstyle::formatDuration(std::max<qint64>(r.queueWaitMs, 0)));
+    text += field(u"  "_s + tr("upstream start"), offset(r.upstreamStartAtMs, r.receivedAtMs));
+    text += field(u"  "_s + tr("first byte"), offset(r.firstByteAtMs, r.receivedAtMs));
+    text += field(u"  "_s + tr("last byte"), offset(r.endAtMs, r.receivedAtMs));
+    text += field(u"  "_s + tr("total"), dashboardstyle::formatDuration(r.totalMs()));
     text += u"\n"_s;
-    text += field(u"tokens"_s, u"in %1, out %2, cached %3"_s.arg(count(r.inputTokens), count(r.outputTokens),
+    text += field(tr("tokens"), tr("in %1, out %2, cached %3").arg(count(r.inputTokens), count(r.outputTokens),
                                                                count(r.cachedTokens)));
-    text += field(u"cost"_s, dashboardstyle::formatUsd(r.costUsd, r.costUsd >= 0));
-    text += field(u"cost saved"_s, dashboardstyle::formatUsd(r.costSavedUsd));
+    text += field(tr("cost"), dashboardstyle::formatUsd(r.costUsd, r.costUsd >= 0));
+    text += field(tr("cost saved"), dashboardstyle::formatUsd(r.costSavedUsd));
     if (r.requestBody.isEmpty() && r.responseBody.isEmpty()) {
-        text += field(u"bodies"_s, u"not logged"_s);
+        text += field(tr("bodies"), tr("not logged"));
     } else {
-        text += u"\nrequest body\n"_s + QString::fromUtf8(r.requestBody.left(64 * 1024)) + u'\n';
-        text += u"\nresponse body\n"_s + QString::fromUtf8(r.responseBody.left(64 * 1024)) + u'\n';
+        text += u'\n' + tr("request body") + u'\n' + QString::fromUtf8(r.requestBody.left(64 * 1024)) + u'\n';
+        text += u'\n' + tr("response body") + u'\n' + QString::fromUtf8(r.responseBody.left(64 * 1024)) + u'\n';
     }
     return text;
 }

@@ -96,7 +96,8 @@ QString RequestTableModel::attemptText(const CallRecord &record, const RetryPlac
 {
     if (place.attempts <= 1 && record.retryAttempt < 0)
         return {};   // no retry seen and the client does not number its attempts
-    return u"%1 of %2"_s.arg(place.attempt).arg(place.attempts);
+    //: A retry's place in its group: "2 of 3"
+    return tr("%1 of %2").arg(place.attempt).arg(place.attempts);
 }
 
 qint64 RequestTableModel::upstreamMs(const CallRecord &r)
@@ -130,8 +131,9 @@ QVariant RequestTableModel::data(const QModelIndex &index, int role) const
         switch (index.column()) {
         case Arrival: return dashboardstyle::formatClock(r.receivedAtMs);
         // A call a fault rule answered is no provider's miss (an injected 503 read as "miss" in the
-        // success blue): it says so, in the injected colour, as on every chart.
-        case OutcomeColumn: return r.injected.isEmpty() ? QString::fromLatin1(outcomeName(r.outcome)) : u"injected"_s;
+        // success blue): it says so, in the injected colour, as on every chart. The outcome and the
+        // ending are the wire's words (x-breakwater-dedup, the call log, the CSV), not translated.
+        case OutcomeColumn: return r.injected.isEmpty() ? QString::fromLatin1(outcomeName(r.outcome)) : tr("injected");
         case Status: return r.status;
         case Ended: return QString::fromLatin1(endingName(endingOf(r)));
         case Upstream: return QString::fromLatin1(r.upstream);
@@ -183,9 +185,11 @@ QVariant RequestTableModel::headerData(int section, Qt::Orientation orientation,
         return {};
     if (section == Fallback)
         return tr("fallback");
-    static const QStringList names{u"arrival"_s, u"outcome"_s, u"status"_s, u"ended"_s, u"upstream"_s, u"model"_s,
-                                   u"route"_s, u"total ms"_s, u"queue ms"_s, u"upstream ms"_s,
-                                   u"tokens in/out"_s, u"cost"_s, u"key"_s, u"request id"_s,
-                                   u"attempt"_s, u"injected"_s};
-    return section >= 0 && section < names.size() ? QVariant(names[section]) : QVariant();
+    static const char *const names[]{QT_TR_NOOP("arrival"), QT_TR_NOOP("outcome"), QT_TR_NOOP("status"),
+                                     QT_TR_NOOP("ended"), QT_TR_NOOP("upstream"), QT_TR_NOOP("model"),
+                                     QT_TR_NOOP("route"), QT_TR_NOOP("total ms"), QT_TR_NOOP("queue ms"),
+                                     QT_TR_NOOP("upstream ms"), QT_TR_NOOP("tokens in/out"), QT_TR_NOOP("cost"),
+                                     QT_TR_NOOP("key"), QT_TR_NOOP("request id"), QT_TR_NOOP("attempt"),
+                                     QT_TR_NOOP("injected")};
+    return section >= 0 && section < int(std::size(names)) ? QVariant(tr(names[section])) : QVariant();
 }

@@ -24,7 +24,7 @@ QDoubleSpinBox *secondsBox(double minimum, QWidget *parent)
     auto *box = new QDoubleSpinBox(parent);
     box->setRange(minimum, 86400.0 * 365);
     box->setDecimals(1);
-    box->setSuffix(u" s"_s);
+    box->setSuffix(u' ' + SettingsDialog::tr("s", "seconds"));
     return box;
 }
 
@@ -39,13 +39,19 @@ QSpinBox *countBox(int minimum, int maximum, QWidget *parent, const QString &suf
 // Human names for the options, for the restart message.
 QString optionLabel(const QString &option)
 {
-    static const QHash<QString, QString> labels{
-        {u"--listen"_s, u"listen address"_s}, {u"--upstream"_s, u"OpenAI upstream"_s},
-        {u"--anthropic-upstream"_s, u"Anthropic upstream"_s}, {u"--timeout"_s, u"timeout"_s},
-        {u"--concurrency"_s, u"concurrency"_s}, {u"--dedup-window"_s, u"de-dup window"_s},
-        {u"--cache-size"_s, u"cache size"_s}, {u"--breaker-failures"_s, u"breaker failures"_s},
-        {u"--breaker-cooldown"_s, u"breaker cool-down"_s}, {u"--max-spend"_s, u"spend limit"_s}};
-    return labels.value(option, option);
+    static const QHash<QString, const char *> labels{
+        {u"--listen"_s, QT_TRANSLATE_NOOP("SettingsDialog", "listen address")},
+        {u"--upstream"_s, QT_TRANSLATE_NOOP("SettingsDialog", "OpenAI upstream")},
+        {u"--anthropic-upstream"_s, QT_TRANSLATE_NOOP("SettingsDialog", "Anthropic upstream")},
+        {u"--timeout"_s, QT_TRANSLATE_NOOP("SettingsDialog", "timeout")},
+        {u"--concurrency"_s, QT_TRANSLATE_NOOP("SettingsDialog", "concurrency")},
+        {u"--dedup-window"_s, QT_TRANSLATE_NOOP("SettingsDialog", "de-dup window")},
+        {u"--cache-size"_s, QT_TRANSLATE_NOOP("SettingsDialog", "cache size")},
+        {u"--breaker-failures"_s, QT_TRANSLATE_NOOP("SettingsDialog", "breaker failures")},
+        {u"--breaker-cooldown"_s, QT_TRANSLATE_NOOP("SettingsDialog", "breaker cool-down")},
+        {u"--max-spend"_s, QT_TRANSLATE_NOOP("SettingsDialog", "spend limit")}};
+    const char *label = labels.value(option);
+    return label ? SettingsDialog::tr(label) : option;
 }
 
 } // namespace
@@ -54,7 +60,7 @@ SettingsDialog::SettingsDialog(const AppSettings &values, const QStringList &ove
     : QDialog(parent)
     , m_opened(values)
 {
-    setWindowTitle(u"Breakwater settings"_s);
+    setWindowTitle(tr("Breakwater settings"));
     auto *layout = new QVBoxLayout(this);
     auto *form = new QFormLayout;
     m_listen = new QLineEdit(this);
@@ -64,21 +70,21 @@ SettingsDialog::SettingsDialog(const AppSettings &values, const QStringList &ove
     m_anthropic = new QLineEdit(this);
     m_anthropic->setPlaceholderText(u"https://api.anthropic.com"_s);
     m_timeout = secondsBox(0.1, this);
-    m_concurrency = countBox(1, 4096, this, u" calls per upstream"_s);
+    m_concurrency = countBox(1, 4096, this, u' ' + tr("calls per upstream"));
     m_dedupWindow = secondsBox(0, this);
-    m_dedupWindow->setSpecialValueText(u"0 s (only join calls in flight)"_s);
+    m_dedupWindow->setSpecialValueText(tr("0 s (only join calls in flight)"));
     m_cacheSize = countBox(0, 65536, this, u" MB"_s);
-    m_breakerFailures = countBox(1, 1000, this, u" failures in a row"_s);
+    m_breakerFailures = countBox(1, 1000, this, u' ' + tr("failures in a row"));
     m_breakerCooldown = secondsBox(0.1, this);
     m_maxSpend = new QDoubleSpinBox(this);
     m_maxSpend->setRange(0, 1'000'000);
     m_maxSpend->setDecimals(2);
     m_maxSpend->setPrefix(u"$"_s);
-    m_maxSpend->setSuffix(u" per day"_s);
-    m_maxSpend->setSpecialValueText(u"no limit"_s);
-    form->addRow(u"Listen address"_s, m_listen);
-    form->addRow(u"OpenAI upstream"_s, m_openai);
-    form->addRow(u"Anthropic upstream"_s, m_anthropic);
+    m_maxSpend->setSuffix(u' ' + tr("per day"));
+    m_maxSpend->setSpecialValueText(tr("no limit"));
+    form->addRow(tr("Listen address"), m_listen);
+    form->addRow(tr("OpenAI upstream"), m_openai);
+    form->addRow(tr("Anthropic upstream"), m_anthropic);
     m_inUse = new QLabel(this);
     m_inUse->setObjectName(u"upstreamsInUse"_s);
     m_inUse->setWordWrap(true);
@@ -87,13 +93,13 @@ SettingsDialog::SettingsDialog(const AppSettings &values, const QStringList &ove
         form->addRow(tr("In use now"), m_inUse);
     else
         m_inUse->hide();
-    form->addRow(u"Timeout (first byte, stream gaps)"_s, m_timeout);
-    form->addRow(u"Concurrency"_s, m_concurrency);
-    form->addRow(u"De-dup window"_s, m_dedupWindow);
-    form->addRow(u"Answer cache size"_s, m_cacheSize);
-    form->addRow(u"Breaker opens after"_s, m_breakerFailures);
-    form->addRow(u"Breaker cool-down"_s, m_breakerCooldown);
-    form->addRow(u"Spend limit"_s, m_maxSpend);
+    form->addRow(tr("Timeout (first byte, stream gaps)"), m_timeout);
+    form->addRow(tr("Concurrency"), m_concurrency);
+    form->addRow(tr("De-dup window"), m_dedupWindow);
+    form->addRow(tr("Answer cache size"), m_cacheSize);
+    form->addRow(tr("Breaker opens after"), m_breakerFailures);
+    form->addRow(tr("Breaker cool-down"), m_breakerCooldown);
+    form->addRow(tr("Spend limit"), m_maxSpend);
     layout->addLayout(form);
     for (const auto &[field, name] : std::initializer_list<std::pair<QWidget *, const char16_t *>>{
              {m_listen, u"listen"}, {m_openai, u"openaiUpstream"}, {m_anthropic, u"anthropicUpstream"},
@@ -101,18 +107,18 @@ SettingsDialog::SettingsDialog(const AppSettings &values, const QStringList &ove
              {m_cacheSize, u"cacheSize"}, {m_breakerFailures, u"breakerFailures"},
              {m_breakerCooldown, u"breakerCooldown"}, {m_maxSpend, u"maxSpend"}})
         field->setObjectName(QString::fromUtf16(name));   // tests find the fields by name
-    m_startAtLogin = new QCheckBox(u"Start Breakwater when I log in (in the tray)"_s, this);
+    m_startAtLogin = new QCheckBox(tr("Start Breakwater when I log in (in the tray)"), this);
     layout->addWidget(m_startAtLogin);
 
     QStringList notes;
     if (!overridden.isEmpty()) {
-        notes << u"Given on the command line this run (they win over saved values): %1."_s.arg(overridden.join(u", "_s));
+        notes << tr("Given on the command line this run (they win over saved values): %1.").arg(overridden.join(u", "_s));
     }
     if (demo)
-        notes << u"Demo mode: both upstreams are the built-in mock provider while it runs."_s;
-    notes << u"Applied to the running proxy at once when you press OK: timeout, concurrency, de-dup window, "
-             "cache size, the breaker's failures and cool-down, and the spend limit. The listen address and "
-             "the upstreams take effect after a restart. Starting at login applies at once."_s;
+        notes << tr("Demo mode: both upstreams are the built-in mock provider while it runs.");
+    notes << tr("Applied to the running proxy at once when you press OK: timeout, concurrency, de-dup window, "
+                "cache size, the breaker's failures and cool-down, and the spend limit. The listen address and "
+                "the upstreams take effect after a restart. Starting at login applies at once.");
     m_note = new QLabel(notes.join(u'\n'), this);
     m_note->setObjectName(u"note"_s);
     m_note->setWordWrap(true);
@@ -251,13 +257,13 @@ QString SettingsDialog::restartMessage(const AppSettings &saved, const AppSettin
             changed << optionLabel(option);
     }
     QString message = changed.isEmpty()
-        ? (appliedNow.isEmpty() ? u"Settings saved. Nothing the running proxy uses has changed."_s
-                                : u"Settings saved."_s)
-        : u"Settings saved. Restart Breakwater to apply: %1. The running proxy keeps its current "
-          "settings until then."_s.arg(changed.join(u", "_s));
+        ? (appliedNow.isEmpty() ? tr("Settings saved. Nothing the running proxy uses has changed.")
+                                : tr("Settings saved."))
+        : tr("Settings saved. Restart Breakwater to apply: %1. The running proxy keeps its current "
+             "settings until then.").arg(changed.join(u", "_s));
     if (!appliedNow.isEmpty())
-        message += u"\nApplied to the running proxy now: %1."_s.arg(appliedNow.join(u", "_s));
+        message += u'\n' + tr("Applied to the running proxy now: %1.").arg(appliedNow.join(u", "_s));
     if (!stillOverridden.isEmpty())
-        message += u"\nGiven on the command line, so they win over the saved values: %1."_s.arg(stillOverridden.join(u", "_s));
+        message += u'\n' + tr("Given on the command line, so they win over the saved values: %1.").arg(stillOverridden.join(u", "_s));
     return message;
 }

@@ -72,9 +72,9 @@ QString Replayer::refusal(const CallRecord &record)
     const QByteArray method = record.method.isEmpty() ? QByteArray("POST") : record.method;
     const bool hasBody = method != "GET" && method != "HEAD" && method != "DELETE";
     if (hasBody && record.requestBody.isEmpty())
-        return u"This call's request body was not logged: start Breakwater with --log-bodies to replay calls."_s;
+        return tr("This call's request body was not logged: start Breakwater with --log-bodies to replay calls.");
     if (record.target.isEmpty() && record.route.isEmpty())
-        return u"This record does not say where the call went (it predates the call log's schema 4)."_s;
+        return tr("This record does not say where the call went (it predates the call log's schema 4).");
     return {};
 }
 

@@ -5,12 +5,12 @@
     <name>AttachStatus</name>
     <message>
         <source>%1 disconnected — reconnecting now (%2)</source>
-        <extracomment>%1 is the remote Breakwater's address, %2 why the connection went</extracomment>
+        <extracomment>%1 is the remote Breakwater&apos;s address, %2 why the connection went</extracomment>
         <translation>%1 已断开 — 正在重新连接（%2）</translation>
     </message>
     <message>
         <source>%1 disconnected — reconnecting in %2 s (%3)</source>
-        <extracomment>%1 is the remote Breakwater's address, %2 seconds until the next try, %3 why the connection went</extracomment>
+        <extracomment>%1 is the remote Breakwater&apos;s address, %2 seconds until the next try, %3 why the connection went</extracomment>
         <translation>%1 已断开 — %2 秒后重新连接（%3）</translation>
     </message>
 </context>
@@ -18,17 +18,17 @@
     <name>AttachedApp</name>
     <message>
         <source>Breakwater — attached to %1</source>
-        <extracomment>%1 is the remote Breakwater's address, https://host:port</extracomment>
+        <extracomment>%1 is the remote Breakwater&apos;s address, https://host:port</extracomment>
         <translation>Breakwater — 已连接到 %1</translation>
     </message>
     <message>
         <source>%1 (disconnected)</source>
-        <extracomment>the window's title while the remote is away</extracomment>
+        <extracomment>the window&apos;s title while the remote is away</extracomment>
         <translation>%1（已断开）</translation>
     </message>
     <message>
         <source>The control token for %1 is kept in %2 (only you may read it).</source>
-        <extracomment>%1 is the remote's address, %2 the file</extracomment>
+        <extracomment>%1 is the remote&apos;s address, %2 the file</extracomment>
         <translation>%1 的控制令牌保存在 %2（只有你可以读取）。</translation>
     </message>
     <message>
@@ -37,19 +37,19 @@
     </message>
     <message>
         <source>Control token for %1</source>
-        <extracomment>%1 is the remote's address</extracomment>
+        <extracomment>%1 is the remote&apos;s address</extracomment>
         <translation>%1 的控制令牌</translation>
     </message>
     <message>
-        <source>%1 refused this window's control token. Paste its owner's control token (on the remote: ~/.config/breakwater/control-token). It is kept for this address in %2, which only you may read.</source>
+        <source>%1 refused this window&apos;s control token. Paste its owner&apos;s control token (on the remote: ~/.config/breakwater/control-token). It is kept for this address in %2, which only you may read.</source>
         <translation>%1 拒绝了此窗口的控制令牌。请粘贴其所有者的控制令牌（在远程机器上：~/.config/breakwater/control-token）。它将为此地址保存在 %2 中，只有你可以读取。</translation>
     </message>
     <message>
-        <source>Not attached: %1 needs its owner's control token (attach again, or give --control-token FILE).</source>
+        <source>Not attached: %1 needs its owner&apos;s control token (attach again, or give --control-token FILE).</source>
         <translation>未连接：%1 需要其所有者的控制令牌（请重新连接，或使用 --control-token FILE）。</translation>
     </message>
     <message>
-        <source>The remote's settings show once it has answered; not attached yet.</source>
+        <source>The remote&apos;s settings show once it has answered; not attached yet.</source>
         <translation>远程实例应答后才会显示其设置；尚未连接。</translation>
     </message>
     <message>
@@ -58,16 +58,16 @@
     </message>
     <message>
         <source>Applied to %1: %2.</source>
-        <extracomment>%1 is the remote's address, %2 the settings changed ("timeout, concurrency")</extracomment>
+        <extracomment>%1 is the remote&apos;s address, %2 the settings changed (&quot;timeout, concurrency&quot;)</extracomment>
         <translation>已应用到 %1：%2。</translation>
     </message>
     <message>
         <source>%1 refused to change %2 (HTTP %3): %4. Its settings are as they were.</source>
-        <extracomment>%1 the remote's address, %2 the settings ("timeout"), %3 the HTTP status, %4 the remote's reason</extracomment>
+        <extracomment>%1 the remote&apos;s address, %2 the settings (&quot;timeout&quot;), %3 the HTTP status, %4 the remote&apos;s reason</extracomment>
         <translation>%1 拒绝更改 %2（HTTP %3）：%4。其设置保持不变。</translation>
     </message>
     <message>
-        <source>The token this window uses is not the remote owner's control token (or no longer is): attach again with --control-token FILE holding the token from the remote's ~/.config/breakwater/control-token.</source>
+        <source>The token this window uses is not the remote owner&apos;s control token (or no longer is): attach again with --control-token FILE holding the token from the remote&apos;s ~/.config/breakwater/control-token.</source>
         <translation>此窗口使用的令牌不是（或不再是）远程所有者的控制令牌：请使用 --control-token FILE 重新连接，文件中放入远程 ~/.config/breakwater/control-token 里的令牌。</translation>
     </message>
     <message>
@@ -81,6 +81,30 @@
         <source>transition (hover for the reason)</source>
         <translation>状态切换（悬停查看原因）</translation>
     </message>
+    <message>
+        <source>%1: %2
+%3 – %4 (%5)
+click: the calls received then; right-click: replot the charts for it</source>
+        <translation>%1：%2
+%3 – %4（%5）
+单击：查看该时段收到的调用；右键：按该时段重绘图表</translation>
+    </message>
+    <message>
+        <source>Show the calls of this time</source>
+        <translation>显示该时段的调用</translation>
+    </message>
+    <message>
+        <source>Replot every chart for this interval</source>
+        <translation>按该时段重绘所有图表</translation>
+    </message>
+    <message>
+        <source>No breaker data yet</source>
+        <translation>暂无熔断器数据</translation>
+    </message>
+    <message>
+        <source>admission paused</source>
+        <translation>准入已暂停</translation>
+    </message>
 </context>
 <context>
     <name>ChartLegend</name>
@@ -92,7 +116,7 @@
 <context>
     <name>ClearTextWarning</name>
     <message>
-        <source>No TLS on %1: members' tokens and prompts cross the network in clear text (start with --tls-cert and --tls-key)</source>
+        <source>No TLS on %1: members&apos; tokens and prompts cross the network in clear text (start with --tls-cert and --tls-key)</source>
         <extracomment>%1 is the address Breakwater listens on, e.g. 0.0.0.0:8080</extracomment>
         <translation>%1 未启用 TLS：成员的令牌和提示词以明文在网络上传输（请用 --tls-cert 和 --tls-key 启动）</translation>
     </message>
@@ -126,6 +150,14 @@
     <message>
         <source>fallback</source>
         <translation>回退</translation>
+    </message>
+    <message>
+        <source>seen in the call log</source>
+        <translation>见于调用日志</translation>
+    </message>
+    <message>
+        <source>Breakwater restarted</source>
+        <translation>Breakwater 已重启</translation>
     </message>
 </context>
 <context>
@@ -279,11 +311,11 @@
         <translation>每秒请求数，按处理方式堆叠：进行中、未命中、合并请求、缓存命中、绕过、拒绝、失败</translation>
     </message>
     <message>
-        <source>Each upstream's circuit breaker over time: closed, half-open or open, with its transitions</source>
+        <source>Each upstream&apos;s circuit breaker over time: closed, half-open or open, with its transitions</source>
         <translation>每个上游的熔断器随时间的状态：闭合、半开或断开，以及状态切换</translation>
     </message>
     <message>
-        <source>Each call's latency by the time it arrived, coloured by how it was served or why it failed</source>
+        <source>Each call&apos;s latency by the time it arrived, coloured by how it was served or why it failed</source>
         <translation>每个调用的延迟与到达时间，颜色表示处理方式或失败原因</translation>
     </message>
     <message>
@@ -328,7 +360,7 @@
     </message>
     <message>
         <source>System</source>
-        <extracomment>The desktop's own colours</extracomment>
+        <extracomment>The desktop&apos;s own colours</extracomment>
         <translation>跟随系统</translation>
     </message>
     <message>
@@ -405,7 +437,7 @@
     </message>
     <message>
         <source>attached to %1 (TLS)</source>
-        <extracomment>the status bar of `breakwater --attach`; %1 is the remote's address</extracomment>
+        <extracomment>the status bar of `breakwater --attach`; %1 is the remote&apos;s address</extracomment>
         <translation>已连接到 %1（TLS）</translation>
     </message>
     <message>
@@ -417,7 +449,7 @@
         <translation>集群</translation>
     </message>
     <message>
-        <source>The instances sharing this Redis, each one's calls, and the fleet's totals</source>
+        <source>The instances sharing this Redis, each one&apos;s calls, and the fleet&apos;s totals</source>
         <translation>共享此 Redis 的实例、各自的调用数以及集群合计</translation>
     </message>
 </context>
@@ -435,6 +467,106 @@
         <source>Fallback: 529 overloaded from 15 s to 75 s, a second provider stands in</source>
         <translation>回退：15 秒到 75 秒返回 529 过载，由第二个服务商接替</translation>
     </message>
+    <message>
+        <source>Herd: %1 identical requests at once</source>
+        <translation>洪峰：同时发送 %1 个相同请求</translation>
+    </message>
+    <message>
+        <source>Outage: 503s from 15 s to 75 s in steady traffic</source>
+        <translation>故障：稳定流量中第 15 秒到第 75 秒返回 503</translation>
+    </message>
+    <message>
+        <source>Burst of %1 prompts, %2 at a time (this proxy)</source>
+        <translation>突发 %1 个提示词，每次 %2 个（本代理）</translation>
+    </message>
+    <message>
+        <source>Burst of %1 prompts, %2 at a time (second proxy, concurrency %2)</source>
+        <translation>突发 %1 个提示词，每次 %2 个（第二个代理，并发数 %2）</translation>
+    </message>
+    <message>
+        <source>Stop scenario</source>
+        <translation>停止场景</translation>
+    </message>
+</context>
+<context>
+    <name>DemoScenarios</name>
+    <message>
+        <source>%1: %2 requests, %3 upstream calls; %4; status %5; %6 without an answer; slowest %7 ms%8</source>
+        <extracomment>The demo&apos;s status line. Keep &quot;; &quot; between the parts: a narrow status bar drops middle parts there</extracomment>
+        <translation>%1：%2 个请求，%3 个上游调用; %4; 状态 %5; %6 个无响应; 最慢 %7 ms%8</translation>
+    </message>
+    <message>
+        <source>no de-dup headers</source>
+        <translation>无去重响应头</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <source>; %1 answered by the fallback</source>
+        <translation>; %1 个由回退上游响应</translation>
+    </message>
+    <message>
+        <source> (stopped)</source>
+        <translation>（已停止）</translation>
+    </message>
+    <message>
+        <source>Herd</source>
+        <translation>洪峰</translation>
+    </message>
+    <message>
+        <source>Outage</source>
+        <translation>故障</translation>
+    </message>
+    <message>
+        <source>Hang</source>
+        <translation>挂起</translation>
+    </message>
+    <message>
+        <source>Burst</source>
+        <translation>突发</translation>
+    </message>
+    <message>
+        <source>Injected hang</source>
+        <translation>注入挂起</translation>
+    </message>
+    <message>
+        <source>Fallback</source>
+        <translation>回退</translation>
+    </message>
+    <message>
+        <source>identical requests at once against a 1.5 s provider: one upstream call</source>
+        <translation>同时向 1.5 秒响应的服务商发送相同请求：只有一次上游调用</translation>
+    </message>
+    <message>
+        <source>one new prompt every 2 s; the provider answers 503 from 15 s to 75 s</source>
+        <translation>每 2 秒一个新提示词；服务商在第 15 秒到第 75 秒返回 503</translation>
+    </message>
+    <message>
+        <source>one new prompt every 2 s; the provider hangs from 15 s to 75 s</source>
+        <translation>每 2 秒一个新提示词；服务商在第 15 秒到第 75 秒挂起</translation>
+    </message>
+    <message>
+        <source>different prompts at once against a 1.5 s provider</source>
+        <translation>同时向 1.5 秒响应的服务商发送不同的提示词</translation>
+    </message>
+    <message>
+        <source>one new prompt every 2 s; Breakwater injects a hang (hang:for=60s) from 15 s to 75 s</source>
+        <translation>每 2 秒一个新提示词；Breakwater 在第 15 秒到第 75 秒注入挂起（hang:for=60s）</translation>
+    </message>
+    <message>
+        <source>one new prompt every 2 s; the provider answers 529 overloaded from 15 s to 75 s, and a second one stands in</source>
+        <translation>每 2 秒一个新提示词；服务商在第 15 秒到第 75 秒返回 529 过载，由第二个服务商顶替</translation>
+    </message>
+    <message>
+        <source>%1: %2 of %3 answered</source>
+        <translation>%1：已响应 %2/%3</translation>
+    </message>
+    <message>
+        <source>, %1 s in</source>
+        <translation>，已进行 %1 秒</translation>
+    </message>
 </context>
 <context>
     <name>DesktopApp</name>
@@ -444,8 +576,71 @@
     </message>
     <message>
         <source>Breakwater cannot start: %1</source>
-        <extracomment>%1 is why, e.g. "cannot listen on 127.0.0.1:8080: the address is already in use ..."</extracomment>
+        <extracomment>%1 is why, e.g. &quot;cannot listen on 127.0.0.1:8080: the address is already in use ...&quot;</extracomment>
         <translation>Breakwater 无法启动：%1</translation>
+    </message>
+    <message>
+        <source>Breakwater will start in the tray when you log in.</source>
+        <translation>登录时 Breakwater 将在托盘中启动。</translation>
+    </message>
+    <message>
+        <source>Breakwater will no longer start when you log in.</source>
+        <translation>登录时 Breakwater 将不再启动。</translation>
+    </message>
+    <message>
+        <source>Starting at login could not be changed: %1.</source>
+        <translation>无法更改登录时启动：%1。</translation>
+    </message>
+    <message>
+        <source>Settings</source>
+        <translation>设置</translation>
+    </message>
+    <message>
+        <source>Call log off: %1. Calls are still served, but no longer recorded.</source>
+        <translation>调用日志已关闭：%1。调用仍会被处理，但不再记录。</translation>
+    </message>
+    <message>
+        <source>Breakwater (call log off)</source>
+        <translation>Breakwater（调用日志已关闭）</translation>
+    </message>
+    <message>
+        <source>Breakwater: call log off</source>
+        <translation>Breakwater：调用日志已关闭</translation>
+    </message>
+</context>
+<context>
+    <name>FaultBanner</name>
+    <message>
+        <source>Faults…</source>
+        <translation>故障…</translation>
+    </message>
+    <message>
+        <source>Show the Faults tab</source>
+        <translation>显示“故障”标签页</translation>
+    </message>
+    <message>
+        <source>Clear all</source>
+        <translation>全部清除</translation>
+    </message>
+    <message>
+        <source>Disarm every fault rule</source>
+        <translation>停用所有故障规则</translation>
+    </message>
+    <message>
+        <source>Resume admission</source>
+        <translation>恢复准入</translation>
+    </message>
+    <message>
+        <source>Admit new calls again</source>
+        <translation>重新接纳新调用</translation>
+    </message>
+    <message>
+        <source>Admission paused: every new call is refused with 503 (calls in flight go on)</source>
+        <translation>准入已暂停：所有新调用均以 503 拒绝（进行中的调用继续）</translation>
+    </message>
+    <message>
+        <source>Fault injection armed: %1 (calls it matches fail on purpose)</source>
+        <translation>故障注入已启用：%1（匹配的调用会被故意设为失败）</translation>
     </message>
 </context>
 <context>
@@ -459,8 +654,164 @@
         <translation>整个集群</translation>
     </message>
     <message>
-        <source>Arm the rule on every Breakwater that shares this one's Redis (--shared-state), so the team rehearses the outage together.</source>
+        <source>Arm the rule on every Breakwater that shares this one&apos;s Redis (--shared-state), so the team rehearses the outage together.</source>
         <translation>在共享此实例 Redis（--shared-state）的每个 Breakwater 上启用该规则，让团队一起演练故障。</translation>
+    </message>
+    <message>
+        <source>D, e.g. 2s</source>
+        <translation>时长，例如 2s</translation>
+    </message>
+    <message>
+        <source>D, e.g. 500ms</source>
+        <translation>时长，例如 500ms</translation>
+    </message>
+    <message>
+        <source>events, e.g. 3</source>
+        <translation>事件数，例如 3</translation>
+    </message>
+    <message>
+        <source>events, e.g. 2</source>
+        <translation>事件数，例如 2</translation>
+    </message>
+    <message>
+        <source>both upstreams</source>
+        <translation>两个上游</translation>
+    </message>
+    <message>
+        <source>p %1 %</source>
+        <extracomment>A rule firing for a percentage of the calls it matches</extracomment>
+        <translation>概率 %1 %</translation>
+    </message>
+    <message>
+        <source>Presets:</source>
+        <translation>预设：</translation>
+    </message>
+    <message>
+        <source>Arms %1</source>
+        <translation>启用 %1</translation>
+    </message>
+    <message>
+        <source>Clear all</source>
+        <translation>全部清除</translation>
+    </message>
+    <message>
+        <source>Disarm every rule</source>
+        <translation>停用所有规则</translation>
+    </message>
+    <message>
+        <source>rule</source>
+        <translation>规则</translation>
+    </message>
+    <message>
+        <source>kind</source>
+        <extracomment>&quot;for&quot;: how long the rule stays armed (its for= option)</extracomment>
+        <translation>类型</translation>
+    </message>
+    <message>
+        <source>scope</source>
+        <translation>范围</translation>
+    </message>
+    <message>
+        <source>fired</source>
+        <translation>已触发</translation>
+    </message>
+    <message>
+        <source>left / expires</source>
+        <translation>剩余 / 到期</translation>
+    </message>
+    <message>
+        <source>Add a rule (off until armed; injected calls go through the breaker, the log and the charts as real failures)</source>
+        <translation>添加规则（启用前不生效；注入的调用会像真实故障一样经过熔断器、日志和图表）</translation>
+    </message>
+    <message>
+        <source>any route</source>
+        <translation>任意路由</translation>
+    </message>
+    <message>
+        <source>any model</source>
+        <translation>任意模型</translation>
+    </message>
+    <message>
+        <source>every call</source>
+        <translation>每个调用</translation>
+    </message>
+    <message>
+        <source>p % of calls</source>
+        <translation>p % 的调用</translation>
+    </message>
+    <message>
+        <source>next N calls</source>
+        <translation>接下来 N 个调用</translation>
+    </message>
+    <message>
+        <source>for, e.g. 60s</source>
+        <translation>持续时间，例如 60s</translation>
+    </message>
+    <message>
+        <source>KIND[:OPTION=VALUE]...  e.g. 503:for=60s</source>
+        <extracomment>KIND, OPTION and VALUE are the rule&apos;s syntax; keep &quot;503:for=60s&quot; as it is</extracomment>
+        <translation>KIND[:OPTION=VALUE]...  例如 503:for=60s</translation>
+    </message>
+    <message>
+        <source>Add</source>
+        <translation>添加</translation>
+    </message>
+    <message>
+        <source>value</source>
+        <translation>值</translation>
+    </message>
+    <message>
+        <source>upstream</source>
+        <translation>上游</translation>
+    </message>
+    <message>
+        <source>route</source>
+        <translation>路由</translation>
+    </message>
+    <message>
+        <source>model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>fires for</source>
+        <translation>触发于</translation>
+    </message>
+    <message>
+        <source>for</source>
+        <translation>持续</translation>
+    </message>
+    <message>
+        <source>calls</source>
+        <translation>调用数</translation>
+    </message>
+    <message>
+        <source>no value</source>
+        <translation>无值</translation>
+    </message>
+    <message>
+        <source>No fault injected since start.</source>
+        <translation>启动以来未注入故障。</translation>
+    </message>
+    <message>
+        <source>Injected since start: %1</source>
+        <translation>启动以来已注入：%1</translation>
+    </message>
+    <message>
+        <source>%1 calls</source>
+        <translation>%1 个调用</translation>
+    </message>
+    <message>
+        <source>%1 s</source>
+        <comment>seconds left</comment>
+        <translation>%1 秒</translation>
+    </message>
+    <message>
+        <source>until removed</source>
+        <translation>直到移除</translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation>移除</translation>
     </message>
 </context>
 <context>
@@ -582,7 +933,7 @@
         <translation>%1 熔断器</translation>
     </message>
     <message>
-        <source>State of the %1 upstream's circuit breaker</source>
+        <source>State of the %1 upstream&apos;s circuit breaker</source>
         <translation>上游 %1 的熔断器状态</translation>
     </message>
     <message>
@@ -598,7 +949,7 @@
         <translation>熔断器</translation>
     </message>
     <message>
-        <source>The upstreams' circuit breakers</source>
+        <source>The upstreams&apos; circuit breakers</source>
         <translation>各上游的熔断器</translation>
     </message>
     <message>
@@ -616,6 +967,10 @@
     <message>
         <source>breaker</source>
         <translation>个熔断器</translation>
+    </message>
+    <message>
+        <source>history from %1 to %2 (%3 calls from the call log, counted above)</source>
+        <translation>历史 %1 至 %2（调用日志中的 %3 个调用，已计入上方）</translation>
     </message>
 </context>
 <context>
@@ -734,6 +1089,133 @@
     </message>
 </context>
 <context>
+    <name>GettingStarted</name>
+    <message>
+        <source>Copy</source>
+        <translation>复制</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Point an app at Breakwater:&lt;/b&gt; set the SDK&apos;s base URL in the shell that starts it, then run it as usual; its calls appear here.</source>
+        <translation>&lt;b&gt;让应用接入 Breakwater：&lt;/b&gt;在启动应用的 shell 中设置 SDK 的 base URL，然后照常运行；它的调用会显示在这里。</translation>
+    </message>
+    <message>
+        <source>Demo mode: the mock provider takes any key. The Demo scenarios menu plays a herd, an outage and a hang without any app.</source>
+        <translation>演示模式：模拟服务商接受任意密钥。“演示场景”菜单无需任何应用即可演示请求洪峰、故障和挂起。</translation>
+    </message>
+    <message>
+        <source>Your own API keys (OPENAI_API_KEY, ANTHROPIC_API_KEY) stay as they are: Breakwater passes them through.</source>
+        <translation>您自己的 API 密钥（OPENAI_API_KEY、ANTHROPIC_API_KEY）保持不变：Breakwater 会原样转发。</translation>
+    </message>
+</context>
+<context>
+    <name>InFlightPanel</name>
+    <message>
+        <source>No upstream call in flight.</source>
+        <translation>没有进行中的上游调用。</translation>
+    </message>
+    <message>
+        <source>%1 in flight, oldest first.</source>
+        <translation>%1 进行中，最早的在前。</translation>
+    </message>
+    <message>
+        <source>upstream call</source>
+        <translation>个上游调用</translation>
+    </message>
+    <message>
+        <source>upstream calls</source>
+        <translation>个上游调用</translation>
+    </message>
+    <message>
+        <source>Showing the %1 oldest; %2 newer not listed.</source>
+        <translation>显示最早的 %1 个；另有 %2 个较新的未列出。</translation>
+    </message>
+</context>
+<context>
+    <name>InFlightTableModel</name>
+    <message>
+        <source>1 + %1 joined</source>
+        <translation>1 + %1 个合并</translation>
+    </message>
+    <message>
+        <source>(%1 hung up)</source>
+        <translation>（%1 个已挂断）</translation>
+    </message>
+    <message>
+        <source>Events</source>
+        <translation>事件</translation>
+    </message>
+    <message>
+        <source>waiting for first byte</source>
+        <translation>等待首字节</translation>
+    </message>
+    <message>
+        <source>Trial</source>
+        <translation>试探</translation>
+    </message>
+    <message>
+        <source>queued #%1</source>
+        <translation>排队第 %1 位</translation>
+    </message>
+    <message>
+        <source>receiving</source>
+        <translation>接收中</translation>
+    </message>
+    <message>
+        <source>streaming</source>
+        <translation>流式传输中</translation>
+    </message>
+    <message>
+        <source>abandoned (all hung up)</source>
+        <translation>已放弃（全部挂断）</translation>
+    </message>
+    <message>
+        <source>%1 %2 (%3)
+request %4, since %5</source>
+        <translation>%1 %2（%3）
+请求 %4，开始于 %5</translation>
+    </message>
+    <message>
+        <source>stream</source>
+        <translation>流</translation>
+    </message>
+    <message>
+        <source>not streamed</source>
+        <translation>非流式</translation>
+    </message>
+    <message>
+        <source>trial</source>
+        <translation>试探</translation>
+    </message>
+    <message>
+        <source>Route</source>
+        <translation>路由</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Age</source>
+        <translation>已用时</translation>
+    </message>
+    <message>
+        <source>Riders</source>
+        <translation>乘客</translation>
+    </message>
+    <message>
+        <source>Bytes</source>
+        <translation>字节</translation>
+    </message>
+    <message>
+        <source>State</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>Injected</source>
+        <translation>注入</translation>
+    </message>
+</context>
+<context>
     <name>LatencyScatter</name>
     <message>
         <source>arrival</source>
@@ -790,17 +1272,61 @@
         <source>upstream</source>
         <translation>上游</translation>
     </message>
+    <message>
+        <source>#%1  in flight  %2
+%3 %4
+arrived +%5, waiting %6</source>
+        <translation>#%1  进行中  %2
+%3 %4
+到达 +%5，已等待 %6</translation>
+    </message>
+    <message>
+        <source>, ended %1</source>
+        <translation>，结束于 %1</translation>
+    </message>
+    <message>
+        <source>%1 %2  status %3</source>
+        <translation>%1 %2  状态 %3</translation>
+    </message>
+    <message>
+        <source>arrived +%1</source>
+        <translation>到达 +%1</translation>
+    </message>
+    <message>
+        <source>waited on a joined flight %1</source>
+        <translation>等待所合并的调用 %1</translation>
+    </message>
+    <message>
+        <source>queue wait %1, upstream %2</source>
+        <translation>排队等待 %1，上游 %2</translation>
+    </message>
+    <message>
+        <source>total %1</source>
+        <translation>总计 %1</translation>
+    </message>
+    <message>
+        <source>injected by Breakwater: %1</source>
+        <translation>由 Breakwater 注入：%1</translation>
+    </message>
+    <message>
+        <source>injected</source>
+        <translation>注入</translation>
+    </message>
+    <message>
+        <source>No requests yet</source>
+        <translation>暂无请求</translation>
+    </message>
 </context>
 <context>
     <name>OutcomeChart</name>
     <message>
         <source>requests/s, stacked</source>
-        <extracomment>the outcomes chart's left axis, longest first; the chart takes the longest that fits</extracomment>
+        <extracomment>the outcomes chart&apos;s left axis, longest first; the chart takes the longest that fits</extracomment>
         <translation>请求/秒，堆叠</translation>
     </message>
     <message>
         <source>refused + failed/s</source>
-        <extracomment>the outcomes chart's right axis (refused and failed calls per second), longest first</extracomment>
+        <extracomment>the outcomes chart&apos;s right axis (refused and failed calls per second), longest first</extracomment>
         <translation>拒绝 + 失败/秒</translation>
     </message>
     <message>
@@ -974,7 +1500,7 @@
     </message>
     <message>
         <source>The remote Breakwater this window shows; apps point at %1</source>
-        <extracomment>%1 is the remote's OpenAI base URL, https://host:port/v1</extracomment>
+        <extracomment>%1 is the remote&apos;s OpenAI base URL, https://host:port/v1</extracomment>
         <translation>此窗口显示的远程 Breakwater；应用指向 %1</translation>
     </message>
     <message>
@@ -1013,6 +1539,14 @@
         <source>cleartext (no TLS)</source>
         <translation>明文（无 TLS）</translation>
     </message>
+    <message>
+        <source>(URL unknown)</source>
+        <translation>（URL 未知）</translation>
+    </message>
+    <message>
+        <source>Resume admission</source>
+        <translation>恢复准入</translation>
+    </message>
 </context>
 <context>
     <name>ReplayDialog</name>
@@ -1026,8 +1560,127 @@
     </message>
     <message>
         <source>from the environment: $%1 (only for %2, which this replay does not reach)</source>
-        <extracomment>%1 is a variable name, %2 the provider's host (api.openai.com)</extracomment>
+        <extracomment>%1 is a variable name, %2 the provider&apos;s host (api.openai.com)</extracomment>
         <translation>来自环境变量：$%1（仅用于 %2，本次重放不会访问它）</translation>
+    </message>
+    <message>
+        <source>Replay %1</source>
+        <translation>重放 %1</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;%1 %2&lt;/b&gt; → %3, recorded status %4</source>
+        <translation>&lt;b&gt;%1 %2&lt;/b&gt; → %3，记录的状态 %4</translation>
+    </message>
+    <message>
+        <source>Send to</source>
+        <translation>发送至</translation>
+    </message>
+    <message>
+        <source>another base URL:</source>
+        <translation>其他 base URL：</translation>
+    </message>
+    <message>
+        <source>Straight there, not through Breakwater: a local model, the other upstream</source>
+        <translation>直接发送，不经过 Breakwater：本地模型或另一个上游</translation>
+    </message>
+    <message>
+        <source>Credential (never stored)</source>
+        <translation>凭据（从不保存）</translation>
+    </message>
+    <message>
+        <source>typed:</source>
+        <translation>手动输入：</translation>
+    </message>
+    <message>
+        <source>none (a local model that needs no key)</source>
+        <translation>无（不需要密钥的本地模型）</translation>
+    </message>
+    <message>
+        <source>Request body (edit it to send something else):</source>
+        <translation>请求正文（可编辑后发送其他内容）：</translation>
+    </message>
+    <message>
+        <source>Send</source>
+        <translation>发送</translation>
+    </message>
+    <message>
+        <source>Send to see the answer here.</source>
+        <translation>发送后在此查看响应。</translation>
+    </message>
+    <message>
+        <source>Recorded answer</source>
+        <translation>记录的响应</translation>
+    </message>
+    <message>
+        <source>Replayed answer</source>
+        <translation>重放的响应</translation>
+    </message>
+    <message>
+        <source>status %1</source>
+        <translation>状态 %1</translation>
+    </message>
+    <message>
+        <source>upstream error body:</source>
+        <translation>上游错误正文：</translation>
+    </message>
+    <message>
+        <source>(the answer&apos;s body was not logged)</source>
+        <translation>（响应正文未记录）</translation>
+    </message>
+    <message>
+        <source>Breakwater itself (%1, with Cache-Control: no-cache: a fresh upstream call)</source>
+        <translation>Breakwater 本身（%1，带 Cache-Control: no-cache：一次新的上游调用）</translation>
+    </message>
+    <message>
+        <source>(the edited body is not valid JSON: sent as typed)</source>
+        <translation>（编辑后的正文不是有效的 JSON：按输入原样发送）</translation>
+    </message>
+    <message>
+        <source>Sending to %1…</source>
+        <translation>正在发送至 %1…</translation>
+    </message>
+    <message>
+        <source>no answer: %1</source>
+        <translation>无响应：%1</translation>
+    </message>
+    <message>
+        <source>No answer from %1: %2</source>
+        <translation>%1 无响应：%2</translation>
+    </message>
+    <message>
+        <source>status %1 in %2 ms</source>
+        <translation>状态 %1，用时 %2 ms</translation>
+    </message>
+    <message>
+        <source>(then: %1)</source>
+        <translation>（随后：%1）</translation>
+    </message>
+    <message>
+        <source>Answered %1 by %2.</source>
+        <translation>%2 响应了 %1。</translation>
+    </message>
+    <message>
+        <source>… (cut here: the answer was longer than the replay keeps)</source>
+        <translation>…（在此截断：响应超出了重放保留的长度）</translation>
+    </message>
+    <message>
+        <source>sent to %1</source>
+        <translation>发送至 %1</translation>
+    </message>
+    <message>
+        <source>Difference: %1</source>
+        <translation>差异：%1</translation>
+    </message>
+</context>
+<context>
+    <name>Replayer</name>
+    <message>
+        <source>This call&apos;s request body was not logged: start Breakwater with --log-bodies to replay calls.</source>
+        <translation>此调用的请求正文未被记录：请使用 --log-bodies 启动 Breakwater 以重放调用。</translation>
+    </message>
+    <message>
+        <source>This record does not say where the call went (it predates the call log&apos;s schema 4).</source>
+        <translation>此记录未说明调用的去向（它早于调用日志的第 4 版结构）。</translation>
     </message>
 </context>
 <context>
@@ -1038,7 +1691,7 @@
     </message>
     <message>
         <source>fallback</source>
-        <extracomment>%1 the upstream's refusal ("529", "upstream_unreachable"), %2 the upstream, %3 its fallback</extracomment>
+        <extracomment>%1 the upstream&apos;s refusal (&quot;529&quot;, &quot;upstream_unreachable&quot;), %2 the upstream, %3 its fallback</extracomment>
         <translation>备用</translation>
     </message>
     <message>
@@ -1048,6 +1701,287 @@
     <message>
         <source>%1 from %2 → answered by its fallback %3 (the row with this request id)</source>
         <translation>%2 返回 %1 → 由其回退 %3 应答（请求 ID 相同的那一行）</translation>
+    </message>
+    <message>
+        <source>key inputs (what made the dedup key)</source>
+        <translation>键的输入（去重键由此生成）</translation>
+    </message>
+    <message>
+        <source>verdict: %1
+events: %2
+</source>
+        <extracomment>The stream&apos;s verdict is the wire&apos;s word (&quot;complete&quot;, &quot;cut&quot;); %2 the number of events</extracomment>
+        <translation>判定：%1
+事件数：%2
+</translation>
+    </message>
+    <message>
+        <source>time to first token: %1
+</source>
+        <translation>首个 token 用时：%1
+</translation>
+    </message>
+    <message>
+        <source>no content came</source>
+        <translation>未收到内容</translation>
+    </message>
+    <message>
+        <source>largest gap between events: %1
+</source>
+        <translation>事件间最大间隔：%1
+</translation>
+    </message>
+    <message>
+        <source>stream</source>
+        <translation>流</translation>
+    </message>
+    <message>
+        <source>request headers</source>
+        <translation>请求头</translation>
+    </message>
+    <message>
+        <source>response headers</source>
+        <translation>响应头</translation>
+    </message>
+    <message>
+        <source>upstream error body</source>
+        <translation>上游错误正文</translation>
+    </message>
+    <message>
+        <source>all outcomes</source>
+        <translation>全部结果</translation>
+    </message>
+    <message>
+        <source>all models</source>
+        <translation>全部模型</translation>
+    </message>
+    <message>
+        <source>all statuses</source>
+        <translation>全部状态</translation>
+    </message>
+    <message>
+        <source>Filter:</source>
+        <translation>筛选：</translation>
+    </message>
+    <message>
+        <source>failed only</source>
+        <translation>仅失败</translation>
+    </message>
+    <message>
+        <source>Only calls that were served but did not end well (upstream errors, timeouts, ...)</source>
+        <translation>仅显示已处理但未正常结束的调用（上游错误、超时等）</translation>
+    </message>
+    <message>
+        <source>clear</source>
+        <translation>清除</translation>
+    </message>
+    <message>
+        <source>Show the calls of every time again</source>
+        <translation>重新显示所有时间的调用</translation>
+    </message>
+    <message>
+        <source>Select a request to see its timings, key, outcome, tokens and cost.</source>
+        <translation>选择一个请求，查看其耗时、键、结果、token 和费用。</translation>
+    </message>
+    <message>
+        <source>Copy as curl</source>
+        <translation>复制为 curl</translation>
+    </message>
+    <message>
+        <source>Copy the selected call as a curl command against Breakwater (credentials as variables)</source>
+        <translation>将所选调用复制为发往 Breakwater 的 curl 命令（凭据以变量表示）</translation>
+    </message>
+    <message>
+        <source>Export HAR…</source>
+        <translation>导出 HAR…</translation>
+    </message>
+    <message>
+        <source>Save the selected calls, or all shown, as HAR 1.2 for a browser&apos;s devtools</source>
+        <translation>将所选调用（或全部显示的调用）保存为 HAR 1.2，供浏览器开发者工具使用</translation>
+    </message>
+    <message>
+        <source>Replay…</source>
+        <translation>重放…</translation>
+    </message>
+    <message>
+        <source>Send the selected call again, through Breakwater or to another URL, and compare the answers</source>
+        <translation>重新发送所选调用（经由 Breakwater 或发往其他 URL），并比较响应</translation>
+    </message>
+    <message>
+        <source>Filtered to calls received %1–%2</source>
+        <translation>已筛选为 %1–%2 收到的调用</translation>
+    </message>
+    <message>
+        <source>Copied as curl</source>
+        <translation>已复制为 curl</translation>
+    </message>
+    <message>
+        <source>Copied. Set the credential&apos;s variable (OPENAI_API_KEY, ANTHROPIC_API_KEY) before running it.</source>
+        <translation>已复制。运行前请先设置凭据变量（OPENAI_API_KEY、ANTHROPIC_API_KEY）。</translation>
+    </message>
+    <message>
+        <source>%1 saved to %2</source>
+        <translation>%1 已保存到 %2</translation>
+    </message>
+    <message>
+        <source>call</source>
+        <translation>个调用</translation>
+    </message>
+    <message>
+        <source>calls</source>
+        <translation>个调用</translation>
+    </message>
+    <message>
+        <source>Export the %1 selected as HAR</source>
+        <translation>将所选的 %1 导出为 HAR</translation>
+    </message>
+    <message>
+        <source>Export all %1 shown as HAR</source>
+        <translation>将显示的全部 %1 导出为 HAR</translation>
+    </message>
+    <message>
+        <source>HAR files (*.har)</source>
+        <translation>HAR 文件 (*.har)</translation>
+    </message>
+    <message>
+        <source>Export HAR</source>
+        <translation>导出 HAR</translation>
+    </message>
+    <message>
+        <source>The calls were not saved: %1.</source>
+        <translation>调用未保存：%1。</translation>
+    </message>
+    <message>
+        <source>unknown</source>
+        <translation>未知</translation>
+    </message>
+    <message>
+        <source>request id</source>
+        <translation>请求 ID</translation>
+    </message>
+    <message>
+        <source>outcome</source>
+        <translation>结果</translation>
+    </message>
+    <message>
+        <source>ended</source>
+        <translation>结束</translation>
+    </message>
+    <message>
+        <source>status</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>route</source>
+        <translation>路由</translation>
+    </message>
+    <message>
+        <source>model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>(stream)</source>
+        <translation>（流式）</translation>
+    </message>
+    <message>
+        <source>client</source>
+        <translation>客户端</translation>
+    </message>
+    <message>
+        <source>key fingerprint</source>
+        <translation>键指纹</translation>
+    </message>
+    <message>
+        <source>credential</source>
+        <translation>凭据</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <source>fingerprint %1 (never the credential)</source>
+        <translation>指纹 %1（绝不记录凭据本身）</translation>
+    </message>
+    <message>
+        <source>breaker at admission</source>
+        <translation>准入时熔断器</translation>
+    </message>
+    <message>
+        <source>injected</source>
+        <translation>注入</translation>
+    </message>
+    <message>
+        <source>(fault injected by Breakwater, not the provider&apos;s)</source>
+        <translation>（由 Breakwater 注入的故障，并非服务商的）</translation>
+    </message>
+    <message>
+        <source>attempt</source>
+        <translation>尝试</translation>
+    </message>
+    <message>
+        <source>(X-Stainless-Retry-Count %1)</source>
+        <translation>（X-Stainless-Retry-Count %1）</translation>
+    </message>
+    <message>
+        <source>timings</source>
+        <translation>耗时</translation>
+    </message>
+    <message>
+        <source>arrived</source>
+        <translation>到达</translation>
+    </message>
+    <message>
+        <source>queue wait</source>
+        <translation>排队等待</translation>
+    </message>
+    <message>
+        <source>upstream start</source>
+        <translation>上游开始</translation>
+    </message>
+    <message>
+        <source>first byte</source>
+        <translation>首字节</translation>
+    </message>
+    <message>
+        <source>last byte</source>
+        <translation>末字节</translation>
+    </message>
+    <message>
+        <source>total</source>
+        <translation>总计</translation>
+    </message>
+    <message>
+        <source>tokens</source>
+        <translation>token</translation>
+    </message>
+    <message>
+        <source>in %1, out %2, cached %3</source>
+        <translation>输入 %1，输出 %2，缓存 %3</translation>
+    </message>
+    <message>
+        <source>cost</source>
+        <translation>费用</translation>
+    </message>
+    <message>
+        <source>cost saved</source>
+        <translation>节省费用</translation>
+    </message>
+    <message>
+        <source>bodies</source>
+        <translation>正文</translation>
+    </message>
+    <message>
+        <source>not logged</source>
+        <translation>未记录</translation>
+    </message>
+    <message>
+        <source>request body</source>
+        <translation>请求正文</translation>
+    </message>
+    <message>
+        <source>response body</source>
+        <translation>响应正文</translation>
     </message>
 </context>
 <context>
@@ -1064,6 +1998,75 @@
         <source>fallback</source>
         <translation>回退</translation>
     </message>
+    <message>
+        <source>injected</source>
+        <translation>注入</translation>
+    </message>
+    <message>
+        <source>%1 of %2</source>
+        <extracomment>A retry&apos;s place in its group: &quot;2 of 3&quot;</extracomment>
+        <translation>%1/%2</translation>
+    </message>
+    <message>
+        <source>arrival</source>
+        <translation>到达</translation>
+    </message>
+    <message>
+        <source>outcome</source>
+        <translation>结果</translation>
+    </message>
+    <message>
+        <source>status</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>ended</source>
+        <translation>结束</translation>
+    </message>
+    <message>
+        <source>upstream</source>
+        <translation>上游</translation>
+    </message>
+    <message>
+        <source>model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>route</source>
+        <translation>路由</translation>
+    </message>
+    <message>
+        <source>total ms</source>
+        <translation>总耗时 ms</translation>
+    </message>
+    <message>
+        <source>queue ms</source>
+        <translation>排队 ms</translation>
+    </message>
+    <message>
+        <source>upstream ms</source>
+        <translation>上游 ms</translation>
+    </message>
+    <message>
+        <source>tokens in/out</source>
+        <translation>token 输入/输出</translation>
+    </message>
+    <message>
+        <source>cost</source>
+        <translation>费用</translation>
+    </message>
+    <message>
+        <source>key</source>
+        <translation>键</translation>
+    </message>
+    <message>
+        <source>request id</source>
+        <translation>请求 ID</translation>
+    </message>
+    <message>
+        <source>attempt</source>
+        <translation>尝试</translation>
+    </message>
 </context>
 <context>
     <name>SettingsDialog</name>
@@ -1072,21 +2075,158 @@
         <translation>当前使用</translation>
     </message>
     <message>
-        <source>OpenAI %1, Anthropic %2: the demo's mock provider; the fields above apply when Breakwater runs without --demo</source>
+        <source>OpenAI %1, Anthropic %2: the demo&apos;s mock provider; the fields above apply when Breakwater runs without --demo</source>
         <translation>OpenAI %1、Anthropic %2：演示用的模拟服务商；以上字段在 Breakwater 不带 --demo 运行时生效</translation>
     </message>
     <message>
         <source>Settings of %1</source>
-        <extracomment>%1 is the remote Breakwater's address, https://host:port</extracomment>
+        <extracomment>%1 is the remote Breakwater&apos;s address, https://host:port</extracomment>
         <translation>%1 的设置</translation>
     </message>
     <message>
-        <source>The remote's own: set where it runs (its command line or configuration file)</source>
+        <source>The remote&apos;s own: set where it runs (its command line or configuration file)</source>
         <translation>远程实例自己的设置：在其运行处设置（命令行或配置文件）</translation>
     </message>
     <message>
-        <source>The live settings of the remote Breakwater at %1. OK sends the ones you changed to it through its control API, with its owner's control token; a change lasts until the remote restarts. Its listen address and upstreams are set where it runs.</source>
+        <source>The live settings of the remote Breakwater at %1. OK sends the ones you changed to it through its control API, with its owner&apos;s control token; a change lasts until the remote restarts. Its listen address and upstreams are set where it runs.</source>
         <translation>%1 上远程 Breakwater 的实时设置。点击“确定”会通过其控制 API、使用其所有者的控制令牌，把你更改的设置发送给它；更改持续到远程实例重启。其监听地址和上游在其运行处设置。</translation>
+    </message>
+    <message>
+        <source>s</source>
+        <comment>seconds</comment>
+        <translation>秒</translation>
+    </message>
+    <message>
+        <source>listen address</source>
+        <translation>监听地址</translation>
+    </message>
+    <message>
+        <source>OpenAI upstream</source>
+        <translation>OpenAI 上游</translation>
+    </message>
+    <message>
+        <source>Anthropic upstream</source>
+        <translation>Anthropic 上游</translation>
+    </message>
+    <message>
+        <source>timeout</source>
+        <translation>超时</translation>
+    </message>
+    <message>
+        <source>concurrency</source>
+        <translation>并发数</translation>
+    </message>
+    <message>
+        <source>de-dup window</source>
+        <translation>去重窗口</translation>
+    </message>
+    <message>
+        <source>cache size</source>
+        <translation>缓存大小</translation>
+    </message>
+    <message>
+        <source>breaker failures</source>
+        <translation>熔断失败次数</translation>
+    </message>
+    <message>
+        <source>breaker cool-down</source>
+        <translation>熔断冷却</translation>
+    </message>
+    <message>
+        <source>spend limit</source>
+        <translation>花费上限</translation>
+    </message>
+    <message>
+        <source>Breakwater settings</source>
+        <translation>Breakwater 设置</translation>
+    </message>
+    <message>
+        <source>calls per upstream</source>
+        <translation>个调用/每个上游</translation>
+    </message>
+    <message>
+        <source>0 s (only join calls in flight)</source>
+        <translation>0 秒（仅合并进行中的调用）</translation>
+    </message>
+    <message>
+        <source>failures in a row</source>
+        <translation>次连续失败</translation>
+    </message>
+    <message>
+        <source>per day</source>
+        <translation>每天</translation>
+    </message>
+    <message>
+        <source>no limit</source>
+        <translation>无上限</translation>
+    </message>
+    <message>
+        <source>Listen address</source>
+        <translation>监听地址</translation>
+    </message>
+    <message>
+        <source>Timeout (first byte, stream gaps)</source>
+        <translation>超时（首字节、流间隔）</translation>
+    </message>
+    <message>
+        <source>Concurrency</source>
+        <translation>并发数</translation>
+    </message>
+    <message>
+        <source>De-dup window</source>
+        <translation>去重窗口</translation>
+    </message>
+    <message>
+        <source>Answer cache size</source>
+        <translation>响应缓存大小</translation>
+    </message>
+    <message>
+        <source>Breaker opens after</source>
+        <translation>熔断器打开条件</translation>
+    </message>
+    <message>
+        <source>Breaker cool-down</source>
+        <translation>熔断冷却</translation>
+    </message>
+    <message>
+        <source>Spend limit</source>
+        <translation>花费上限</translation>
+    </message>
+    <message>
+        <source>Start Breakwater when I log in (in the tray)</source>
+        <translation>登录时启动 Breakwater（在托盘中）</translation>
+    </message>
+    <message>
+        <source>Given on the command line this run (they win over saved values): %1.</source>
+        <translation>本次运行由命令行指定（优先于已保存的值）：%1。</translation>
+    </message>
+    <message>
+        <source>Demo mode: both upstreams are the built-in mock provider while it runs.</source>
+        <translation>演示模式：运行期间两个上游都是内置的模拟服务商。</translation>
+    </message>
+    <message>
+        <source>Applied to the running proxy at once when you press OK: timeout, concurrency, de-dup window, cache size, the breaker&apos;s failures and cool-down, and the spend limit. The listen address and the upstreams take effect after a restart. Starting at login applies at once.</source>
+        <translation>按“确定”后立即应用到运行中的代理：超时、并发数、去重窗口、缓存大小、熔断器的失败次数和冷却时间，以及花费上限。监听地址和上游在重启后生效。登录时启动立即生效。</translation>
+    </message>
+    <message>
+        <source>Settings saved. Nothing the running proxy uses has changed.</source>
+        <translation>设置已保存。运行中的代理所用的设置没有变化。</translation>
+    </message>
+    <message>
+        <source>Settings saved.</source>
+        <translation>设置已保存。</translation>
+    </message>
+    <message>
+        <source>Settings saved. Restart Breakwater to apply: %1. The running proxy keeps its current settings until then.</source>
+        <translation>设置已保存。重启 Breakwater 后应用：%1。在此之前，运行中的代理保持当前设置。</translation>
+    </message>
+    <message>
+        <source>Applied to the running proxy now: %1.</source>
+        <translation>已立即应用到运行中的代理：%1。</translation>
+    </message>
+    <message>
+        <source>Given on the command line, so they win over the saved values: %1.</source>
+        <translation>由命令行指定，因此优先于已保存的值：%1。</translation>
     </message>
 </context>
 <context>
@@ -1096,7 +2236,7 @@
         <translation>Breakwater</translation>
     </message>
     <message>
-        <source>The dashboard, each upstream's breaker, admission, the base URLs, fault injection and quitting</source>
+        <source>The dashboard, each upstream&apos;s breaker, admission, the base URLs, fault injection and quitting</source>
         <translation>仪表盘、各上游的熔断器、准入、基础 URL、故障注入和退出</translation>
     </message>
     <message>
@@ -1140,7 +2280,7 @@
         <translation>%1 仍在运行</translation>
     </message>
     <message>
-        <source>Apps pointed at %1 keep working. Open the dashboard or quit from this icon's menu.</source>
+        <source>Apps pointed at %1 keep working. Open the dashboard or quit from this icon&apos;s menu.</source>
         <translation>指向 %1 的应用仍可正常工作。可从此图标的菜单打开仪表盘或退出。</translation>
     </message>
     <message>
@@ -1226,7 +2366,7 @@ FAULT INJECTION ARMED: </source>
         <translation>已达到花费上限</translation>
     </message>
     <message>
-        <source>%1 is refusing calls that would pass today's spend limit.</source>
+        <source>%1 is refusing calls that would pass today&apos;s spend limit.</source>
         <translation>%1 正在拒绝会超出今日花费上限的调用。</translation>
     </message>
 </context>
@@ -1262,7 +2402,7 @@ FAULT INJECTION ARMED: </source>
     </message>
     <message>
         <source>half-open</source>
-        <extracomment>A circuit breaker's state: one trial call is let through</extracomment>
+        <extracomment>A circuit breaker&apos;s state: one trial call is let through</extracomment>
         <translation>半开</translation>
     </message>
     <message>
