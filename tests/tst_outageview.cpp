@@ -30,6 +30,8 @@
 #include "traycontroller.h"
 
 #include <QAbstractAxis>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QApplication>
 #include <QChart>
 #include <QLegend>
@@ -117,6 +119,7 @@ private slots:
     void countsAndWords_pluralsAndFailuresFormattedOneWay();
     void retriesTintedAsOneCall_injectedNeverMiss_exportsConfirm();
     void atLaptopSize_noTextIsCut_andNothingScrollsSideways();
+    void narrowWindow_tilesWrapOntoASecondRow_notSideways();
     void outcomes_axesReadAcross_ticksOnRoundTimes_legendSaysUnits();
     void staircase_captionsCountWhatIsDrawn_queueWaitIsNotInFlight();
     void demoMenuAndSettings_sayWhatRunsNow();
@@ -412,6 +415,40 @@ void TestOutageView::retriesTintedAsOneCall_injectedNeverMiss_exportsConfirm()
 
 DASHBOARD_TEST_MAIN(TestOutageView)
 #include "tst_outageview.moc"
+
+void TestOutageView::narrowWindow_tilesWrapOntoASecondRow_notSideways()
+{
+    // A 1366x768 laptop at 125 % gives the window about 1090 px: the tiles that do not fit go on
+    // a second row, in their order, instead of a strip scrolled sideways; wide again, one row.
+    DashboardModel model;
+    DashboardWindow window(&model);
+    window.setProxyInfo(u"http://127.0.0.1:41435/v1"_s, true);
+    window.setClock([] { return T + 30'000; });
+    feed(model, recording());
+    window.resize(1090, 600);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    window.redraw();
+    QCoreApplication::processEvents();
+    QCOMPARE(window.figures()->rows(), 2);
+    auto *strip = qobject_cast<QScrollArea *>(window.figures()->parentWidget()->parentWidget());
+    QVERIFY(strip);
+    QVERIFY(!strip->horizontalScrollBar()->isVisible());
+    const QList<QFrame *> tiles = window.figures()->findChildren<QFrame *>(u"tile"_s);
+    QVERIFY(tiles.size() >= 11);
+    int lowest = 0;
+    for (QFrame *tile : tiles) {
+        if (tile->isHidden())
+            continue;
+        const QRect inStrip(tile->mapTo(strip, QPoint()), tile->size());
+        QVERIFY2(strip->rect().contains(inStrip), qPrintable(tile->accessibleName() + u" %1,%2 %3x%4 in %5x%6"_s.arg(inStrip.x()).arg(inStrip.y()).arg(inStrip.width()).arg(inStrip.height()).arg(strip->width()).arg(strip->height())));   // whole, not under an edge
+        lowest = std::max(lowest, inStrip.bottom());
+    }
+    QVERIFY(lowest > tiles.first()->height());   // some on the second row
+    window.resize(1900, 1000);
+    QCoreApplication::processEvents();
+    QTRY_COMPARE(window.figures()->rows(), 1);
+}
 
 void TestOutageView::atLaptopSize_noTextIsCut_andNothingScrollsSideways()
 {

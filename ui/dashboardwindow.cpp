@@ -199,6 +199,7 @@ DashboardWindow::DashboardWindow(DashboardModel *model, QWidget *parent)
     m_gettingStarted->setParent(m_tabs->widget(0));
     m_gettingStarted->setAutoFillBackground(true);
     m_tabs->widget(0)->installEventFilter(this);
+    m_figuresStrip->installEventFilter(this);
     layout->addWidget(m_proxyPanel);
     layout->addWidget(m_figuresStrip);
     m_replotBar = new QWidget;
@@ -463,6 +464,8 @@ bool DashboardWindow::eventFilter(QObject *watched, QEvent *event)
 {
     if (watched == m_tabs->widget(0) && event->type() == QEvent::Resize)
         placeGuide();
+    if (watched == m_figuresStrip && event->type() == QEvent::Resize)
+        fitFiguresStrip();   // its own width, once laid out (the window's resize comes before it)
     return QMainWindow::eventFilter(watched, event);
 }
 
@@ -482,7 +485,9 @@ void DashboardWindow::fitFiguresStrip()
 {
     // The fault strip takes the tab bar's free width (the tabs' titles change with their counts).
     m_faultBanner->setPreferredWidth(std::max(m_tabs->width() - m_tabs->tabBar()->sizeHint().width() - 24, 200));
-    // As tall as the tiles, plus the scroll bar's height only when the tiles are wider than the strip.
+    // The tiles that do not fit the strip's width go on a second row; as tall as the rows, plus
+    // the scroll bar's height only when even one row's tiles are wider than the strip.
+    m_figures->wrapTo(m_figuresStrip->contentsRect().width());
     const int tilesWidth = m_figures->minimumSizeHint().width();
     const bool scrolls = tilesWidth > m_figuresStrip->viewport()->width() && m_figuresStrip->width() < tilesWidth;
     const int height = m_figures->sizeHint().height()

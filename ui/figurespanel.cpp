@@ -58,14 +58,16 @@ const QString kBreakerRoom = u"half-open"_s;
 FiguresPanel::FiguresPanel(QWidget *parent)
     : QWidget(parent)
 {
-    // One row of tiles, the history line under it.
+    // One row of tiles (two when they do not fit: wrapTo), the history line under it.
     auto *column = new QVBoxLayout(this);
     column->setContentsMargins(0, 0, 0, 0);
     column->setSpacing(6);
-    m_layout = new QHBoxLayout;
-    m_layout->setSpacing(4);
-    m_layout->addStretch();   // the tiles keep their widths, at the left; each goes in before it
-    column->addLayout(m_layout);
+    for (QHBoxLayout *&row : m_rows) {
+        row = new QHBoxLayout;
+        row->setSpacing(4);
+        row->addStretch();   // the tiles keep their widths, at the left; each goes in before it
+        column->addLayout(row);
+    }
     // Fixed tiles first, in the order a reader asks the questions: how much, how much reached the
     // provider, how much was saved, what is happening now.
     tile(u"requests"_s, tr("requests"), tr("Client requests answered"), kCountRoom);
@@ -262,8 +264,50 @@ FiguresPanel::Tile &FiguresPanel::tile(const QString &key, const QString &captio
                                created.caption->fontMetrics().horizontalAdvance(caption),
                                created.caption->fontMetrics().horizontalAdvance(captionRoom)});
     frame->setFixedWidth(room + 2 * kTileMargin + 2);   // the border
-    m_layout->insertWidget(m_layout->count() - 1, frame);   // before the stretch
+    // Shown now, not when the layout gets to it: a row holding only new tiles counts at once.
+    frame->show();
+    m_order.append(frame);
+    m_split = int(m_order.size());   // a new tile joins the first row until the next wrapTo
+    place();
     return *m_tiles.insert(key, created);
+}
+
+void FiguresPanel::wrapTo(int width)
+{
+    m_width = width;
+    const int spacing = m_rows[0]->spacing();
+    int used = 0;
+    int split = int(m_order.size());
+    for (int i = 0; i < int(m_order.size()); ++i) {
+        if (m_order[i]->isHidden())
+            continue;   // a breaker tile the summary stands in for
+        used += (used > 0 ? spacing : 0) + m_order[i]->minimumWidth();   // its fixed width
+        if (used > width && i > 0) {
+            split = i;
+            break;
+        }
+    }
+    if (split == m_split)
+        return;
+    m_split = split;
+    place();
+}
+
+void FiguresPanel::place()
+{
+    for (int i = 0; i < int(m_order.size()); ++i) {
+        QHBoxLayout *row = m_rows[i < m_split ? 0 : 1];
+        QWidget *frame = m_order[i];
+        if (row->indexOf(frame) >= 0)
+            continue;
+        m_rows[i < m_split ? 1 : 0]->removeWidget(frame);
+        // After the tiles before it in this row, before the stretch.
+        int at = 0;
+        for (int j = (i < m_split ? 0 : m_split); j < i; ++j)
+            at += row->indexOf(m_order[j]) >= 0;
+        row->insertWidget(at, frame);
+    }
+    layout()->invalidate();   // the panel's size hint says two rows (or one) at once, not next turn
 }
 
 void FiguresPanel::setValue(const QString &key, const QString &value)

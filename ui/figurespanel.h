@@ -29,6 +29,10 @@ public:
     QString caption(const QString &key) const;   // the whole caption (the tile shows what fits)
     QString toolTip(const QString &key) const;
     QString historyText() const;   // "history from 10:02 to 10:15 (407 calls)", or empty
+    // Puts the tiles that do not fit `width` side by side on a second row (a small or scaled
+    // screen), in their order; one row when they fit.
+    void wrapTo(int width);
+    int rows() const { return m_split < int(m_order.size()) ? 2 : 1; }
 
 private:
     struct Tile
@@ -46,7 +50,12 @@ private:
     void refreshBreakers(const DashboardModel &model);
     void showState(Tile &tile, BreakerState state, const QString &label);   // its value and colour
 
-    QHBoxLayout *m_layout = nullptr;   // the tiles, in order
+    void place();   // each tile in its row, by m_split
+
+    QHBoxLayout *m_rows[2] = {};        // the tiles, in order: the first m_split, then the rest
+    QList<QWidget *> m_order;           // every tile's frame, in order
+    int m_split = 0;                    // how many tiles the first row holds
+    int m_width = 0;                    // what wrapTo was last given
     QLabel *m_history = nullptr;
     const QString m_failedHelp = tr("Served, but did not end well: upstream errors by status, timeouts, unreachable, cut streams, ...");
     QHash<QString, Tile> m_tiles;
