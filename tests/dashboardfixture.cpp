@@ -224,7 +224,8 @@ QStringList cutChartTexts(QWidget *root)
             continue;
         for (QGraphicsItem *item : view->scene()->items()) {
             auto *text = dynamic_cast<QGraphicsTextItem *>(item);
-            if (text && text->isVisible() && text->toPlainText().contains(u'…'))
+            // QtCharts' own elision (ChartPresenter::truncatedText) ends with three periods.
+            if (text && text->isVisible() && (text->toPlainText().contains(u'…') || text->toPlainText().endsWith(u"..."_s)))
                 cut << u"\"%1\" in a chart"_s.arg(text->toPlainText());
         }
         for (QAbstractAxis *axis : view->chart()->axes()) {

@@ -97,6 +97,7 @@ OutcomeChart::OutcomeChart(QWidget *parent)
             placeTimeTicks(m_timeFromMs, m_timeToMs);
         }
         fitAxisTitles(plot.height());
+        fitRateTicks(plot.height());
     });
     setRenderHint(QPainter::Antialiasing);
     setMinimumSize(360, 200);
@@ -175,14 +176,28 @@ void OutcomeChart::refresh(const DashboardModel &model, qint64 fromMs, qint64 to
     m_legend->refresh();
 }
 
-void OutcomeChart::rescale(QValueAxis *axis, double peak, double minimum)
+void OutcomeChart::fitRateTicks(qreal plotHeight)
 {
-    // A step from 1, 2, 2.5, 3, 4, 5, 8 x 10^n for kRateTicks - 1 intervals; kept while the
+    // QtCharts cuts a tick label taller than the room between two ticks to "...": a short plot (a
+    // laptop at 125 %) gets three ticks, 0, the middle and the top, instead of five unreadable ones.
+    const int labelHeight = QFontMetrics(m_rateAxis->labelsFont()).height();
+    const int ticks = plotHeight >= (kRateTicks - 1) * labelHeight * 1.4 ? kRateTicks : 3;
+    if (ticks == m_rateTicks)
+        return;
+    m_rateTicks = ticks;
+    rescale(m_rateAxis, m_peakRate, 1.0, true);
+    if (m_failureAxis->isVisible())
+        rescale(m_failureAxis, m_peakFailureRate, 0.5, true);
+}
+
+void OutcomeChart::rescale(QValueAxis *axis, double peak, double minimum, bool force)
+{
+    // A step from 1, 2, 2.5, 3, 4, 5, 8 x 10^n for m_rateTicks - 1 intervals; kept while the
     // peak stays between a third of the top and the top, so the scale does not jump on every update.
     const double top = std::max(peak * 1.15, minimum);
-    if (peak <= axis->max() && top >= axis->max() / 3 && axis->max() > 0)
+    if (!force && peak <= axis->max() && top >= axis->max() / 3 && axis->max() > 0)
         return;
-    const double rough = top / double(kRateTicks - 1);
+    const double rough = top / double(m_rateTicks - 1);
     const double magnitude = std::pow(10.0, std::floor(std::log10(rough)));
     double step = 10 * magnitude;
     for (const double nice : {1.0, 2.0, 2.5, 3.0, 4.0, 5.0, 8.0, 10.0}) {
@@ -191,8 +206,8 @@ void OutcomeChart::rescale(QValueAxis *axis, double peak, double minimum)
             break;
         }
     }
-    axis->setRange(0, step * double(kRateTicks - 1));
-    axis->setTickCount(kRateTicks);
+    axis->setRange(0, step * double(m_rateTicks - 1));
+    axis->setTickCount(m_rateTicks);
     dashboardstyle::fitLabelsToTicks(axis);
 }
 

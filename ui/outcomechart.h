@@ -45,17 +45,21 @@ public:
     // The legend, for the frame to put above the chart (the chart's own is hidden).
     ChartLegend *legend() const { return m_legend; }
     // The clock labels at the ticks (round seconds or minutes), and each rate axis' tick values:
-    // both have kRateTicks from 0, so a gridline reads on either side.
+    // both have rateTickCount() from 0, so a gridline reads on either side.
     QStringList timeLabels() const;
     QList<double> rateTicks(bool failureAxis) const;
-    static constexpr int kRateTicks = 5;
+    static constexpr int kRateTicks = 5;   // where the plot is tall enough for five labels
+    int rateTickCount() const { return m_rateTicks; }
 
 private:
-    static void rescale(QValueAxis *axis, double peak, double minimum);
+    // `force`: anew for the current tick count, even if the peak still fits the range.
+    void rescale(QValueAxis *axis, double peak, double minimum, bool force = false);
+    void fitRateTicks(qreal plotHeight);
     void placeTimeTicks(qint64 fromMs, qint64 toMs);
     void fitAxisTitles(qreal plotHeight);
     static QList<QPointF> stepPoints(const QList<double> &values, qint64 fromMs, qint64 toMs, qint64 bucketMs);
 
+    int m_rateTicks = kRateTicks;
     QList<QLineSeries *> m_upper;   // cumulative top edge of each band: in flight, then each category
     QList<QAreaSeries *> m_areas;
     QCategoryAxis *m_timeAxis = nullptr;
