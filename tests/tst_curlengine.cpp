@@ -12,6 +12,7 @@
 
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QProcess>
 #include <QRegularExpression>
 #include <QSet>
@@ -207,6 +208,15 @@ QByteArray readAll(const QString &path)
 {
     QFile file(path);
     return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+}
+
+// Puts `bytes` at `path` (folders made as needed) under nghttpd's document root; false if it could not.
+bool serveFile(const QTemporaryDir &htdocs, const QString &path, const QByteArray &bytes)
+{
+    const QString full = htdocs.path() + u'/' + path;
+    QDir().mkpath(QFileInfo(full).path());
+    QFile file(full);
+    return file.open(QIODevice::WriteOnly) && file.write(bytes) == bytes.size();
 }
 
 // nghttpd (Debian's nghttp2-server, packaging/setup.sh) serving `htdocs` over TLS with the test
@@ -532,11 +542,7 @@ void tst_CurlEngine::thousandStreams_fitTheThreadAndMemoryBudget()
 void tst_CurlEngine::http2_hundredCalls_overAtMostTwoConnections()
 {
     QTemporaryDir htdocs;
-    QDir(htdocs.path()).mkpath(u"v1/chat"_s);
-    QFile answer(htdocs.path() + u"/v1/chat/completions"_s);
-    QVERIFY(answer.open(QIODevice::WriteOnly));
-    answer.write(R"({"ok":true})");
-    answer.close();
+    QVERIFY(serveFile(htdocs, u"v1/chat/completions"_s, R"({"ok":true})"));
     H2Server server(htdocs.path());
     if (!server.isReady())
         QSKIP("nghttpd is not installed (packaging/setup.sh installs nghttp2-server)");
@@ -563,16 +569,9 @@ void tst_CurlEngine::http2_slowReceiver_pausesAndResumes_boundedAndWhole()
     // closes (curl stops reading it) instead of its 8 MiB queueing for a busy thread, and a small
     // call beside it on the same connection still completes once this thread listens again.
     QTemporaryDir htdocs;
-    QDir(htdocs.path()).mkpath(u"v1"_s);
     const QByteArray big(8 * 1024 * 1024, 'x');
-    QFile bigFile(htdocs.path() + u"/v1/big"_s);
-    QVERIFY(bigFile.open(QIODevice::WriteOnly));
-    bigFile.write(big);
-    bigFile.close();
-    QFile smallFile(htdocs.path() + u"/v1/small"_s);
-    QVERIFY(smallFile.open(QIODevice::WriteOnly));
-    smallFile.write(R"({"ok":true})");
-    smallFile.close();
+    QVERIFY(serveFile(htdocs, u"v1/big"_s, big));
+    QVERIFY(serveFile(htdocs, u"v1/small"_s, R"({"ok":true})"));
     H2Server server(htdocs.path());
     if (!server.isReady())
         QSKIP("nghttpd is not installed (packaging/setup.sh installs nghttp2-server)");
@@ -599,11 +598,7 @@ void tst_CurlEngine::http2_slowReceiver_pausesAndResumes_boundedAndWhole()
 void tst_CurlEngine::caFile_trustsTheExtraAuthority()
 {
     QTemporaryDir htdocs;
-    QDir(htdocs.path()).mkpath(u"v1"_s);
-    QFile models(htdocs.path() + u"/v1/models"_s);
-    QVERIFY(models.open(QIODevice::WriteOnly));
-    models.write(R"({"data":[]})");
-    models.close();
+    QVERIFY(serveFile(htdocs, u"v1/models"_s, R"({"data":[]})"));
     H2Server server(htdocs.path());
     if (!server.isReady())
         QSKIP("nghttpd is not installed (packaging/setup.sh installs nghttp2-server)");
