@@ -274,7 +274,6 @@ FiguresPanel::Tile &FiguresPanel::tile(const QString &key, const QString &captio
 
 void FiguresPanel::wrapTo(int width)
 {
-    m_width = width;
     const int spacing = m_rows[0]->spacing();
     int used = 0;
     int split = int(m_order.size());

@@ -55,7 +55,6 @@ private:
     QHBoxLayout *m_rows[2] = {};        // the tiles, in order: the first m_split, then the rest
     QList<QWidget *> m_order;           // every tile's frame, in order
     int m_split = 0;                    // how many tiles the first row holds
-    int m_width = 0;                    // what wrapTo was last given
     QLabel *m_history = nullptr;
     const QString m_failedHelp = tr("Served, but did not end well: upstream errors by status, timeouts, unreachable, cut streams, ...");
     QHash<QString, Tile> m_tiles;
