@@ -139,7 +139,7 @@ void TestCredentials::records_redactEachCredentialHeader()
     const QByteArray secret = scheme + "unshaped-secret-value";   // no key's shape: only the name can catch it
     const QByteArray recorded = CallInspection::recordHeaders({{spelled(name), secret}, {"Accept", "*/*"}});
     QCOMPARE(recorded, spelled(name) + ": [redacted]\nAccept: */*\n");
-    QVERIFY(CallLog::isSecretName(QString::fromLatin1(name)));
+    QVERIFY(CallLog::isSecretName(name));
     const QByteArray body = R"({")" + name + R"(":"unshaped-secret-value","model":"m"})";
     QCOMPARE(CallLog::redactCredentials(body), R"({")" + name + R"(":"[redacted]","model":"m"})");
 }

@@ -37,17 +37,20 @@ QByteArray CallInspection::redactKeyInputs(const QByteArray &text)
     return lines.join('\n');
 }
 
-bool CallInspection::isSecretHeader(const QByteArray &lowerName)
+bool CallInspection::isSecretHeader(QByteArrayView name)
 {
-    return isCredentialHeader(lowerName) || lowerName == "cookie" || lowerName == "set-cookie"
-        || lowerName == "proxy-authorization" || CallLog::isSecretName(QString::fromLatin1(lowerName));
+    // The credential headers (http/protocol.h's table) are among the secret names.
+    return CallLog::isSecretName(name) || name.compare("cookie", Qt::CaseInsensitive) == 0
+        || name.compare("set-cookie", Qt::CaseInsensitive) == 0
+        || name.compare("proxy-authorization", Qt::CaseInsensitive) == 0;
 }
 
 QByteArray CallInspection::recordHeaders(const HeaderList &headers)
 {
     QByteArray text;
+    text.reserve(512);
     for (const auto &[name, value] : headers) {
-        QByteArray shown = isSecretHeader(name.toLower()) ? QByteArray(kRedacted) : value;
+        QByteArray shown = isSecretHeader(name) ? QByteArray(kRedacted) : value;
         shown.replace('\r', ' ').replace('\n', ' ');   // one line per header, whatever the value held
         text += name + ": " + shown + '\n';
     }

@@ -26,8 +26,8 @@ QByteArray redactKeyInputs(const QByteArray &text);
 QByteArray recordHeaders(const HeaderList &headers);
 // The headers of recordHeaders' text (the "... left out" line is not a header).
 HeaderList parseHeaders(const QByteArray &recorded);
-// Whether a header's value is dropped whole; `lowerName` in lower case.
-bool isSecretHeader(const QByteArray &lowerName);
+// Whether a header's value is dropped whole; `name` in any case.
+bool isSecretHeader(QByteArrayView name);
 
 // The upstream's error body, redacted and cut at CallRecord::kMaxErrorBodyBytes.
 QByteArray recordErrorBody(const QByteArray &body);

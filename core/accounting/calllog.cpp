@@ -1,5 +1,6 @@
 #include "accounting/calllog.h"
 
+#include <array>
 #include <future>
 #include <optional>
 #include <utility>
@@ -103,18 +104,28 @@ QString keyShapes()
 
 // False only when `text` cannot hold a key shape: it holds none of their literals. Checked first
 // because most header blocks and bodies hold none, and the regular expression (on a UTF-16 copy)
-// is the costly part of recording a call.
+// is the costly part of recording a call. One pass over the text: only where a byte can start a
+// literal are the literals compared (this runs for every request's and answer's headers).
 bool mayHoldKeyShape(QByteArrayView text)
 {
-    for (const KeyShape &shape : kKeyShapes) {
-        if (!shape.anyCase) {
-            if (text.contains(shape.literal))
-                return true;
-            continue;
+    static const std::array<bool, 256> canStart = [] {
+        std::array<bool, 256> starts{};
+        for (const KeyShape &shape : kKeyShapes) {
+            const uchar first = uchar(shape.literal.front());
+            starts[first] = true;
+            if (shape.anyCase)
+                starts[uchar(QChar::toLower(first))] = starts[uchar(QChar::toUpper(first))] = true;
         }
-        const QByteArrayView word = shape.literal;
-        for (qsizetype at = 0; at + word.size() <= text.size(); ++at) {
-            if ((text[at] | 0x20) == word[0] && qstrnicmp(text.data() + at, word.size(), word.data(), word.size()) == 0)
+        return starts;
+    }();
+    for (qsizetype at = 0; at < text.size(); ++at) {
+        if (!canStart[uchar(text[at])])
+            continue;
+        const QByteArrayView rest = text.sliced(at);
+        for (const KeyShape &shape : kKeyShapes) {
+            if (shape.anyCase ? rest.size() >= shape.literal.size()
+                                    && rest.first(shape.literal.size()).compare(shape.literal, Qt::CaseInsensitive) == 0
+                              : rest.startsWith(shape.literal))
                 return true;
         }
     }
@@ -336,11 +347,24 @@ QList<CallRecord> CallLog::between(qint64 fromMs, qint64 toMs, int limit)
     return records;
 }
 
-bool CallLog::isSecretName(QStringView name)
+bool CallLog::isSecretName(QByteArrayView name)
 {
-    // A set rather than a match: this runs for every header of every request and answer.
-    static const QSet<QString> names(secretNameList().cbegin(), secretNameList().cend());
-    return names.contains(name.toString().toLower());
+    // A set of bytes looked up by a lower-case copy on the stack rather than a match: this runs for
+    // every header of every request and answer.
+    static const QSet<QByteArray> names = [] {
+        QSet<QByteArray> set;
+        for (const QString &secret : secretNameList()) {
+            Q_ASSERT(secret.size() <= 32);
+            set.insert(secret.toLatin1());
+        }
+        return set;
+    }();
+    char lower[32];
+    if (name.size() > qsizetype(sizeof lower))
+        return false;   // longer than any of the names
+    for (qsizetype i = 0; i < name.size(); ++i)
+        lower[i] = name[i] >= 'A' && name[i] <= 'Z' ? char(name[i] - 'A' + 'a') : name[i];
+    return names.contains(QByteArray::fromRawData(lower, name.size()));
 }
 
 QByteArray CallLog::redactCredentials(const QByteArray &body)

@@ -68,8 +68,9 @@ public:
 
     static QString defaultPath();   // creates the folder (0700)
     static QByteArray redactCredentials(const QByteArray &body);
-    // A field or header name redactCredentials treats as a secret (api_key, authorization, ...).
-    static bool isSecretName(QStringView name);
+    // A field or header name redactCredentials treats as a secret (api_key, authorization, ...), in
+    // any case.
+    static bool isSecretName(QByteArrayView name);
 
     static constexpr int kSchemaVersion = 7;
     static constexpr std::chrono::milliseconds kFlushInterval{250};
