@@ -23,6 +23,7 @@ private slots:
     void fiftyConcurrentCalls_neverOvershootByMoreThanOneReservation_data();
     void fiftyConcurrentCalls_neverOvershootByMoreThanOneReservation();
     void newLocalDay_startsFromZero();
+    void dayBoundary_exactToTheMillisecond();
     void noCap_admitsEverythingButStillCounts();
     void refusal_is429WithItsOwnCode();
     void unknownCost_isRefusedUnderACapOnly();
@@ -151,6 +152,23 @@ void TestSpendGuard::newLocalDay_startsFromZero()
     QVERIFY(guard.reserve(0.9));
     guard.settle(*carried, 0.05);                      // charged to the day it ends on
     QCOMPARE(guard.spentToday(), 0.05);
+}
+
+// The guard keeps the day's bounds rather than converting the clock each call: the last
+// millisecond before local midnight is still the old day, midnight itself the new one.
+void TestSpendGuard::dayBoundary_exactToTheMillisecond()
+{
+    FakeClock clock;
+    SpendGuard guard(clock, 1);
+    const QDate first = guard.today();
+    guard.settle(*guard.reserve(0.5), 0.5);
+    const qint64 midnight = first.addDays(1).startOfDay().toMSecsSinceEpoch();
+    clock.advance(midnight - 1 - clock.wallMs());
+    QCOMPARE(guard.spentToday(), 0.5);
+    clock.advance(1);
+    QCOMPARE(guard.spentToday(), 0.0);
+    guard.settle(*guard.reserve(0.25), 0.25);
+    QCOMPARE(guard.spentToday(), 0.25);
 }
 
 void TestSpendGuard::noCap_admitsEverythingButStillCounts()

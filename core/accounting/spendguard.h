@@ -68,6 +68,7 @@ private:
     double m_spentUsd = 0;
     double m_reservedUsd = 0;
     QDate m_day;
+    qint64 m_dayStartMs = 0, m_dayEndMs = 0;   // m_day's local midnights, in the clock's wall ms
     quint64 m_nextId = 1;
     QHash<quint64, double> m_reservations;
 };
