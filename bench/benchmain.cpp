@@ -400,7 +400,7 @@ int outage()
     std::printf("           breaker transitions:");
     for (const BreakerTransition &t : proxy.transitions)
         std::printf(" [%s->%s: %s]", breakerStateName(t.from).constData(), breakerStateName(t.to).constData(),
-                    qPrintable(t.reason));
+                    qPrintable(t.reason.english()));
     std::printf("\n");
     return 0;
 }

@@ -379,8 +379,8 @@ Result parseFaultCommand(CommandLine &result, const QStringList &words)
             result.faultCommand = {FaultCommand::Action::Clear, {}};
         }
     } else {
-        return Failure{action.isEmpty() ? u"`breakwater fault` needs an action: "_s + usage
-                                        : u"unknown fault action '%1': "_s.arg(action) + usage};
+        return Failure{action.isEmpty() ? QString(u"`breakwater fault` needs an action: "_s + usage)
+                                        : QString(u"unknown fault action '%1': "_s.arg(action) + usage)};
     }
     return {};
 }

@@ -994,7 +994,8 @@ void ProxyServer::countStuckCalls(Upstream &upstream, const Flight *timedOut)
         if (!upstream.stuck.isStuck(flight->leaderRecord().stream, flight->hasHeaders(), runningMs, timeoutMs))
             continue;
         flight->setCountedAsStuck();
-        upstream.breaker->recordFailure(u"stuck: no byte for %1 s after a timeout"_s.arg(runningMs / 1000.0), false);
+        upstream.breaker->recordFailure(
+            Message(QT_TRANSLATE_NOOP("Message", "stuck: no byte for %1 s after a timeout")).arg(runningMs / 1000.0), false);
     }
 }
 
@@ -1058,8 +1059,8 @@ std::optional<bool> ProxyServer::actOnBreaker(const QByteArray &name, BreakerAct
     CircuitBreaker *breaker = upstream->breaker;
     const int before = breaker->transitions();
     switch (action) {
-    case BreakerAction::Open: breaker->forceOpen(u"opened by hand"_s); break;
-    case BreakerAction::Close: breaker->forceClose(u"closed by hand"_s); break;
+    case BreakerAction::Open: breaker->forceOpen(Message(QT_TRANSLATE_NOOP("Message", "opened by hand"))); break;
+    case BreakerAction::Close: breaker->forceClose(Message(QT_TRANSLATE_NOOP("Message", "closed by hand"))); break;
     case BreakerAction::Probe: return upstream->probe->probeNow();
     }
     return breaker->transitions() != before;

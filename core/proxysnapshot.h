@@ -8,6 +8,7 @@
 #include <QString>
 
 #include "livesettings.h"
+#include "message.h"
 #include "faults/faultrule.h"
 #include "fleet/fleetview.h"
 #include "sharing/inflight.h"
@@ -29,7 +30,7 @@ struct UpstreamSnapshot
     int consecutiveFailures = 0;
     int failureThreshold = 0;
     qint64 cooldownLeftMs = 0;
-    QString lastFailure = {};
+    Message lastFailure = {};
     qint64 lastFailureAtMs = 0;   // wall clock; 0 = none yet
     // The health probe's newest answer while the breaker was open: when, what it saw ("200",
     // "503", "timeout", "unreachable") and whether that meant the provider was back.

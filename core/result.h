@@ -6,18 +6,21 @@
 #include <QString>
 #include <QtGlobal>
 
+#include "message.h"
+
 // How a call that can fail says so: the one convention at Breakwater's boundaries (opening the call
 // log, loading a price file, binding the proxy's port, parsing the command line, writing the login
 // autostart entry, computing a report). Such a call returns a Result, or an Expected<T> when it
 // also yields a value; a failure carries a message for a person ("cannot read price file x: No such
-// file or directory"), which callers print or show as it is. No exceptions, no out-parameters, no
-// "an empty string means ok": a failing call says `return Failure{message};`, a succeeding one
-// `return {};` or returns its value.
+// file or directory"), which callers print or answer as it is (error(): English) or show in the
+// dashboard (message().translated(); message.h says why a sentence stays untranslated until shown).
+// No exceptions, no out-parameters, no "an empty string means ok": a failing call says
+// `return Failure{message};`, a succeeding one `return {};` or returns its value.
 
 // What a failing call returns; it converts to a failed Result or Expected<T>.
 struct Failure
 {
-    QString message;
+    Message message;   // a QString converts: a plain message
 };
 
 // The outcome of a call that yields nothing but success or a failure. Default: success.
@@ -28,10 +31,11 @@ public:
     Result(Failure failure) : m_error(std::move(failure.message)), m_ok(false) {}
 
     bool ok() const { return m_ok; }
-    const QString &error() const { return m_error; }   // empty when ok()
+    QString error() const { return m_error.english(); }   // empty when ok()
+    const Message &message() const { return m_error; }
 
 private:
-    QString m_error;
+    Message m_error;
     bool m_ok = true;
 };
 
@@ -44,7 +48,8 @@ public:
     Expected(Failure failure) : m_error(std::move(failure.message)) {}
 
     bool ok() const { return m_value.has_value(); }
-    const QString &error() const { return m_error; }   // empty when ok()
+    QString error() const { return m_error.english(); }   // empty when ok()
+    const Message &message() const { return m_error; }
 
     // Only when ok().
     const T &value() const & { Q_ASSERT(ok()); return *m_value; }
@@ -55,5 +60,5 @@ public:
 
 private:
     std::optional<T> m_value;
-    QString m_error;
+    Message m_error;
 };

@@ -88,7 +88,9 @@ void TestAppSettings::settings_invalidValuesGiveClearMessages()
     s.concurrency = 0;
     s.timeoutSeconds = 0;
     s.maxSpendUsd = -1;
-    const QStringList problems = s.validate();
+    QStringList problems;
+    for (const Message &problem : s.validate())
+        problems << problem.english();
     QCOMPARE(problems.size(), 5);
     QVERIFY(problems.last().startsWith(u"Spend limit: -1 is not valid"_s));
     QVERIFY(problems[0].startsWith(u"Listen address: 'localhost' is not valid; expected HOST:PORT"_s));
@@ -97,7 +99,7 @@ void TestAppSettings::settings_invalidValuesGiveClearMessages()
     QVERIFY(problems.join(u' ').contains(u"Timeout: 0 s is not valid; expected more than 0 seconds"_s));
     s = AppSettings::defaults();
     s.listen = u"0.0.0.0:8080"_s;
-    QVERIFY(s.validate().value(0).contains(u"loopback only"_s));
+    QVERIFY(s.validate().value(0).english().contains(u"loopback only"_s));
     s.listen = u"[::1]:8080"_s;
     QVERIFY(s.validate().isEmpty());
 }

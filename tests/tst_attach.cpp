@@ -188,7 +188,7 @@ void TestAttach::snapshotFromStats_readsWhatTheStatsWrite()
     QCOMPARE(u.concurrency, 64);
     QCOMPARE(u.consecutiveFailures, 5);
     QCOMPARE(u.cooldownLeftMs, 41'000);
-    QCOMPARE(u.lastFailure, u"503"_s);
+    QCOMPARE(u.lastFailure.english(), u"503"_s);
     QCOMPARE(u.lastProbeResult, u"timeout"_s);
     QCOMPARE(u.protocol, "HTTP/1.1");
     QCOMPARE(u.url, u"https://api.openai.com/v1"_s);

@@ -62,7 +62,7 @@ int checkRefusal(const LoopbackResponse &response, const QByteArray &state = "op
 QString transitionText(const BreakerTransition &t)
 {
     return u"%1: %2 -> %3 (%4)"_s.arg(t.upstream, QString::fromLatin1(breakerStateName(t.from)),
-                                      QString::fromLatin1(breakerStateName(t.to)), t.reason);
+                                      QString::fromLatin1(breakerStateName(t.to)), t.reason.english());
 }
 } // namespace
 
@@ -152,7 +152,7 @@ void TestBreakerOutage::outage_opensAfterThreeFailures_refusesUntilProbeSeesReco
     for (qsizetype i = 0; i < expected.size(); ++i) {
         const BreakerTransition &t = harness.transitions[i];
         QVERIFY2(t.upstream == u"openai"_s && t.from == expected[i].from && t.to == expected[i].to
-                     && t.reason.contains(expected[i].reasonPart),
+                     && t.reason.english().contains(expected[i].reasonPart),
                  qPrintable(transitionText(t)));
         if (i > 0)
             QVERIFY(t.atMs >= harness.transitions[i - 1].atMs);
@@ -193,7 +193,7 @@ void TestBreakerOutage::anthropicOutage_refusesWithOverloadedError_openaiUnaffec
         QCOMPARE(harness.transitions[i].upstream, u"anthropic"_s);
         QCOMPARE(harness.transitions[i].to, to[i]);
     }
-    QVERIFY(harness.transitions[1].reason.contains(u"probe"_s));
+    QVERIFY(harness.transitions[1].reason.english().contains(u"probe"_s));
 }
 
 void TestBreakerOutage::openBreaker_stillServesCachedAnswers()
@@ -233,7 +233,7 @@ void TestBreakerOutage::hang_timeoutsCountAsFailuresAndOpen()
     QCOMPARE(json(refused.body).value(u"error"_s).toObject().value(u"code"_s).toString(), u"breaker_open"_s);
     QCOMPARE(harness.mock()->callCount(u"/v1/chat/completions"_s), 3);
     QTRY_COMPARE_WITH_TIMEOUT(harness.transitions.size(), 1, kWait);
-    QVERIFY2(harness.transitions.first().reason.contains(u"timeout"_s),
+    QVERIFY2(harness.transitions.first().reason.english().contains(u"timeout"_s),
              qPrintable(transitionText(harness.transitions.first())));
 }
 
@@ -255,7 +255,7 @@ void TestBreakerOutage::hang_callsStuckPastHalfTheTimeout_countAtTheFirstTimeout
     clock.advance(1000);   // each has now waited 1 s without a byte: over half the timeout
     QTRY_COMPARE_WITH_TIMEOUT(harness.transitions.size(), 1, kWait);
     // Opened by the first timeout and the two calls it proved stuck, not by the third timeout.
-    QVERIFY2(harness.transitions.first().reason.contains(u"stuck"_s),
+    QVERIFY2(harness.transitions.first().reason.english().contains(u"stuck"_s),
              qPrintable(transitionText(harness.transitions.first())));
     QTRY_COMPARE_WITH_TIMEOUT(harness.records.size(), 4, kWait);
     for (const CallRecord &record : harness.records.mid(1))
@@ -401,7 +401,7 @@ void TestBreakerOutage::failedTrial_reopens()
     QCOMPARE(checkRefusal(harness.post(kChat, chatBody(u"refused"_s))), 60);
     QCOMPARE(harness.mock()->callCount(u"/v1/chat/completions"_s), 4);
     QTRY_COMPARE_WITH_TIMEOUT(harness.transitions.size(), 3, kWait);
-    QVERIFY2(harness.transitions[2].reason.contains(u"trial request failed"_s),
+    QVERIFY2(harness.transitions[2].reason.english().contains(u"trial request failed"_s),
              qPrintable(transitionText(harness.transitions[2])));
 }
 

@@ -169,8 +169,8 @@ void TestLiveControl::breakerThreshold_loweredFromFiveToTwo_twoFailuresOpen()
     QCOMPARE(harness.post(kChat, chatBody(u"second failure"_s)).status, 503);
     QTRY_COMPARE_WITH_TIMEOUT(harness.transitions.size(), 1, kWait);
     QCOMPARE(openaiState(harness), BreakerState::Open);
-    QVERIFY2(harness.transitions.first().reason.startsWith(u"2 consecutive failures"_s),
-             qPrintable(harness.transitions.first().reason));
+    QVERIFY2(harness.transitions.first().reason.english().startsWith(u"2 consecutive failures"_s),
+             qPrintable(harness.transitions.first().reason.english()));
     QCOMPARE(errorCode(harness.post(kChat, chatBody(u"refused"_s))), u"breaker_open"_s);
     QCOMPARE(harness.mock()->callCount(u"/v1/chat/completions"_s), 2);
 }
@@ -186,8 +186,8 @@ void TestLiveControl::breakerThreshold_loweredBelowTheFailuresCounted_opensAtThe
     QCOMPARE(openaiState(harness), BreakerState::Closed);
     QCOMPARE(harness.post(kChat, chatBody(u"fourth failure"_s)).status, 503);
     QTRY_COMPARE_WITH_TIMEOUT(harness.transitions.size(), 1, kWait);
-    QVERIFY2(harness.transitions.first().reason.startsWith(u"4 consecutive failures"_s),
-             qPrintable(harness.transitions.first().reason));
+    QVERIFY2(harness.transitions.first().reason.english().startsWith(u"4 consecutive failures"_s),
+             qPrintable(harness.transitions.first().reason.english()));
 }
 
 void TestLiveControl::breakerCooldown_shortenedWhileOpen_halfOpensAtOnce()
@@ -290,7 +290,7 @@ void TestLiveControl::breakerButtons_moveTheStateWithAReason()
     QCOMPARE(act(BreakerAction::Open), std::optional<bool>(true));
     QCOMPARE(act(BreakerAction::Open), std::optional<bool>(false));    // already open
     QTRY_COMPARE_WITH_TIMEOUT(harness.transitions.size(), 1, kWait);
-    QCOMPARE(harness.transitions.last().reason, u"opened by hand"_s);
+    QCOMPARE(harness.transitions.last().reason.english(), u"opened by hand"_s);
     QCOMPARE(harness.transitions.last().to, BreakerState::Open);
     const LoopbackResponse refused = harness.post(kChat, chatBody(u"refused by hand"_s));
     QCOMPARE(refused.status, 503);
@@ -303,12 +303,12 @@ void TestLiveControl::breakerButtons_moveTheStateWithAReason()
     QCOMPARE(act(BreakerAction::Probe), std::optional<bool>(true));   // the mock answers the model list
     QTRY_COMPARE_WITH_TIMEOUT(harness.transitions.size(), 2, kWait);
     QCOMPARE(harness.transitions.last().to, BreakerState::HalfOpen);
-    QCOMPARE(harness.transitions.last().reason, u"health probe succeeded"_s);
+    QCOMPARE(harness.transitions.last().reason.english(), u"health probe succeeded"_s);
 
     QCOMPARE(act(BreakerAction::Close), std::optional<bool>(true));
     QTRY_COMPARE_WITH_TIMEOUT(harness.transitions.size(), 3, kWait);
     QCOMPARE(harness.transitions.last().to, BreakerState::Closed);
-    QCOMPARE(harness.transitions.last().reason, u"closed by hand"_s);
+    QCOMPARE(harness.transitions.last().reason.english(), u"closed by hand"_s);
     QCOMPARE(harness.post(kChat, chatBody(u"flowing again"_s)).status, 200);
     QCOMPARE(harness.onProxyThread<std::optional<bool>>([](ProxyServer *p) {
         return p->actOnBreaker("nowhere", BreakerAction::Open); }), std::optional<bool>());

@@ -111,7 +111,7 @@ void TestLiveControlUi::proxyPanel_breakerButtonsAndPause_moveTheRunningProxy()
     button(BreakerAction::Open)->click();
     QTRY_COMPARE_WITH_TIMEOUT(openaiState(harness), BreakerState::Open, kWait);
     QTRY_COMPARE_WITH_TIMEOUT(harness.transitions.size(), 1, kWait);
-    QCOMPARE(harness.transitions.last().reason, u"opened by hand"_s);
+    QCOMPARE(harness.transitions.last().reason.english(), u"opened by hand"_s);
     QTRY_VERIFY_WITH_TIMEOUT(button(BreakerAction::Probe)->isEnabled(), kWait);
     QVERIFY(!button(BreakerAction::Open)->isEnabled());
     QVERIFY(panel.upstreamText(u"openai"_s).contains(u"open"_s, Qt::CaseInsensitive));
@@ -122,7 +122,7 @@ void TestLiveControlUi::proxyPanel_breakerButtonsAndPause_moveTheRunningProxy()
     button(BreakerAction::Close)->click();
     QTRY_COMPARE_WITH_TIMEOUT(openaiState(harness), BreakerState::Closed, kWait);
     QTRY_COMPARE_WITH_TIMEOUT(harness.transitions.size(), 3, kWait);
-    QCOMPARE(harness.transitions.last().reason, u"closed by hand"_s);
+    QCOMPARE(harness.transitions.last().reason.english(), u"closed by hand"_s);
 
     QToolButton *pause = panel.pauseButton();
     QCOMPARE(pause->text(), u"Pause admission"_s);

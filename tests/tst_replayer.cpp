@@ -33,7 +33,7 @@ CallRecord record(ProxyHarness &harness, const QByteArray &path, const QByteArra
 Replayer::Answer replayed(Replayer &replayer, const CallRecord &r, const Replayer::Options &options)
 {
     QSignalSpy answered(&replayer, &Replayer::finished);
-    QString why;
+    Message why;
     if (!replayer.replay(r, options, &why)) {
         Replayer::Answer refused;
         refused.status = -1;
@@ -202,13 +202,13 @@ void TestReplayer::recordWithoutBody_isRefusedAndSaysWhy()
     ProxyHarness harness;   // without --log-bodies
     const CallRecord original = record(harness, "/v1/chat/completions", chatBody(u"not kept"_s));
     QVERIFY(original.requestBody.isEmpty());
-    QVERIFY(Replayer::refusal(original).contains(u"start Breakwater with --log-bodies to replay calls"_s));
+    QVERIFY(Replayer::refusal(original).english().contains(u"start Breakwater with --log-bodies to replay calls"_s));
 
     Replayer replayer;
     QSignalSpy answered(&replayer, &Replayer::finished);
-    QString why;
+    Message why;
     QVERIFY(!replayer.replay(original, throughBreakwater(harness, "sk-test-1"), &why));
-    QVERIFY2(why.contains(u"--log-bodies"_s), qPrintable(why));
+    QVERIFY2(why.english().contains(u"--log-bodies"_s), qPrintable(why.english()));
     QVERIFY(!replayer.isRunning());
     QCOMPARE(answered.size(), 0);
     QCOMPARE(harness.mock()->callCount(), 1);
@@ -377,7 +377,7 @@ void TestReplayer::httpsTarget_trustsTheCaFile()
     options.caFile = data + u"server.key"_s;   // no certificate in it: refused before sending
     const Replayer::Answer noCertificate = replayed(replayer, original, options);
     QCOMPARE(noCertificate.status, -1);
-    QVERIFY2(noCertificate.error.contains(u"server.key"_s), qPrintable(noCertificate.error));
+    QVERIFY2(noCertificate.error.english().contains(u"server.key"_s), qPrintable(noCertificate.error.english()));
     options.caFile = data + u"ca.pem"_s;
     const Replayer::Answer answer = replayed(replayer, original, options);
     QCOMPARE(answer.status, 200);
@@ -416,7 +416,7 @@ void TestReplayer::silentTarget_endsAtTheTimeout()
     options.timeout = std::chrono::milliseconds(300);
     const Replayer::Answer answer = replayed(replayer, original, options);
     QCOMPARE(answer.status, 0);
-    QCOMPARE(answer.error, u"no answer within the timeout"_s);
+    QCOMPARE(answer.error.english(), u"no answer within the timeout"_s);
     QCOMPARE(harness.mock()->callCount(), 2);   // it was sent, and never answered
 }
 

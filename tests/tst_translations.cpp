@@ -4,12 +4,16 @@
 // the marks escaped tr(). The dashboard's frame is walked: toolbar, View menu, tabs, chart titles, tiles,
 // status bar; then every tab's panel (Requests with rows, In flight, Faults, Fleet) with its table
 // headers and cells, the Settings and replay dialogs, the getting-started guide, the fault banner
-// and the demo's status line. And the zh_CN translation carried in the binary loads, with Qt's own
-// for its dialogs.
+// and the demo's status line; and what the layers below say in the window (core/message.h): the
+// settings' checks, starting at login, a bad fault rule, a replay's failures and its difference
+// line, the breaker's reasons. The zh_CN translation carried in the binary loads, with Qt's own
+// for its dialogs, and leaves the HTTP API and the log English.
 
 #include "accounting/callending.h"
 #include "appsettings.h"
 #include "apptranslation.h"
+#include "breakertimeline.h"
+#include "cannedserver.h"
 #include "chartlegend.h"
 #include "dashboardfixture.h"
 #include "dashboardmodel.h"
@@ -20,10 +24,12 @@
 #include "faultcontrol.h"
 #include "faults/faultrule.h"
 #include "faultspanel.h"
+#include "fakeclock.h"
 #include "figurespanel.h"
 #include "fleetpanel.h"
 #include "gettingstarted.h"
 #include "inflightpanel.h"
+#include "loginautostart.h"
 #include "proxyharness.h"
 #include "replaydialog.h"
 #include "requestpanel.h"
@@ -37,6 +43,10 @@
 #include <QAbstractSpinBox>
 #include <QDoubleSpinBox>
 #include <QGroupBox>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QMutex>
+#include <QTemporaryFile>
 #include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QSignalSpy>
@@ -239,7 +249,9 @@ private Q_SLOTS:
     void everyTabsPanel_allThroughTr();
     void dialogsGuideAndBanner_allThroughTr();
     void demoStatusLine_allThroughTr();
+    void lowerLayersMessages_allThroughTr();
     void zhCN_loadsOursAndQts();
+    void zhCN_apiErrorBodyAndLog_stayEnglish();
 };
 
 void TestTranslations::dashboardTexts_allThroughTr()
@@ -475,6 +487,124 @@ void TestTranslations::demoStatusLine_allThroughTr()
     QVERIFY2(texts.clean(), qPrintable(texts.escaped()));
 }
 
+void TestTranslations::lowerLayersMessages_allThroughTr()
+{
+    MarkingTranslator marking;
+    TextWalk texts;
+    {
+        // Settings: every value wrong that the fields let through, the listen address both ways.
+        AppSettings bad = AppSettings::defaults();
+        bad.openaiUpstream = u"ftp://example.com"_s;
+        bad.anthropicUpstream = u"nowhere"_s;
+        bad.timeoutSeconds = 0;
+        bad.concurrency = 0;
+        bad.dedupWindowSeconds = -1;
+        bad.cacheSizeMb = -1;
+        bad.breakerFailures = 0;
+        bad.breakerCooldownSeconds = 0;
+        bad.maxSpendUsd = -1;
+        for (const QString &listen : {u"localhost"_s, u"0.0.0.0:8080"_s}) {
+            bad.listen = listen;
+            SettingsDialog dialog(AppSettings::defaults(), {}, false);
+            dialog.setValues(bad);
+            dialog.accept();
+            QVERIFY(dialog.problems().size() >= 3);
+            texts.walk(u"Settings problems"_s, &dialog, {listen, bad.openaiUpstream, bad.anthropicUpstream});
+            for (const Message &problem : bad.validate())   // those the fields would not take, too
+                texts.add(u"Settings check"_s, problem.translated(), {listen, bad.openaiUpstream, bad.anthropicUpstream});
+        }
+    }
+    {
+        // Starting at login, where the autostart folder cannot be made (a file stands in its way).
+        QTemporaryFile inTheWay;
+        QVERIFY(inTheWay.open());
+        const QByteArray configHome = qgetenv("XDG_CONFIG_HOME");
+        qputenv("XDG_CONFIG_HOME", QFile::encodeName(inTheWay.fileName()));
+        const QString entry = LoginAutostart::entryPath();
+        const Result changed = LoginAutostart::setEnabled(true, u"/usr/bin/breakwater"_s);
+        qputenv("XDG_CONFIG_HOME", configHome);
+        QVERIFY(!changed.ok());
+        texts.add(u"Start at login"_s, SettingsDialog::startAtLoginMessage(true, changed), {entry});
+    }
+    {
+        // The Faults panel's form, with the parser's reasons.
+        FaultsPanel panel;
+        for (const QString &rule : {u"cut"_s, u"hang=2"_s, u"503:p=150"_s, u"503:count=0"_s, u"503:p=5:p=6"_s, u"503,hang"_s,
+                                    u"429:upstream=azure"_s, u"delay=1s:retry-after=2"_s}) {
+            panel.ruleField()->setText(rule);
+            QVERIFY2(!panel.addRule(), qPrintable(rule));
+            texts.add(u"Faults form"_s, panel.errorText(), {rule, u"cut"_s, u"hang"_s, u"azure"_s, u"retry-after"_s});
+        }
+    }
+    {
+        // A replay refused, one without an answer, and one answered: its difference line.
+        CannedServer upstream(CannedServer::answer(503, {}, R"({"n": 2})"));
+        QVERIFY(upstream.listenOn());
+        CannedServer closed("");
+        QVERIFY(closed.listenOn());
+        const QString closedUrl = u"http://127.0.0.1:%1/v1"_s.arg(closed.serverPort());
+        closed.close();
+        CallRecord r = record("replay-2", Outcome::Miss, T, T + 300, 200);
+        r.requestBody = R"({"model":"gpt-4o-mini","messages":[]})";
+        r.responseBody = R"({"n": 1})";
+        ReplayDialog dialog(r);
+        const QStringList values = valuesOf(r) + QStringList{u"ftp://127.0.0.1/v1"_s};
+        dialog.setThroughBreakwater(false);
+        dialog.setOtherUrl(u"ftp://127.0.0.1/v1"_s);
+        dialog.send();
+        texts.add(u"Replay refused"_s, dialog.statusText(), values);
+        QSignalSpy answered(&dialog, &ReplayDialog::answered);
+        dialog.setOtherUrl(closedUrl);
+        dialog.send();
+        QVERIFY(answered.wait());
+        texts.add(u"Replay without an answer"_s, dialog.statusText(), values);
+        dialog.setOtherUrl(u"http://127.0.0.1:%1/v1"_s.arg(upstream.serverPort()));
+        dialog.send();
+        QVERIFY(answered.wait());
+        QVERIFY(dialog.differenceText().contains(u"503"_s));
+        texts.add(u"Replay difference"_s, dialog.differenceText(), values);
+    }
+    {
+        // The breaker's reasons, as the proxy gives them, in the timeline's tips: failures open it,
+        // the cool-down half-opens it, a failed trial re-opens it, a good one closes it; the buttons.
+        FakeClock clock;
+        ProxyHarness harness([](ProxyConfig &c) { c.breakerFailures = 2; }, &clock);
+        harness.mock()->setMode(MockProvider::Mode::Error503);
+        for (int i = 0; i < 2; ++i)
+            QCOMPARE(harness.post("/v1/chat/completions", chatBody(u"fails %1"_s.arg(i))).status, 503);
+        clock.advance(61'000);
+        (void)harness.post("/v1/chat/completions", chatBody(u"a failing trial"_s));
+        clock.advance(121'000);
+        harness.mock()->setMode(MockProvider::Mode::Ok);
+        QCOMPARE(harness.post("/v1/chat/completions", chatBody(u"a good trial"_s)).status, 200);
+        for (const BreakerAction action : {BreakerAction::Open, BreakerAction::Close})
+            QVERIFY(harness.onProxyThread<bool>([action](ProxyServer *p) { return p->actOnBreaker("openai", action).value_or(false); }));
+        QTRY_VERIFY(harness.transitions.size() >= 7);
+
+        DashboardModel model;
+        for (const BreakerTransition &transition : std::as_const(harness.transitions))
+            model.addTransition(transition);
+        BreakerTimeline timeline;
+        timeline.resize(4000, timeline.sizeHint().height());   // every tick on a pixel of its own
+        timeline.refresh(model, harness.transitions.first().atMs - 1000, harness.transitions.last().atMs + 1000);
+        QStringList tips;
+        for (int y = 0; y < timeline.height(); y += 2) {
+            for (int x = 0; x < timeline.width(); ++x) {
+                const QString tip = timeline.toolTipAt(QPoint(x, y));
+                if (tip.contains(u'→') && !tips.contains(tip))
+                    tips << tip;
+            }
+        }
+        QString shown = tips.join(u'\n');
+        for (const BreakerTransition &transition : std::as_const(harness.transitions))
+            QVERIFY2(shown.contains(transition.reason.translated()), qPrintable(shown));
+        for (const QString &tip : std::as_const(tips))
+            texts.add(u"Breaker timeline tip"_s, tip, {u"openai"_s, u"HTTP 503"_s});
+    }
+    QVERIFY(texts.count() >= 20);
+    QVERIFY2(texts.clean(), qPrintable(texts.escaped()));
+}
+
 void TestTranslations::zhCN_loadsOursAndQts()
 {
     QVERIFY(!apptranslation::install(qApp, QLocale(u"fr_FR"_s)));   // none: stays English
@@ -509,6 +639,47 @@ void TestTranslations::zhCN_loadsOursAndQts()
         QCoreApplication::removeTranslator(translator);
         delete translator;
     }
+}
+
+// The desktop app runs the proxy in-process, with the zh_CN translator installed: what the API
+// answers and what the log says stay English all the same, while the window says the same
+// sentence in Chinese.
+void TestTranslations::zhCN_apiErrorBodyAndLog_stayEnglish()
+{
+    static QMutex logged;
+    static QStringList lines;
+    static QtMessageHandler previous = nullptr;
+    previous = qInstallMessageHandler([](QtMsgType type, const QMessageLogContext &context, const QString &text) {
+        if (context.category && QByteArrayView(context.category) == "breakwater.breaker") {
+            const QMutexLocker locker(&logged);
+            lines << text;
+        }
+        previous(type, context, text);
+    });
+    const auto cleanUp = qScopeGuard([] {
+        qInstallMessageHandler(previous);
+        for (QTranslator *translator : qApp->findChildren<QTranslator *>()) {
+            QCoreApplication::removeTranslator(translator);
+            delete translator;
+        }
+    });
+    QVERIFY(apptranslation::install(qApp, QLocale(u"zh_CN"_s)));
+    static const QRegularExpression chinese(u"[\\x{4e00}-\\x{9fff}]"_s);
+    const QString shown = FaultRule::parse(u"503:p=150"_s).message().translated();
+    QVERIFY2(shown.contains(chinese), qPrintable(shown));   // the Faults panel's Chinese
+
+    ProxyHarness harness;
+    const LoopbackResponse refused = harness.control("POST", "/breakwater/faults", R"({"rule": "503:p=150"})");
+    QCOMPARE(refused.status, 400);
+    const QString said = QJsonDocument::fromJson(refused.body).object().value(u"error"_s).toObject().value(u"message"_s).toString();
+    QCOMPARE(said, u"fault rule '503:p=150': p is a percentage from 0 to 100, not '150'"_s);
+
+    QCOMPARE(harness.control("POST", "/breakwater/breaker/openai/open").status, 200);
+    QTRY_COMPARE(harness.transitions.size(), 1);
+    const QMutexLocker locker(&logged);
+    QCOMPARE(lines.size(), 1);
+    QVERIFY2(lines.first().contains(u"opened by hand"_s), qPrintable(lines.first()));
+    QVERIFY2(!lines.first().contains(chinese), qPrintable(lines.first()));
 }
 
 DASHBOARD_TEST_MAIN(TestTranslations)

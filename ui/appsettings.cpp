@@ -23,41 +23,46 @@ constexpr int kMaxCacheMb = 65536;
 constexpr int kMaxBreakerFailures = 1000;
 constexpr double kMaxSpendUsd = 1'000'000;
 
-// Each check returns a message, empty when the value is fine.
-QString checkListen(const QString &text)
+// Each check returns a message, empty when the value is fine: the Settings dialog shows it in the
+// dashboard's language, the log of a bad saved value in English (message.h).
+Message checkListen(const QString &text)
 {
-    const QString expected = u"Listen address: '%1' is not valid; expected HOST:PORT with a loopback IP "
-                             "address, e.g. 127.0.0.1:8080 (port 0 picks a free one)."_s.arg(text);
     QHostAddress address;
     quint16 port = 0;
     if (!parseListenAddress(text, &address, &port))
-        return expected;
+        return Message(QT_TRANSLATE_NOOP("Message", "Listen address: '%1' is not valid; expected HOST:PORT with a loopback IP "
+                                                    "address, e.g. 127.0.0.1:8080 (port 0 picks a free one).")).arg(text);
     if (!address.isLoopback())
-        return u"Listen address: %1 is not a loopback address. Breakwater listens on loopback only; "
-               "binding elsewhere needs an explicit command-line option and an access token."_s.arg(address.toString());
+        return Message(QT_TRANSLATE_NOOP("Message", "Listen address: %1 is not a loopback address. Breakwater listens on loopback only; "
+                                                    "binding elsewhere needs an explicit command-line option and an access token."))
+            .arg(address.toString());
     return {};
 }
 
-QString checkUrl(const QString &what, const QString &text, const QString &example)
+Message checkUrl(const Message &what, const QString &text, const QString &example)
 {
     const QUrl url(text, QUrl::StrictMode);
     if (!url.isValid() || (url.scheme() != u"http"_s && url.scheme() != u"https"_s) || url.host().isEmpty())
-        return u"%1: '%2' is not valid; expected an http(s) URL such as %3."_s.arg(what, text, example);
+        //: %1 is the setting ("OpenAI upstream"), %2 what was typed, %3 an example URL
+        return Message(QT_TRANSLATE_NOOP("Message", "%1: '%2' is not valid; expected an http(s) URL such as %3.")).arg(what).arg(text).arg(example);
     return {};
 }
 
-QString checkSeconds(const QString &what, double seconds, bool allowZero)
+Message checkSeconds(const Message &what, double seconds, bool allowZero)
 {
     if (!std::isfinite(seconds) || seconds < 0 || (!allowZero && seconds == 0) || seconds > kMaxSeconds)
-        return u"%1: %2 s is not valid; expected %3 seconds."_s.arg(what).arg(seconds).arg(
-            allowZero ? u"0 or more"_s : u"more than 0"_s);
+        //: %1 is the setting ("Timeout"), %2 the seconds typed, %3 "0 or more" or "more than 0"
+        return Message(QT_TRANSLATE_NOOP("Message", "%1: %2 s is not valid; expected %3 seconds.")).arg(what).arg(seconds).arg(
+            allowZero ? Message(QT_TRANSLATE_NOOP("Message", "0 or more")) : Message(QT_TRANSLATE_NOOP("Message", "more than 0")));
     return {};
 }
 
-QString checkCount(const QString &what, int value, int minimum, int maximum)
+Message checkCount(const Message &what, int value, int minimum, int maximum)
 {
     if (value < minimum || value > maximum)
-        return u"%1: %2 is not valid; expected a whole number from %3 to %4."_s.arg(what).arg(value).arg(minimum).arg(maximum);
+        //: %1 is the setting ("Concurrency"), %2 the number typed
+        return Message(QT_TRANSLATE_NOOP("Message", "%1: %2 is not valid; expected a whole number from %3 to %4."))
+            .arg(what).arg(value).arg(minimum).arg(maximum);
     return {};
 }
 
@@ -87,24 +92,28 @@ AppSettings AppSettings::fromConfig(const ProxyConfig &config)
     return s;
 }
 
-QStringList AppSettings::validate() const
+QList<Message> AppSettings::validate() const
 {
-    QStringList problems{
+    const QList<Message> checked{
         checkListen(listen),
-        checkUrl(u"OpenAI upstream"_s, openaiUpstream, u"https://api.openai.com/v1"_s),
-        checkUrl(u"Anthropic upstream"_s, anthropicUpstream, u"https://api.anthropic.com"_s),
-        checkSeconds(u"Timeout"_s, timeoutSeconds, false),
-        checkCount(u"Concurrency"_s, concurrency, 1, kMaxConcurrency),
-        checkSeconds(u"De-dup window"_s, dedupWindowSeconds, true),
-        checkCount(u"Cache size (MB)"_s, cacheSizeMb, 0, kMaxCacheMb),
-        checkCount(u"Breaker failures"_s, breakerFailures, 1, kMaxBreakerFailures),
-        checkSeconds(u"Breaker cool-down"_s, breakerCooldownSeconds, false),
+        checkUrl(Message(QT_TRANSLATE_NOOP("Message", "OpenAI upstream")), openaiUpstream, u"https://api.openai.com/v1"_s),
+        checkUrl(Message(QT_TRANSLATE_NOOP("Message", "Anthropic upstream")), anthropicUpstream, u"https://api.anthropic.com"_s),
+        checkSeconds(Message(QT_TRANSLATE_NOOP("Message", "Timeout")), timeoutSeconds, false),
+        checkCount(Message(QT_TRANSLATE_NOOP("Message", "Concurrency")), concurrency, 1, kMaxConcurrency),
+        checkSeconds(Message(QT_TRANSLATE_NOOP("Message", "De-dup window")), dedupWindowSeconds, true),
+        checkCount(Message(QT_TRANSLATE_NOOP("Message", "Cache size (MB)")), cacheSizeMb, 0, kMaxCacheMb),
+        checkCount(Message(QT_TRANSLATE_NOOP("Message", "Breaker failures")), breakerFailures, 1, kMaxBreakerFailures),
+        checkSeconds(Message(QT_TRANSLATE_NOOP("Message", "Breaker cool-down")), breakerCooldownSeconds, false),
         std::isfinite(maxSpendUsd) && maxSpendUsd >= 0 && maxSpendUsd <= kMaxSpendUsd
-            ? QString()
-            : u"Spend limit: %1 is not valid; expected US dollars per day from 0 (no limit) to %2."_s
-                  .arg(maxSpendUsd).arg(kMaxSpendUsd, 0, 'f', 0),
+            ? Message()
+            : Message(QT_TRANSLATE_NOOP("Message", "Spend limit: %1 is not valid; expected US dollars per day from 0 (no limit) to %2."))
+                  .arg(maxSpendUsd).arg(QString::number(kMaxSpendUsd, 'f', 0)),
     };
-    problems.removeAll(QString());
+    QList<Message> problems;
+    for (const Message &problem : checked) {
+        if (!problem.isEmpty())
+            problems.append(problem);
+    }
     return problems;
 }
 
@@ -150,8 +159,11 @@ AppSettings AppSettings::load(QSettings &settings, const AppSettings &fallback)
         const auto previous = field;
         const qsizetype problemsBefore = loaded.validate().size();
         field = settings.value(key).template value<std::decay_t<decltype(field)>>();
-        if (const QStringList problems = loaded.validate(); problems.size() > problemsBefore) {
-            qCWarning(lcSettings).noquote() << "ignoring the saved value of" << key << "-" << problems.join(u' ');
+        if (const QList<Message> problems = loaded.validate(); problems.size() > problemsBefore) {
+            QStringList english;
+            for (const Message &problem : problems)
+                english << problem.english();
+            qCWarning(lcSettings).noquote() << "ignoring the saved value of" << key << "-" << english.join(u' ');
             field = previous;
         }
     };

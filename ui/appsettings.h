@@ -3,6 +3,7 @@
 #include <QString>
 #include <QStringList>
 
+#include "message.h"
 #include "proxyconfig.h"
 
 class QSettings;
@@ -27,8 +28,8 @@ struct AppSettings
     static AppSettings fromConfig(const ProxyConfig &config);
     static AppSettings defaults() { return fromConfig(ProxyConfig{}); }
 
-    // One message per invalid value; empty when everything is valid.
-    QStringList validate() const;
+    // One message per invalid value, in the order of the fields; empty when everything is valid.
+    QList<Message> validate() const;
     // Copies the values into `config`, except the options named in `keep` ("--listen", ...).
     // Call only with valid settings.
     void applyTo(ProxyConfig &config, const QStringList &keep = {}) const;

@@ -108,7 +108,7 @@ QString BreakerTimeline::toolTipAt(const QPoint &position) const
             if (std::abs(xFor(transition.atMs) - position.x()) <= kMarkerReach) {
                 near << u"%1  %2: %3 → %4\n%5"_s.arg(dashboardstyle::formatClock(transition.atMs), row.upstream,
                                                       dashboardstyle::breakerLabel(transition.from),
-                                                      dashboardstyle::breakerLabel(transition.to), transition.reason);
+                                                      dashboardstyle::breakerLabel(transition.to), transition.reason.translated());
             }
         }
         if (!near.isEmpty())

@@ -193,12 +193,7 @@ int runDesktop(ProxyServer *proxy, MockProvider *mock, const ProxyConfig &config
         QString message = SettingsDialog::restartMessage(dialog.values(), running, overridden, dialog.appliedLive());
         if (dialog.startAtLogin() != LoginAutostart::isEnabled()) {
             const Result changed = LoginAutostart::setEnabled(dialog.startAtLogin(), QCoreApplication::applicationFilePath());
-            if (changed.ok())
-                message += u'\n' + (dialog.startAtLogin()
-                                         ? QCoreApplication::translate("DesktopApp", "Breakwater will start in the tray when you log in.")
-                                         : QCoreApplication::translate("DesktopApp", "Breakwater will no longer start when you log in."));
-            else
-                message += u'\n' + QCoreApplication::translate("DesktopApp", "Starting at login could not be changed: %1.").arg(changed.error());
+            message += u'\n' + SettingsDialog::startAtLoginMessage(dialog.startAtLogin(), changed);
         }
         QMessageBox::information(&window, QCoreApplication::translate("DesktopApp", "Settings"), message);
     });

@@ -206,7 +206,7 @@ bool FaultsPanel::addRule()
 {
     const Expected<FaultRule> rule = FaultRule::parse(m_text->text());
     if (!rule.ok()) {
-        m_error->setText(rule.error());
+        m_error->setText(rule.message().translated());
         m_error->show();
         return false;
     }

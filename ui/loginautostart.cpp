@@ -69,12 +69,13 @@ Result LoginAutostart::setEnabled(bool enabled, const QString &executable)
     if (!enabled) {
         if (!QFile::exists(path) || QFile::remove(path))
             return {};
-        return Failure{u"cannot remove %1"_s.arg(path)};
+        return Failure{Message(QT_TRANSLATE_NOOP("Message", "cannot remove %1")).arg(path)};
     }
+    // Shown in the dashboard's language (message.h); %2 is Qt's own text, translated by Qt.
     if (!QDir().mkpath(QFileInfo(path).absolutePath()))
-        return Failure{u"cannot create the folder of %1"_s.arg(path)};
+        return Failure{Message(QT_TRANSLATE_NOOP("Message", "cannot create the folder of %1")).arg(path)};
     QSaveFile file(path);
     if (!file.open(QIODevice::WriteOnly) || file.write(entryText(executable)) < 0 || !file.commit())
-        return Failure{u"cannot write %1: %2"_s.arg(path, file.errorString())};
+        return Failure{Message(QT_TRANSLATE_NOOP("Message", "cannot write %1: %2")).arg(path).arg(file.errorString())};
     return {};
 }

@@ -48,7 +48,7 @@ QList<FittedLabel::Part> healthParts(const UpstreamSnapshot &u, const QString &u
     }
     if (u.lastFailureAtMs > 0) {
         const QString at = dashboardstyle::formatClock(u.lastFailureAtMs, false);
-        parts.append({{ProxyPanel::tr("last error %1 at %2").arg(u.lastFailure, at), ProxyPanel::tr("last error at %1").arg(at),
+        parts.append({{ProxyPanel::tr("last error %1 at %2").arg(u.lastFailure.translated(), at), ProxyPanel::tr("last error at %1").arg(at),
                        QString()}, 3});
     } else {
         parts.append({{ProxyPanel::tr("no errors")}, 6});

@@ -144,9 +144,9 @@ ReplayDialog::ReplayDialog(const CallRecord &record, QWidget *parent)
     connect(credentials, &QButtonGroup::buttonToggled, this, &ReplayDialog::updateControls);
     connect(m_otherUrl, &QLineEdit::textChanged, this, &ReplayDialog::updateControls);
     updateControls();
-    if (const QString refused = Replayer::refusal(record); !refused.isEmpty()) {
+    if (const Message refused = Replayer::refusal(record); !refused.isEmpty()) {
         m_body->setEnabled(false);
-        m_status->setText(refused);
+        m_status->setText(refused.translated());
     }
 }
 
@@ -258,9 +258,9 @@ void ReplayDialog::send()
         if (error.error != QJsonParseError::NoError)
             note = u' ' + tr("(the edited body is not valid JSON: sent as typed)");
     }
-    QString why;
+    Message why;
     if (!m_replayer->replay(m_record, options, &why)) {
-        m_status->setText(why);
+        m_status->setText(why.translated());
         return;
     }
     m_status->setText(tr("Sending to %1…").arg(Replayer::urlFor(options.baseUrl, m_record.target.isEmpty()
@@ -276,12 +276,12 @@ void ReplayDialog::showAnswer(const Replayer::Answer &answer)
     updateControls();
     QString text;
     if (answer.status == 0) {
-        text = tr("no answer: %1").arg(answer.error) + u'\n';
-        m_status->setText(tr("No answer from %1: %2").arg(answer.url.toDisplayString(), answer.error));
+        text = tr("no answer: %1").arg(answer.error.translated()) + u'\n';
+        m_status->setText(tr("No answer from %1: %2").arg(answer.url.toDisplayString(), answer.error.translated()));
     } else {
         text = tr("status %1 in %2 ms").arg(answer.status).arg(answer.elapsedMs) + u'\n';
         if (!answer.error.isEmpty())
-            text += tr("(then: %1)").arg(answer.error) + u'\n';
+            text += tr("(then: %1)").arg(answer.error.translated()) + u'\n';
         m_status->setText(tr("Answered %1 by %2.").arg(answer.status).arg(answer.url.toDisplayString()));
     }
     if (!answer.headers.isEmpty())
@@ -293,7 +293,8 @@ void ReplayDialog::showAnswer(const Replayer::Answer &answer)
     text += u"\n\n"_s + tr("sent to %1").arg(answer.url.toDisplayString()) + u'\n' + QString::fromUtf8(answer.sentHeaders);
     m_replayed->setPlainText(text);
     m_difference->setText(tr("Difference: %1")
-                              .arg(AnswerDiff::summary(m_record.status, recordedBody(m_record), answer.status, answer.body)));
+                              .arg(AnswerDiff::summary(m_record.status, recordedBody(m_record), answer.status, answer.body)
+                                       .translated()));
     Q_EMIT answered();
 }
 

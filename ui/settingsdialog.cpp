@@ -223,6 +223,13 @@ void SettingsDialog::setStartAtLogin(bool start)
     m_startAtLogin->setChecked(start);
 }
 
+QString SettingsDialog::startAtLoginMessage(bool start, const Result &changed)
+{
+    if (!changed.ok())
+        return tr("Starting at login could not be changed: %1.").arg(changed.message().translated());
+    return start ? tr("Breakwater will start in the tray when you log in.") : tr("Breakwater will no longer start when you log in.");
+}
+
 void SettingsDialog::accept()
 {
     AppSettings checked = values();
@@ -232,9 +239,12 @@ void SettingsDialog::accept()
         checked.openaiUpstream = defaults.openaiUpstream;
         checked.anthropicUpstream = defaults.anthropicUpstream;
     }
-    const QStringList problems = checked.validate();
+    const QList<Message> problems = checked.validate();
     if (!problems.isEmpty()) {
-        m_problems->setText(problems.join(u'\n'));
+        QStringList shown;
+        for (const Message &problem : problems)
+            shown << problem.translated();
+        m_problems->setText(shown.join(u'\n'));
         m_problems->show();
         return;   // stay open until every value is valid
     }

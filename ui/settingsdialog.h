@@ -5,6 +5,7 @@
 #include <QDialog>
 
 #include "appsettings.h"
+#include "result.h"
 
 class QCheckBox;
 class QDoubleSpinBox;
@@ -38,10 +39,12 @@ public:
     QStringList changedOptions() const { return values().differences(m_opened); }
     // Writes the changed values, and only those, to `settings`.
     void saveChanges(QSettings &settings) const;
-    QStringList problems() const { return values().validate(); }
-    // "Start Breakwater when I log in": not a proxy setting; the caller applies it at once.
+    QList<Message> problems() const { return values().validate(); }
+    // "Start Breakwater when I log in": not a proxy setting; the caller applies it at once
+    // (LoginAutostart::setEnabled) and tells the user `changed` with startAtLoginMessage.
     bool startAtLogin() const;
     void setStartAtLogin(bool start);
+    static QString startAtLoginMessage(bool start, const Result &changed);
     // In demo mode the fields hold the saved upstreams (used without --demo); this line under them
     // says where calls go now, so the dialog does not show api.openai.com while the mock answers.
     void setUpstreamsInUse(const QString &openai, const QString &anthropic);

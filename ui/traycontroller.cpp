@@ -223,9 +223,9 @@ void TrayController::onTransition(const BreakerTransition &transition)
     refresh();   // the icon's colour should not lag a second behind the notice, which shows it too
     const QString name = upstreamName(transition.upstream);
     if (transition.to == BreakerState::Open) {
-        notify(tr("%1 breaker open").arg(name), tr("%1 stopped calling %2: %3").arg(title(), name, transition.reason));
+        notify(tr("%1 breaker open").arg(name), tr("%1 stopped calling %2: %3").arg(title(), name, transition.reason.translated()));
     } else if (transition.to == BreakerState::Closed && transition.from != BreakerState::Closed) {
-        notify(tr("%1 breaker closed").arg(name), tr("%1 calls %2 again: %3").arg(title(), name, transition.reason));
+        notify(tr("%1 breaker closed").arg(name), tr("%1 calls %2 again: %3").arg(title(), name, transition.reason.translated()));
     }
 }
 

@@ -303,7 +303,7 @@ double CallLog::spentOnDay(QDate day)
         if (query.exec() && query.next())
             spent = query.value(0).toDouble();
         else
-            qCWarning(lcCallLog).noquote() << sqlError(u"reading the day's spend"_s, query.lastError()).message;
+            qCWarning(lcCallLog).noquote() << sqlError(u"reading the day's spend"_s, query.lastError()).message.english();
     });
     return spent;
 }
@@ -317,7 +317,7 @@ QList<CallRecord> CallLog::recent(int limit)
         query.prepare(CallColumns::selectStatement(u"ORDER BY id DESC LIMIT ?"_s));
         query.addBindValue(limit);
         if (!query.exec()) {
-            qCWarning(lcCallLog).noquote() << sqlError(u"reading recent calls"_s, query.lastError()).message;
+            qCWarning(lcCallLog).noquote() << sqlError(u"reading recent calls"_s, query.lastError()).message.english();
             return;
         }
         while (query.next())
@@ -338,7 +338,7 @@ QList<CallRecord> CallLog::between(qint64 fromMs, qint64 toMs, int limit)
         query.addBindValue(toMs);
         query.addBindValue(limit);
         if (!query.exec()) {
-            qCWarning(lcCallLog).noquote() << sqlError(u"reading calls of an interval"_s, query.lastError()).message;
+            qCWarning(lcCallLog).noquote() << sqlError(u"reading calls of an interval"_s, query.lastError()).message.english();
             return;
         }
         while (query.next())

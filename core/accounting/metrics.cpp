@@ -285,7 +285,7 @@ QJsonObject Metrics::statsJson(const ProxySnapshot &gauges) const
                                      {u"consecutiveFailures"_s, u.consecutiveFailures},
                                      {u"failureThreshold"_s, u.failureThreshold},
                                      {u"cooldownLeftMs"_s, u.cooldownLeftMs},
-                                     {u"lastFailure"_s, u.lastFailure},
+                                     {u"lastFailure"_s, u.lastFailure.english()},
                                      {u"lastFailureAtMs"_s, u.lastFailureAtMs},
                                      {u"lastProbeAtMs"_s, u.lastProbeAtMs},
                                      {u"lastProbeResult"_s, u.lastProbeResult},

@@ -89,7 +89,7 @@ QJsonObject transitionToJson(const BreakerTransition &transition)
 {
     return {{u"upstream"_s, transition.upstream}, {u"atMs"_s, transition.atMs},
             {u"from"_s, QString::fromLatin1(breakerStateName(transition.from))},
-            {u"to"_s, QString::fromLatin1(breakerStateName(transition.to))}, {u"reason"_s, transition.reason}};
+            {u"to"_s, QString::fromLatin1(breakerStateName(transition.to))}, {u"reason"_s, transition.reason.english()}};
 }
 
 BreakerTransition transitionFromJson(const QJsonObject &json)

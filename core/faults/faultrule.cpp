@@ -76,13 +76,14 @@ QStringList pieces(const QString &text)
 Expected<FaultRule> FaultRule::parse(const QString &input)
 {
     const QString text = input.trimmed();
-    const auto bad = [&text](const QString &why) {
-        return Failure{u"fault rule '%1': %2"_s.arg(text, why)};
+    // Shown in the Faults panel as the user's language has it, sent by the API in English (message.h).
+    const auto bad = [&text](const Message &why) {
+        return Failure{Message(QT_TRANSLATE_NOOP("Message", "fault rule '%1': %2")).arg(text).arg(why)};
     };
     if (text.isEmpty())
-        return Failure{u"empty fault rule: expected KIND[:OPTION=VALUE]..., KIND one of %1"_s.arg(kKinds)};
+        return Failure{Message(QT_TRANSLATE_NOOP("Message", "empty fault rule: expected KIND[:OPTION=VALUE]..., KIND one of %1")).arg(kKinds)};
     if (text.contains(u',') || text.contains(u' '))
-        return bad(u"a rule holds no commas or spaces; options are separated by ':'"_s);
+        return bad(Message(QT_TRANSLATE_NOOP("Message", "a rule holds no commas or spaces; options are separated by ':'")));
 
     const QStringList parts = pieces(text);
     FaultRule rule;
@@ -94,7 +95,7 @@ Expected<FaultRule> FaultRule::parse(const QString &input)
     const int status = kind.toInt(&ok);
     if (ok) {
         if (std::find(std::begin(kStatuses), std::end(kStatuses), status) == std::end(kStatuses))
-            return bad(u"no status kind %1; the status kinds are 429, 500, 502, 503 and 529"_s.arg(kind));
+            return bad(Message(QT_TRANSLATE_NOOP("Message", "no status kind %1; the status kinds are 429, 500, 502, 503 and 529")).arg(kind));
         rule.kind = Kind::Status;
         rule.status = status;
     } else if (kind == u"hang"_s) {
@@ -107,20 +108,20 @@ Expected<FaultRule> FaultRule::parse(const QString &input)
         rule.kind = kind == u"delay"_s ? Kind::Delay : Kind::SlowStream;
         const std::optional<qint64> ms = parseDurationMs(kindValue);
         if (!hasValue || !ms || *ms <= 0 || *ms > kMaxDurationMs)
-            return bad(u"%1 needs a duration, e.g. %1=2s or %1=500ms (more than 0, at most 1 h)"_s.arg(kind));
+            return bad(Message(QT_TRANSLATE_NOOP("Message", "%1 needs a duration, e.g. %1=2s or %1=500ms (more than 0, at most 1 h)")).arg(kind));
         rule.duration = std::chrono::milliseconds(*ms);
     } else if (kind == u"cut"_s || kind == u"error-event"_s) {
         rule.kind = kind == u"cut"_s ? Kind::Cut : Kind::ErrorEvent;
         const std::optional<int> events = parseCount(kindValue, 0, 1'000'000);
         if (!hasValue || !events)
-            return bad(u"%1 needs the number of events that pass first, e.g. %1=3"_s.arg(kind));
+            return bad(Message(QT_TRANSLATE_NOOP("Message", "%1 needs the number of events that pass first, e.g. %1=3")).arg(kind));
         rule.events = *events;
     } else {
-        return bad(u"unknown kind '%1'; the kinds are %2"_s.arg(head, kKinds));
+        return bad(Message(QT_TRANSLATE_NOOP("Message", "unknown kind '%1'; the kinds are %2")).arg(head).arg(kKinds));
     }
     if (hasValue && (rule.kind == Kind::Status || rule.kind == Kind::Hang || rule.kind == Kind::Reset
                      || rule.kind == Kind::Garbage))
-        return bad(u"%1 takes no value (write options after a ':', e.g. %1:count=2)"_s.arg(kind));
+        return bad(Message(QT_TRANSLATE_NOOP("Message", "%1 takes no value (write options after a ':', e.g. %1:count=2)")).arg(kind));
 
     QStringList seen;
     for (qsizetype i = 1; i < parts.size(); ++i) {
@@ -128,44 +129,44 @@ Expected<FaultRule> FaultRule::parse(const QString &input)
         const QString name = part.section(u'=', 0, 0);
         const QString value = part.section(u'=', 1);
         if (!part.contains(u'=') || value.isEmpty())
-            return bad(u"option '%1' needs a value (NAME=VALUE)"_s.arg(part));
+            return bad(Message(QT_TRANSLATE_NOOP("Message", "option '%1' needs a value (NAME=VALUE)")).arg(part));
         if (seen.contains(name))
-            return bad(u"option %1 is given twice"_s.arg(name));
+            return bad(Message(QT_TRANSLATE_NOOP("Message", "option %1 is given twice")).arg(name));
         seen.append(name);
         if (name == u"upstream"_s) {
             if (value != u"openai"_s && value != u"anthropic"_s)
-                return bad(u"upstream is openai or anthropic, not '%1' (leave it out for both)"_s.arg(value));
+                return bad(Message(QT_TRANSLATE_NOOP("Message", "upstream is openai or anthropic, not '%1' (leave it out for both)")).arg(value));
             rule.upstream = value.toLatin1();
         } else if (name == u"route"_s) {
             if (!value.startsWith(u'/'))
-                return bad(u"route is a path such as /v1/chat/completions, not '%1'"_s.arg(value));
+                return bad(Message(QT_TRANSLATE_NOOP("Message", "route is a path such as /v1/chat/completions, not '%1'")).arg(value));
             rule.route = value.toUtf8();
         } else if (name == u"model"_s) {
             rule.model = value;
         } else if (name == u"p"_s) {
             const double percent = value.toDouble(&ok);
             if (!ok || !std::isfinite(percent) || percent < 0 || percent > 100)
-                return bad(u"p is a percentage from 0 to 100, not '%1'"_s.arg(value));
+                return bad(Message(QT_TRANSLATE_NOOP("Message", "p is a percentage from 0 to 100, not '%1'")).arg(value));
             rule.percent = percent;
         } else if (name == u"count"_s) {
             const std::optional<int> count = parseCount(value, 1, 1'000'000);
             if (!count)
-                return bad(u"count is a whole number of calls from 1 to 1000000, not '%1'"_s.arg(value));
+                return bad(Message(QT_TRANSLATE_NOOP("Message", "count is a whole number of calls from 1 to 1000000, not '%1'")).arg(value));
             rule.count = *count;
         } else if (name == u"for"_s) {
             const std::optional<qint64> ms = parseDurationMs(value);
             if (!ms || *ms <= 0 || *ms > kMaxLifetimeMs)
-                return bad(u"for is how long the rule stays armed, e.g. for=60 or for=30s (more than 0), not '%1'"_s.arg(value));
+                return bad(Message(QT_TRANSLATE_NOOP("Message", "for is how long the rule stays armed, e.g. for=60 or for=30s (more than 0), not '%1'")).arg(value));
             rule.lifetime = std::chrono::milliseconds(*ms);
         } else if (name == u"retry-after"_s) {
             if (rule.kind != Kind::Status)
-                return bad(u"retry-after goes with a status kind (429, 500, 502, 503, 529)"_s);
+                return bad(Message(QT_TRANSLATE_NOOP("Message", "retry-after goes with a status kind (429, 500, 502, 503, 529)")));
             const std::optional<qint64> ms = parseDurationMs(value);
             if (!ms || *ms > kMaxDurationMs)
-                return bad(u"retry-after is seconds from 0 to 3600, e.g. retry-after=2, not '%1'"_s.arg(value));
+                return bad(Message(QT_TRANSLATE_NOOP("Message", "retry-after is seconds from 0 to 3600, e.g. retry-after=2, not '%1'")).arg(value));
             rule.retryAfter = std::chrono::milliseconds(*ms);
         } else {
-            return bad(u"unknown option '%1'; the options are %2"_s.arg(name, kOptions));
+            return bad(Message(QT_TRANSLATE_NOOP("Message", "unknown option '%1'; the options are %2")).arg(name).arg(kOptions));
         }
     }
     if (rule.kind == Kind::Status && rule.status == 429 && rule.retryAfter.count() < 0)

@@ -100,10 +100,10 @@ void FleetBreaker::applyFleetState(const RedisReply &reply, bool current)
     const qint64 openLeftMs = reply.items[1].toInteger();
     m_applying = true;
     if (openLeftMs > 0) {
-        m_breaker.holdOpenFor(std::chrono::milliseconds(openLeftMs), u"open on the fleet"_s);
+        m_breaker.holdOpenFor(std::chrono::milliseconds(openLeftMs), Message(QT_TRANSLATE_NOOP("Message", "open on the fleet")));
     } else if (openLeftMs < 0 && current && m_breaker.state() == BreakerState::Open) {
         // Closed by another instance (its trial succeeded, or its button).
-        m_breaker.forceClose(u"closed on the fleet"_s);
+        m_breaker.forceClose(Message(QT_TRANSLATE_NOOP("Message", "closed on the fleet")));
     }
     m_applying = false;
 }

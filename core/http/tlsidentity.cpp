@@ -1,6 +1,5 @@
 #include "http/tlsidentity.h"
 
-#include <QCoreApplication>
 #include <QFile>
 #include <QSslCertificate>
 #include <QSslKey>
@@ -73,7 +72,7 @@ Result trustCaFile(QSslConfiguration &ssl, const QString &path)
 {
     const QList<QSslCertificate> authorities = QSslCertificate::fromPath(path, QSsl::Pem);
     if (authorities.isEmpty())
-        return Failure{QCoreApplication::translate("TlsIdentity", "no PEM certificate could be read from %1").arg(path)};
+        return Failure{Message(QT_TRANSLATE_NOOP("Message", "no PEM certificate could be read from %1")).arg(path)};
     ssl.addCaCertificates(authorities);
     return {};
 }

@@ -9,12 +9,19 @@ namespace {
 
 constexpr qsizetype kShownLineChars = 60;
 
-QString shown(const QByteArray &line)
+Message shown(const QByteArray &line)
 {
     const QString text = QString::fromUtf8(line.trimmed());
     if (text.isEmpty())
-        return u"(empty line)"_s;
+        return Message(QT_TRANSLATE_NOOP("Message", "(empty line)"));
     return text.size() > kShownLineChars ? text.left(kShownLineChars - 1) + u'…' : text;
+}
+
+// The next part of the line, after a "; ".
+Message then(const Message &parts, const Message &part)
+{
+    //: Two parts of the replay's difference line ("same status 200; length 312 → 166 bytes")
+    return Message(QT_TRANSLATE_NOOP("Message", "%1; %2")).arg(parts).arg(part);
 }
 
 } // namespace
@@ -28,31 +35,30 @@ QByteArray AnswerDiff::readable(const QByteArray &body)
     return document.toJson(QJsonDocument::Indented);
 }
 
-QString AnswerDiff::summary(int originalStatus, const QByteArray &originalBody, int replayStatus,
+Message AnswerDiff::summary(int originalStatus, const QByteArray &originalBody, int replayStatus,
                             const QByteArray &replayBody)
 {
-    QStringList parts;
-    parts.append(originalStatus == replayStatus ? u"same status %1"_s.arg(replayStatus)
-                                                : u"status %1 → %2"_s.arg(originalStatus).arg(replayStatus));
-    if (originalBody.isEmpty()) {
-        parts.append(u"length ? → %1 bytes (the original body was not logged)"_s.arg(replayBody.size()));
-        return parts.join(u"; "_s);
-    }
-    parts.append(originalBody.size() == replayBody.size()
-                     ? u"same length (%1 bytes)"_s.arg(replayBody.size())
-                     : u"length %1 → %2 bytes"_s.arg(originalBody.size()).arg(replayBody.size()));
+    // Shown in the replay dialog in the dashboard's language (message.h).
+    Message parts = originalStatus == replayStatus
+        ? Message(QT_TRANSLATE_NOOP("Message", "same status %1")).arg(replayStatus)
+        : Message(QT_TRANSLATE_NOOP("Message", "status %1 → %2")).arg(originalStatus).arg(replayStatus);
+    if (originalBody.isEmpty())
+        return then(parts, Message(QT_TRANSLATE_NOOP("Message", "length ? → %1 bytes (the original body was not logged)"))
+                               .arg(replayBody.size()));
+    parts = then(parts, originalBody.size() == replayBody.size()
+                            ? Message(QT_TRANSLATE_NOOP("Message", "same length (%1 bytes)")).arg(replayBody.size())
+                            : Message(QT_TRANSLATE_NOOP("Message", "length %1 → %2 bytes")).arg(originalBody.size()).arg(replayBody.size()));
     const QList<QByteArray> before = readable(originalBody).split('\n');
     const QList<QByteArray> after = readable(replayBody).split('\n');
     const qsizetype common = std::min(before.size(), after.size());
     qsizetype line = 0;
     while (line < common && before[line] == after[line])
         ++line;
-    if (line == common && before.size() == after.size()) {
-        parts.append(u"bodies identical"_s);
-    } else {
-        const QString was = line < before.size() ? shown(before[line]) : u"(end)"_s;
-        const QString now = line < after.size() ? shown(after[line]) : u"(end)"_s;
-        parts.append(u"first difference at line %1: %2 | %3"_s.arg(line + 1).arg(was, now));
-    }
-    return parts.join(u"; "_s);
+    if (line == common && before.size() == after.size())
+        return then(parts, Message(QT_TRANSLATE_NOOP("Message", "bodies identical")));
+    const Message end(QT_TRANSLATE_NOOP("Message", "(end)"));
+    return then(parts, Message(QT_TRANSLATE_NOOP("Message", "first difference at line %1: %2 | %3"))
+                           .arg(line + 1)
+                           .arg(line < before.size() ? shown(before[line]) : end)
+                           .arg(line < after.size() ? shown(after[line]) : end));
 }

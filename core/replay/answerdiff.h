@@ -3,6 +3,8 @@
 #include <QByteArray>
 #include <QString>
 
+#include "message.h"
+
 // What differs between a recorded answer and its replay, in one line a person reads at a glance
 // beside the two answers: the status, the body's length, and the first line that differs once
 // both bodies are in a readable form (JSON pretty-printed with its keys sorted, so two answers
@@ -11,7 +13,7 @@ namespace AnswerDiff {
 
 // "status 200 → 503; length 312 → 166 bytes; first difference at line 2: ... | ..."
 // An empty original body means it was not kept (no --log-bodies, no error body).
-QString summary(int originalStatus, const QByteArray &originalBody, int replayStatus, const QByteArray &replayBody);
+Message summary(int originalStatus, const QByteArray &originalBody, int replayStatus, const QByteArray &replayBody);
 
 // `body` pretty-printed when it is a JSON object or array, else unchanged.
 QByteArray readable(const QByteArray &body);

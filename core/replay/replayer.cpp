@@ -67,14 +67,15 @@ Replayer::~Replayer()
     abort();
 }
 
-QString Replayer::refusal(const CallRecord &record)
+// The dashboard shows these sentences in its language; the log keeps them English (message.h).
+Message Replayer::refusal(const CallRecord &record)
 {
     const QByteArray method = record.method.isEmpty() ? QByteArray("POST") : record.method;
     const bool hasBody = method != "GET" && method != "HEAD" && method != "DELETE";
     if (hasBody && record.requestBody.isEmpty())
-        return tr("This call's request body was not logged: start Breakwater with --log-bodies to replay calls.");
+        return Message(QT_TRANSLATE_NOOP("Message", "This call's request body was not logged: start Breakwater with --log-bodies to replay calls."));
     if (record.target.isEmpty() && record.route.isEmpty())
-        return tr("This record does not say where the call went (it predates the call log's schema 4).");
+        return Message(QT_TRANSLATE_NOOP("Message", "This record does not say where the call went (it predates the call log's schema 4)."));
     return {};
 }
 
@@ -138,19 +139,19 @@ QUrl Replayer::urlFor(const QUrl &baseUrl, const QByteArray &target)
     return url;
 }
 
-bool Replayer::replay(const CallRecord &record, const Options &options, QString *why)
+bool Replayer::replay(const CallRecord &record, const Options &options, Message *why)
 {
-    const auto refuse = [why](const QString &reason) {
+    const auto refuse = [why](const Message &reason) {
         if (why)
             *why = reason;
         return false;
     };
     if (m_reply)
-        return refuse(u"A replay is already running."_s);
-    if (const QString refused = refusal(record); !refused.isEmpty())
+        return refuse(Message(QT_TRANSLATE_NOOP("Message", "A replay is already running.")));
+    if (const Message refused = refusal(record); !refused.isEmpty())
         return refuse(refused);
     if (!options.baseUrl.isValid() || (options.baseUrl.scheme() != u"http"_s && options.baseUrl.scheme() != u"https"_s))
-        return refuse(u"The base URL must be an http:// or https:// URL."_s);
+        return refuse(Message(QT_TRANSLATE_NOOP("Message", "The base URL must be an http:// or https:// URL.")));
 
     const QByteArray method = record.method.isEmpty() ? QByteArray("POST") : record.method;
     const QByteArray target = record.target.isEmpty() ? record.route : record.target;
@@ -173,11 +174,8 @@ bool Replayer::replay(const CallRecord &record, const Options &options, QString 
     QNetworkRequest request(m_answer.url);
     if (!options.caFile.isEmpty()) {   // a self-signed local server, a corporate TLS proxy
         QSslConfiguration ssl = request.sslConfiguration();
-        if (const Result trusted = trustCaFile(ssl, options.caFile); !trusted.ok()) {
-            if (why)
-                *why = trusted.error();
-            return false;
-        }
+        if (const Result trusted = trustCaFile(ssl, options.caFile); !trusted.ok())
+            return refuse(trusted.message());
         request.setSslConfiguration(ssl);
     }
     // Qt keeps a connection (and its verdict on the server) per host: one made under other
@@ -273,13 +271,14 @@ void Replayer::onFinished()
     if (m_answer.status == 0 && !m_cutAtBound) {
         const bool timedOut = reply->error() == QNetworkReply::OperationCanceledError
                            || reply->error() == QNetworkReply::TimeoutError;
-        m_answer.error = timedOut ? u"no answer within the timeout"_s : reply->errorString();
+        // Qt's own text comes translated by Qt's translator already: it is shown, never logged.
+        m_answer.error = timedOut ? Message(QT_TRANSLATE_NOOP("Message", "no answer within the timeout")) : Message(reply->errorString());
     } else if (m_answer.status > 0 && !m_cutAtBound && reply->error() != QNetworkReply::NoError
                && reply->error() < QNetworkReply::ContentAccessDenied) {
         // A connection-level failure after the headers came (a stream cut midway): say so, keep the rest.
         m_answer.error = reply->errorString();
     }
     m_answer.elapsedMs = m_elapsed.elapsed();
-    qCInfo(lcReplay) << "replay answered" << m_answer.status << m_answer.body.size() << "bytes" << m_answer.error;
+    qCInfo(lcReplay) << "replay answered" << m_answer.status << m_answer.body.size() << "bytes" << reply->error();
     Q_EMIT finished(m_answer);
 }

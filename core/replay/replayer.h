@@ -9,6 +9,7 @@
 #include <chrono>
 
 #include "http/apierror.h"
+#include "message.h"
 
 class QNetworkAccessManager;
 class QNetworkReply;
@@ -54,7 +55,7 @@ public:
         QByteArray headers;        // "Name: value" lines as received
         QByteArray body;           // as received (a stream's event text), at most maxAnswerBytes
         bool truncated = false;    // the body was cut at maxAnswerBytes
-        QString error;             // empty for an HTTP answer of any status
+        Message error;             // empty for an HTTP answer of any status
         qint64 elapsedMs = 0;
     };
 
@@ -62,7 +63,7 @@ public:
     ~Replayer() override;
 
     // Why `record` cannot be replayed, or empty when it can.
-    static QString refusal(const CallRecord &record);
+    static Message refusal(const CallRecord &record);
     static ApiStyle styleOf(const CallRecord &record);   // by its route and headers, as the proxy told
     // The environment variable the SDKs read the credential from: OPENAI_API_KEY, ANTHROPIC_API_KEY,
     // GEMINI_API_KEY.
@@ -82,7 +83,7 @@ public:
 
     // Starts the replay; false (and nothing sent, no signal) when the record cannot be replayed,
     // its caFile holds no certificate, or one is already running, `why` saying so.
-    bool replay(const CallRecord &record, const Options &options, QString *why = nullptr);
+    bool replay(const CallRecord &record, const Options &options, Message *why = nullptr);
     bool isRunning() const { return m_reply != nullptr; }
     void abort();
 

@@ -265,28 +265,33 @@ BreakerVerdict Flight::breakerVerdict() const
 {
     using Kind = BreakerVerdict::Kind;
     switch (m_result.failure) {
-    case UpstreamFailure::Timeout: return {Kind::Failure, QStringLiteral("timeout")};
-    case UpstreamFailure::Cut: return {Kind::Failure, QStringLiteral("stream cut")};
-    case UpstreamFailure::Unreachable: return {Kind::Failure, QStringLiteral("unreachable")};
+    // Why a call counted against the breaker, in its timeline's reasons (message.h).
+    case UpstreamFailure::Timeout: return {Kind::Failure, Message(QT_TRANSLATE_NOOP("Message", "timeout"))};
+    case UpstreamFailure::Cut: return {Kind::Failure, Message(QT_TRANSLATE_NOOP("Message", "stream cut"))};
+    case UpstreamFailure::Unreachable: return {Kind::Failure, Message(QT_TRANSLATE_NOOP("Message", "unreachable"))};
     case UpstreamFailure::Shutdown: return {};
     case UpstreamFailure::Cancelled: return {};
     case UpstreamFailure::None: break;
     }
     if (m_garbage)
-        return {Kind::Failure, QStringLiteral("invalid answer")};
+        return {Kind::Failure, Message(QT_TRANSLATE_NOOP("Message", "invalid answer"))};
     if (failedInStream()) {
         const StreamError &error = m_verdict.error();
         if (error.isRateLimit())
             return {};   // the streamed form of a 429
         if (error.isIncomplete())
             return {Kind::Success, {}};   // stopped at the request's own limit: the provider is well
-        const QString said = error.event == "message" ? QStringLiteral("error chunk")
-                           : error.event == "error"   ? QStringLiteral("error event")
-                                                      : QString::fromUtf8(error.event);
-        return {Kind::Failure, said + u": "_s + QString::fromUtf8(error.what())};
+        const QString what = QString::fromUtf8(error.what());
+        //: %1 is what the provider said in its stream ("overloaded_error: Overloaded")
+        if (error.event == "message")
+            return {Kind::Failure, Message(QT_TRANSLATE_NOOP("Message", "error chunk: %1")).arg(what)};
+        //: %1 is what the provider said in its stream ("overloaded_error: Overloaded")
+        if (error.event == "error")
+            return {Kind::Failure, Message(QT_TRANSLATE_NOOP("Message", "error event: %1")).arg(what)};
+        return {Kind::Failure, QString(QString::fromUtf8(error.event) + u": "_s + what)};
     }
     if (m_status >= 500)
-        return {Kind::Failure, QStringLiteral("HTTP %1").arg(m_status)};
+        return {Kind::Failure, QStringLiteral("HTTP %1").arg(m_status)};   // the wire's words: not translated
     if (m_status == 429)
         return {};   // a rate limit is passed on to the riders, but is no verdict on health
     return {Kind::Success, {}};

@@ -6,6 +6,7 @@
 #include "http/responsewriter.h"
 #include "http/streamtiming.h"
 #include "http/streamverdict.h"
+#include "message.h"
 #include "upstream/upstreamcall.h"
 
 #include <QObject>
@@ -24,7 +25,7 @@ struct BreakerVerdict
         None,      // says nothing of the provider's health: a 429, Breakwater shutting down, no call
     };
     Kind kind = Kind::None;
-    QString reason;   // with Failure, for the breaker's timeline: "timeout", "HTTP 503", ...
+    Message reason;   // with Failure, for the breaker's timeline: "timeout", "HTTP 503", ...
 };
 
 // One upstream call and everyone waiting for its answer (Go's singleflight `call`). The flight is

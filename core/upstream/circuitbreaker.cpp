@@ -44,7 +44,8 @@ CircuitBreaker::CircuitBreaker(const QString &upstream, const Clock &clock, int 
 void CircuitBreaker::onTimePassed()
 {
     if (m_state == BreakerState::Open && cooldownLeftMs() <= 0)
-        moveTo(BreakerState::HalfOpen, u"cool-down of %1 s passed"_s.arg(m_cooldownMs / 1000.0));
+        //: A breaker's transition, shown on hover in the breaker timeline
+        moveTo(BreakerState::HalfOpen, Message(QT_TRANSLATE_NOOP("Message", "cool-down of %1 s passed")).arg(m_cooldownMs / 1000.0));
 }
 
 qint64 CircuitBreaker::cooldownLeftMs() const
@@ -84,12 +85,12 @@ void CircuitBreaker::recordSuccess(bool wasTrial)
         m_trialInFlight = false;
     if (m_state == BreakerState::HalfOpen && wasTrial) {
         m_cooldownMs = m_baseCooldownMs;
-        moveTo(BreakerState::Closed, u"trial request succeeded"_s);
+        moveTo(BreakerState::Closed, Message(QT_TRANSLATE_NOOP("Message", "trial request succeeded")));
     }
     Q_EMIT successRecorded();
 }
 
-void CircuitBreaker::recordFailure(const QString &reason, bool wasTrial)
+void CircuitBreaker::recordFailure(const Message &reason, bool wasTrial)
 {
     ++m_consecutiveFailures;
     m_lastFailure = reason;
@@ -98,9 +99,11 @@ void CircuitBreaker::recordFailure(const QString &reason, bool wasTrial)
         m_trialInFlight = false;
     if (m_state == BreakerState::HalfOpen && wasTrial) {
         m_cooldownMs = qMin(m_cooldownMs * 2, m_baseCooldownMs * kMaxCooldownFactor);
-        open(u"trial request failed (%1)"_s.arg(reason));
+        //: %1 is why the call failed: "timeout", "HTTP 503", ...
+        open(Message(QT_TRANSLATE_NOOP("Message", "trial request failed (%1)")).arg(reason));
     } else if (m_state == BreakerState::Closed && m_consecutiveFailures >= m_threshold) {
-        open(u"%1 consecutive failures (last: %2)"_s.arg(m_consecutiveFailures).arg(reason));
+        //: %2 is why the last call failed: "timeout", "HTTP 503", ...
+        open(Message(QT_TRANSLATE_NOOP("Message", "%1 consecutive failures (last: %2)")).arg(m_consecutiveFailures).arg(reason));
     }
     Q_EMIT failureRecorded();
 }
@@ -116,7 +119,7 @@ void CircuitBreaker::probeSucceeded()
     // model calls still fail, and a probe that re-opened the door every second would make every
     // second a paid failing trial. The grown cool-down decides from then on, until it closes.
     if (m_state == BreakerState::Open && m_cooldownMs == m_baseCooldownMs)
-        moveTo(BreakerState::HalfOpen, u"health probe succeeded"_s);
+        moveTo(BreakerState::HalfOpen, Message(QT_TRANSLATE_NOOP("Message", "health probe succeeded")));
 }
 
 void CircuitBreaker::setFailureThreshold(int threshold)
@@ -137,14 +140,14 @@ void CircuitBreaker::setCooldown(std::chrono::milliseconds cooldown)
     }
 }
 
-void CircuitBreaker::forceOpen(const QString &reason)
+void CircuitBreaker::forceOpen(const Message &reason)
 {
     if (m_state == BreakerState::Open)
         return;
     open(reason, true);
 }
 
-void CircuitBreaker::forceClose(const QString &reason)
+void CircuitBreaker::forceClose(const Message &reason)
 {
     m_consecutiveFailures = 0;
     m_cooldownMs = m_baseCooldownMs;
@@ -152,7 +155,7 @@ void CircuitBreaker::forceClose(const QString &reason)
     moveTo(BreakerState::Closed, reason);
 }
 
-void CircuitBreaker::holdOpenFor(std::chrono::milliseconds left, const QString &reason)
+void CircuitBreaker::holdOpenFor(std::chrono::milliseconds left, const Message &reason)
 {
     // The cool-down itself stays (its growth factor and the probe's rule read it); the opening time
     // moves so that exactly `left` remains.
@@ -170,7 +173,7 @@ void CircuitBreaker::holdOpenFor(std::chrono::milliseconds left, const QString &
     armCooldownTimer();
 }
 
-void CircuitBreaker::open(const QString &reason, bool byHand)
+void CircuitBreaker::open(const Message &reason, bool byHand)
 {
     m_openedAtMs = m_clock.steadyMs();
     m_openedByHand = byHand;   // before the transition: the probe reads it when it hears of it
@@ -178,7 +181,7 @@ void CircuitBreaker::open(const QString &reason, bool byHand)
     armCooldownTimer();
 }
 
-void CircuitBreaker::moveTo(BreakerState to, const QString &reason)
+void CircuitBreaker::moveTo(BreakerState to, const Message &reason)
 {
     if (to == m_state)
         return;
@@ -190,6 +193,6 @@ void CircuitBreaker::moveTo(BreakerState to, const QString &reason)
         m_openedByHand = false;
     ++m_transitions;
     qCInfo(lcBreaker) << m_upstream << breakerStateName(transition.from) << "->"
-                      << breakerStateName(to) << reason;
+                      << breakerStateName(to) << reason.english();
     Q_EMIT stateChanged(transition);
 }

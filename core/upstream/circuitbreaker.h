@@ -7,6 +7,8 @@
 
 #include <chrono>
 
+#include "message.h"
+
 class Clock;
 
 // Guards one upstream. Closed: calls go through and consecutive failures are counted. After
@@ -34,7 +36,7 @@ struct BreakerTransition
     qint64 atMs = 0;            // wall clock
     BreakerState from = BreakerState::Closed;
     BreakerState to = BreakerState::Closed;
-    QString reason;             // "5 consecutive failures (last: timeout)", "probe succeeded", ...
+    Message reason;             // "5 consecutive failures (last: timeout)", "probe succeeded", ...
 };
 Q_DECLARE_METATYPE(BreakerTransition)
 
@@ -55,7 +57,7 @@ public:
     Admission admit();
 
     void recordSuccess(bool wasTrial);
-    void recordFailure(const QString &reason, bool wasTrial);
+    void recordFailure(const Message &reason, bool wasTrial);
     // A trial that ended without telling us anything (e.g. Breakwater shutting down).
     void abandonTrial();
     // A cheap health probe saw the provider answer: move to half-open without waiting.
@@ -74,12 +76,12 @@ public:
     // health probe leaves it alone (it would undo the button within a second), unless asked to
     // probe now. Close now: closed with no failures counted and the base cool-down, from any state.
     // Each is a transition with `reason`, so the timeline shows it; nothing when already there.
-    void forceOpen(const QString &reason);
-    void forceClose(const QString &reason);
+    void forceOpen(const Message &reason);
+    void forceClose(const Message &reason);
     bool openedByHand() const { return m_openedByHand; }   // open, by forceOpen
     // The fleet's breaker is open elsewhere (fleet/fleetbreaker.h): open here until the same
     // deadline, `left` from now. Already open, it only ever lengthens the cool-down left.
-    void holdOpenFor(std::chrono::milliseconds left, const QString &reason);
+    void holdOpenFor(std::chrono::milliseconds left, const Message &reason);
 
     BreakerState state() const { return m_state; }   // a pure read: see onTimePassed()
     QString upstream() const { return m_upstream; }
@@ -89,7 +91,7 @@ public:
     // While open: how long until the cool-down ends (0 or less once it has); a pure read.
     qint64 cooldownLeftMs() const;
     // The newest failure reported ("timeout", "503", ...) and when (wall ms); empty/0 before any.
-    QString lastFailure() const { return m_lastFailure; }
+    const Message &lastFailure() const { return m_lastFailure; }
     qint64 lastFailureAtMs() const { return m_lastFailureAtMs; }
     int transitions() const { return m_transitions; }
     const Clock &clock() const { return m_clock; }   // for the probe's timestamps
@@ -103,8 +105,8 @@ Q_SIGNALS:
     void successRecorded();
 
 private:
-    void moveTo(BreakerState to, const QString &reason);
-    void open(const QString &reason, bool byHand = false);
+    void moveTo(BreakerState to, const Message &reason);
+    void open(const Message &reason, bool byHand = false);
     void armCooldownTimer();
 
     QString m_upstream;
@@ -116,7 +118,7 @@ private:
     int m_consecutiveFailures = 0;
     qint64 m_openedAtMs = 0;
     bool m_trialInFlight = false;
-    QString m_lastFailure;
+    Message m_lastFailure;
     qint64 m_lastFailureAtMs = 0;
     int m_transitions = 0;
     bool m_openedByHand = false;

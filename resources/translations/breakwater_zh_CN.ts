@@ -580,18 +580,6 @@ click: the calls received then; right-click: replot the charts for it</source>
         <translation>Breakwater 无法启动：%1</translation>
     </message>
     <message>
-        <source>Breakwater will start in the tray when you log in.</source>
-        <translation>登录时 Breakwater 将在托盘中启动。</translation>
-    </message>
-    <message>
-        <source>Breakwater will no longer start when you log in.</source>
-        <translation>登录时 Breakwater 将不再启动。</translation>
-    </message>
-    <message>
-        <source>Starting at login could not be changed: %1.</source>
-        <translation>无法更改登录时启动：%1。</translation>
-    </message>
-    <message>
         <source>Settings</source>
         <translation>设置</translation>
     </message>
@@ -1318,6 +1306,294 @@ arrived +%5, waiting %6</source>
     </message>
 </context>
 <context>
+    <name>Message</name>
+    <message>
+        <source>Listen address: &apos;%1&apos; is not valid; expected HOST:PORT with a loopback IP address, e.g. 127.0.0.1:8080 (port 0 picks a free one).</source>
+        <translation>监听地址：“%1”无效；应为 HOST:PORT 形式的环回 IP 地址，例如 127.0.0.1:8080（端口 0 表示自动选择空闲端口）。</translation>
+    </message>
+    <message>
+        <source>Listen address: %1 is not a loopback address. Breakwater listens on loopback only; binding elsewhere needs an explicit command-line option and an access token.</source>
+        <translation>监听地址：%1 不是环回地址。Breakwater 只监听环回地址；绑定到其他地址需要显式的命令行选项和访问令牌。</translation>
+    </message>
+    <message>
+        <source>%1: &apos;%2&apos; is not valid; expected an http(s) URL such as %3.</source>
+        <extracomment>%1 is the setting (&quot;OpenAI upstream&quot;), %2 what was typed, %3 an example URL</extracomment>
+        <translation>%1：“%2”无效；应为 http(s) URL，例如 %3。</translation>
+    </message>
+    <message>
+        <source>%1: %2 s is not valid; expected %3 seconds.</source>
+        <extracomment>%1 is the setting (&quot;Timeout&quot;), %2 the seconds typed, %3 &quot;0 or more&quot; or &quot;more than 0&quot;</extracomment>
+        <translation>%1：%2 秒无效；秒数应%3。</translation>
+    </message>
+    <message>
+        <source>0 or more</source>
+        <translation>不小于 0</translation>
+    </message>
+    <message>
+        <source>more than 0</source>
+        <translation>大于 0</translation>
+    </message>
+    <message>
+        <source>%1: %2 is not valid; expected a whole number from %3 to %4.</source>
+        <extracomment>%1 is the setting (&quot;Concurrency&quot;), %2 the number typed</extracomment>
+        <translation>%1：%2 无效；应为 %3 到 %4 之间的整数。</translation>
+    </message>
+    <message>
+        <source>OpenAI upstream</source>
+        <translation>OpenAI 上游</translation>
+    </message>
+    <message>
+        <source>Anthropic upstream</source>
+        <translation>Anthropic 上游</translation>
+    </message>
+    <message>
+        <source>Timeout</source>
+        <translation>超时</translation>
+    </message>
+    <message>
+        <source>Concurrency</source>
+        <translation>并发数</translation>
+    </message>
+    <message>
+        <source>De-dup window</source>
+        <translation>去重窗口</translation>
+    </message>
+    <message>
+        <source>Cache size (MB)</source>
+        <translation>响应缓存大小（MB）</translation>
+    </message>
+    <message>
+        <source>Breaker failures</source>
+        <translation>熔断失败次数</translation>
+    </message>
+    <message>
+        <source>Breaker cool-down</source>
+        <translation>熔断冷却</translation>
+    </message>
+    <message>
+        <source>Spend limit: %1 is not valid; expected US dollars per day from 0 (no limit) to %2.</source>
+        <translation>花费上限：%1 无效；应为每天 0（无上限）到 %2 美元。</translation>
+    </message>
+    <message>
+        <source>cannot remove %1</source>
+        <translation>无法删除 %1</translation>
+    </message>
+    <message>
+        <source>cannot create the folder of %1</source>
+        <translation>无法创建 %1 所在的文件夹</translation>
+    </message>
+    <message>
+        <source>cannot write %1: %2</source>
+        <translation>无法写入 %1：%2</translation>
+    </message>
+    <message>
+        <source>fault rule &apos;%1&apos;: %2</source>
+        <translation>故障规则“%1”：%2</translation>
+    </message>
+    <message>
+        <source>empty fault rule: expected KIND[:OPTION=VALUE]..., KIND one of %1</source>
+        <translation>故障规则为空：应为 KIND[:OPTION=VALUE]...，KIND 为以下之一：%1</translation>
+    </message>
+    <message>
+        <source>a rule holds no commas or spaces; options are separated by &apos;:&apos;</source>
+        <translation>规则中不能有逗号或空格；选项之间用“:”分隔</translation>
+    </message>
+    <message>
+        <source>no status kind %1; the status kinds are 429, 500, 502, 503 and 529</source>
+        <translation>没有状态类型 %1；状态类型有 429、500、502、503 和 529</translation>
+    </message>
+    <message>
+        <source>%1 needs a duration, e.g. %1=2s or %1=500ms (more than 0, at most 1 h)</source>
+        <translation>%1 需要一个时长，例如 %1=2s 或 %1=500ms（大于 0，最多 1 小时）</translation>
+    </message>
+    <message>
+        <source>%1 needs the number of events that pass first, e.g. %1=3</source>
+        <translation>%1 需要先放行的事件数，例如 %1=3</translation>
+    </message>
+    <message>
+        <source>unknown kind &apos;%1&apos;; the kinds are %2</source>
+        <translation>未知类型“%1”；可用的类型有 %2</translation>
+    </message>
+    <message>
+        <source>%1 takes no value (write options after a &apos;:&apos;, e.g. %1:count=2)</source>
+        <translation>%1 不带值（选项写在“:”之后，例如 %1:count=2）</translation>
+    </message>
+    <message>
+        <source>option &apos;%1&apos; needs a value (NAME=VALUE)</source>
+        <translation>选项“%1”需要一个值（NAME=VALUE）</translation>
+    </message>
+    <message>
+        <source>option %1 is given twice</source>
+        <translation>选项 %1 给出了两次</translation>
+    </message>
+    <message>
+        <source>upstream is openai or anthropic, not &apos;%1&apos; (leave it out for both)</source>
+        <translation>upstream 应为 openai 或 anthropic，而不是“%1”（两者都适用时请省略）</translation>
+    </message>
+    <message>
+        <source>route is a path such as /v1/chat/completions, not &apos;%1&apos;</source>
+        <translation>route 应为路径，例如 /v1/chat/completions，而不是“%1”</translation>
+    </message>
+    <message>
+        <source>p is a percentage from 0 to 100, not &apos;%1&apos;</source>
+        <translation>p 应为 0 到 100 之间的百分比，而不是“%1”</translation>
+    </message>
+    <message>
+        <source>count is a whole number of calls from 1 to 1000000, not &apos;%1&apos;</source>
+        <translation>count 应为 1 到 1000000 之间的整数调用次数，而不是“%1”</translation>
+    </message>
+    <message>
+        <source>for is how long the rule stays armed, e.g. for=60 or for=30s (more than 0), not &apos;%1&apos;</source>
+        <translation>for 是规则保持启用的时长，例如 for=60 或 for=30s（大于 0），而不是“%1”</translation>
+    </message>
+    <message>
+        <source>retry-after goes with a status kind (429, 500, 502, 503, 529)</source>
+        <translation>retry-after 只能与状态类型（429、500、502、503、529）一起使用</translation>
+    </message>
+    <message>
+        <source>retry-after is seconds from 0 to 3600, e.g. retry-after=2, not &apos;%1&apos;</source>
+        <translation>retry-after 应为 0 到 3600 之间的秒数，例如 retry-after=2，而不是“%1”</translation>
+    </message>
+    <message>
+        <source>unknown option &apos;%1&apos;; the options are %2</source>
+        <translation>未知选项“%1”；可用的选项有 %2</translation>
+    </message>
+    <message>
+        <source>open on the fleet</source>
+        <translation>在集群中已断开</translation>
+    </message>
+    <message>
+        <source>closed on the fleet</source>
+        <translation>在集群中已闭合</translation>
+    </message>
+    <message>
+        <source>no PEM certificate could be read from %1</source>
+        <translation>无法从 %1 读取 PEM 证书</translation>
+    </message>
+    <message>
+        <source>stuck: no byte for %1 s after a timeout</source>
+        <translation>卡住：发生超时后 %1 秒内没有收到任何字节</translation>
+    </message>
+    <message>
+        <source>opened by hand</source>
+        <translation>手动断开</translation>
+    </message>
+    <message>
+        <source>closed by hand</source>
+        <translation>手动闭合</translation>
+    </message>
+    <message>
+        <source>(empty line)</source>
+        <translation>（空行）</translation>
+    </message>
+    <message>
+        <source>%1; %2</source>
+        <extracomment>Two parts of the replay&apos;s difference line (&quot;same status 200; length 312 → 166 bytes&quot;)</extracomment>
+        <translation>%1；%2</translation>
+    </message>
+    <message>
+        <source>same status %1</source>
+        <translation>状态相同 %1</translation>
+    </message>
+    <message>
+        <source>status %1 → %2</source>
+        <translation>状态 %1 → %2</translation>
+    </message>
+    <message>
+        <source>length ? → %1 bytes (the original body was not logged)</source>
+        <translation>长度 ? → %1 字节（原始正文未被记录）</translation>
+    </message>
+    <message>
+        <source>same length (%1 bytes)</source>
+        <translation>长度相同（%1 字节）</translation>
+    </message>
+    <message>
+        <source>length %1 → %2 bytes</source>
+        <translation>长度 %1 → %2 字节</translation>
+    </message>
+    <message>
+        <source>bodies identical</source>
+        <translation>正文相同</translation>
+    </message>
+    <message>
+        <source>(end)</source>
+        <translation>（结尾）</translation>
+    </message>
+    <message>
+        <source>first difference at line %1: %2 | %3</source>
+        <translation>第 %1 行首次出现差异：%2 | %3</translation>
+    </message>
+    <message>
+        <source>This call&apos;s request body was not logged: start Breakwater with --log-bodies to replay calls.</source>
+        <translation>此调用的请求正文未被记录：请使用 --log-bodies 启动 Breakwater 以重放调用。</translation>
+    </message>
+    <message>
+        <source>This record does not say where the call went (it predates the call log&apos;s schema 4).</source>
+        <translation>此记录未说明调用的去向（它早于调用日志的第 4 版结构）。</translation>
+    </message>
+    <message>
+        <source>A replay is already running.</source>
+        <translation>已有一个重放正在进行。</translation>
+    </message>
+    <message>
+        <source>The base URL must be an http:// or https:// URL.</source>
+        <translation>基础 URL 必须是 http:// 或 https:// URL。</translation>
+    </message>
+    <message>
+        <source>no answer within the timeout</source>
+        <translation>超时时间内没有响应</translation>
+    </message>
+    <message>
+        <source>timeout</source>
+        <translation>超时</translation>
+    </message>
+    <message>
+        <source>stream cut</source>
+        <translation>流被截断</translation>
+    </message>
+    <message>
+        <source>unreachable</source>
+        <translation>无法连接</translation>
+    </message>
+    <message>
+        <source>invalid answer</source>
+        <translation>无效响应</translation>
+    </message>
+    <message>
+        <source>error chunk: %1</source>
+        <extracomment>%1 is what the provider said in its stream (&quot;overloaded_error: Overloaded&quot;)</extracomment>
+        <translation>错误数据块：%1</translation>
+    </message>
+    <message>
+        <source>error event: %1</source>
+        <extracomment>%1 is what the provider said in its stream (&quot;overloaded_error: Overloaded&quot;)</extracomment>
+        <translation>错误事件：%1</translation>
+    </message>
+    <message>
+        <source>cool-down of %1 s passed</source>
+        <extracomment>A breaker&apos;s transition, shown on hover in the breaker timeline</extracomment>
+        <translation>%1 秒冷却期已过</translation>
+    </message>
+    <message>
+        <source>trial request succeeded</source>
+        <translation>试探请求成功</translation>
+    </message>
+    <message>
+        <source>trial request failed (%1)</source>
+        <extracomment>%1 is why the call failed: &quot;timeout&quot;, &quot;HTTP 503&quot;, ...</extracomment>
+        <translation>试探请求失败（%1）</translation>
+    </message>
+    <message>
+        <source>%1 consecutive failures (last: %2)</source>
+        <extracomment>%2 is why the last call failed: &quot;timeout&quot;, &quot;HTTP 503&quot;, ...</extracomment>
+        <translation>连续 %1 次失败（最近一次：%2）</translation>
+    </message>
+    <message>
+        <source>health probe succeeded</source>
+        <translation>健康探测成功</translation>
+    </message>
+</context>
+<context>
     <name>OutcomeChart</name>
     <message>
         <source>requests/s, stacked</source>
@@ -1670,17 +1946,6 @@ arrived +%5, waiting %6</source>
     <message>
         <source>Difference: %1</source>
         <translation>差异：%1</translation>
-    </message>
-</context>
-<context>
-    <name>Replayer</name>
-    <message>
-        <source>This call&apos;s request body was not logged: start Breakwater with --log-bodies to replay calls.</source>
-        <translation>此调用的请求正文未被记录：请使用 --log-bodies 启动 Breakwater 以重放调用。</translation>
-    </message>
-    <message>
-        <source>This record does not say where the call went (it predates the call log&apos;s schema 4).</source>
-        <translation>此记录未说明调用的去向（它早于调用日志的第 4 版结构）。</translation>
     </message>
 </context>
 <context>
@@ -2227,6 +2492,18 @@ events: %2
     <message>
         <source>Given on the command line, so they win over the saved values: %1.</source>
         <translation>由命令行指定，因此优先于已保存的值：%1。</translation>
+    </message>
+    <message>
+        <source>Starting at login could not be changed: %1.</source>
+        <translation>无法更改登录时启动：%1。</translation>
+    </message>
+    <message>
+        <source>Breakwater will start in the tray when you log in.</source>
+        <translation>登录时 Breakwater 将在托盘中启动。</translation>
+    </message>
+    <message>
+        <source>Breakwater will no longer start when you log in.</source>
+        <translation>登录时 Breakwater 将不再启动。</translation>
     </message>
 </context>
 <context>
