@@ -189,8 +189,8 @@ void FaultCall::endEarly(UpstreamResult result)
     m_timer.stop();
     if (m_innerResult)
         finish(*m_endWith);
-    else if (m_inner)
-        m_inner->cancel();
+    else if (UpstreamCall *inner = m_inner.data())   // read once: GCC 12 saw a store through a null re-read
+        inner->cancel();
 }
 
 void FaultCall::onInnerFinished(const UpstreamResult &result)
