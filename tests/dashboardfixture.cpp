@@ -19,6 +19,7 @@
 #include <QWidget>
 
 #include "dashboardmodel.h"
+#include "latencystaircase.h"
 
 using namespace Qt::StringLiterals;
 
@@ -271,6 +272,34 @@ QStringList cutTexts(QWidget *root)
                        .arg(area->viewport()->width());
     }
     cut << cutChartTexts(root);
+    cut << cutStaircaseTexts(root);
+    return cut;
+}
+
+QStringList cutStaircaseTexts(QWidget *root)
+{
+    QStringList cut;
+    // The staircase paints its own legend and side caption: each entry inside what of the widget
+    // is shown (not under a frame's or the scroll area's edge), the caption inside its room.
+    for (LatencyStaircase *staircase : root->findChildren<LatencyStaircase *>()) {
+        if (!staircase->isVisible())
+            continue;
+        const QFontMetrics metrics(staircase->font());
+        const QRect shown = staircase->visibleRegion().boundingRect();
+        const QStringList labels = staircase->legendLabels();
+        const QList<QRect> rects = staircase->legendRects();
+        for (qsizetype i = 0; i < labels.size(); ++i) {
+            if (rects[i].width() < metrics.horizontalAdvance(labels[i]) || !shown.contains(rects[i]))
+                cut << u"staircase legend \"%1\" at %2..%3, shown %4..%5"_s.arg(labels[i])
+                           .arg(rects[i].left()).arg(rects[i].right()).arg(shown.left()).arg(shown.right());
+        }
+        const QRect room = staircase->sideCaptionRoom();
+        const QRect needed = metrics.boundingRect(QRect(QPoint(), room.size()), Qt::AlignCenter | Qt::TextWordWrap,
+                                                  staircase->sideCaption());
+        if (needed.width() > room.width() || needed.height() > room.height())
+            cut << u"staircase caption \"%1\" needs %2x%3, has %4x%5"_s.arg(staircase->sideCaption())
+                       .arg(needed.width()).arg(needed.height()).arg(room.width()).arg(room.height());
+    }
     return cut;
 }
 

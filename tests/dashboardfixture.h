@@ -60,6 +60,8 @@ bool wholeInWindow(const QWidget *widget);
 QStringList cutTexts(QWidget *root);
 // Only the charts' part of it.
 QStringList cutChartTexts(QWidget *root);
+// Only the latency staircase's part of it: its legend and side caption.
+QStringList cutStaircaseTexts(QWidget *root);
 
 // Answers the next message box with the button whose text is `answer`, once it is up.
 void answerMessageBox(const QString &answer);

@@ -49,7 +49,7 @@ LatencyStaircase::LatencyStaircase(QWidget *parent)
     : QWidget(parent)
 {
     setMouseTracking(true);
-    setMinimumSize(360, 220);
+    setMinimumSize(300, 220);   // a third of a laptop's window at 125 % (the legend wraps)
     setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Expanding);
 }
 
@@ -331,6 +331,24 @@ QStringList LatencyStaircase::legendLabels() const
     return labels;
 }
 
+int LatencyStaircase::axisLength() const
+{
+    // As far down as the bars go: a few bars of kMaxRowHeight leave the rest of the plot empty.
+    const QRect plot = plotRect();
+    if (m_bars.isEmpty())
+        return plot.height();
+    const double rowHeight = std::min<double>(kMaxRowHeight, double(plot.height()) / drawnBarCount());
+    return int(std::min<double>(plot.height(), drawnBarCount() * rowHeight));
+}
+
+QRect LatencyStaircase::sideCaptionRoom() const
+{
+    const int along = axisLength();
+    // Across, the whole left margin: a caption longer than the axis (a short window) wraps onto a
+    // second line instead of running off both ends.
+    return QRect(0, 0, along, kLeft - 4);
+}
+
 QList<QRect> LatencyStaircase::legendRects() const
 {
     return legendLayout(legendEntries(), nullptr);
@@ -422,13 +440,14 @@ void LatencyStaircase::paintEvent(QPaintEvent *)
     // Axes: seconds since the first shown arrival along the bottom, arrival order down the side.
     painter.setPen(palette().color(QPalette::PlaceholderText));
     painter.drawLine(plot.topLeft(), plot.bottomLeft());
-    const QRect axis(plot.left(), plot.top(), plot.width(), int(std::min<double>(plot.height(), drawnBarCount() * rowHeight)));
+    const QRect axis(plot.left(), plot.top(), plot.width(), axisLength());
     timeaxis::drawBottom(painter, axis, 0, m_spanMs, std::max(2, plot.width() / 80), false);
     painter.save();
-    painter.translate(12, plot.top() + axis.height() / 2);
+    // Upright, the room's left end at the axis' bottom: the caption reads upwards.
+    const QRect room = sideCaptionRoom();
+    painter.translate(1, plot.top() + room.width());
     painter.rotate(-90);
-    const QString side = sideCaption();
-    painter.drawText(-metrics.horizontalAdvance(side) / 2, 0, side);
+    painter.drawText(room, Qt::AlignHCenter | Qt::AlignTop | Qt::TextWordWrap, sideCaption());
     painter.restore();
     if (!m_historyNote.isEmpty()) {
         // Under the axis, in a line of its own (over the bars it hid some and read as a count).

@@ -47,6 +47,8 @@ public:
     // The legend as laid out at the current width: its labels and where each entry is drawn.
     QStringList legendLabels() const;
     QList<QRect> legendRects() const;
+    // The side caption's room along the plot's left edge, as if upright: its length is the axis'.
+    QRect sideCaptionRoom() const;
     QSize sizeHint() const override;
     // A finished call's queue wait, as in the legend: hatched on this, whatever the call's colour
     // (in its own colour it read as the "in flight" swatch).
@@ -80,6 +82,7 @@ private:
     int legendHeight() const;
     void placeDrawn();   // which bars fit, and the span they take
     QRect plotRect() const;
+    int axisLength() const;   // the side axis' length, down from the plot's top
     int rowAt(int y) const;
     void paintLegend(QPainter &painter);
 

@@ -194,8 +194,10 @@ void OutcomeChart::rescale(QValueAxis *axis, double peak, double minimum, bool f
 {
     // A step from 1, 2, 2.5, 3, 4, 5, 8 x 10^n for m_rateTicks - 1 intervals; kept while the
     // peak stays between a third of the top and the top, so the scale does not jump on every update.
+    // An axis with another tick count is redone: the failure axis, hidden while a short plot went
+    // to three ticks, came back with five cut to "..." (a laptop at 125 %).
     const double top = std::max(peak * 1.15, minimum);
-    if (!force && peak <= axis->max() && top >= axis->max() / 3 && axis->max() > 0)
+    if (!force && axis->tickCount() == m_rateTicks && peak <= axis->max() && top >= axis->max() / 3 && axis->max() > 0)
         return;
     const double rough = top / double(m_rateTicks - 1);
     const double magnitude = std::pow(10.0, std::floor(std::log10(rough)));
