@@ -5,12 +5,15 @@
 
 #include <QApplication>
 #include <QScreen>
+#include <QScrollBar>
+#include <QTableView>
 #include <QTabWidget>
 #include <QTest>
 
 #include "dashboardfixture.h"
 #include "dashboardmodel.h"
 #include "dashboardwindow.h"
+#include "inflightpanel.h"
 
 using namespace Qt::StringLiterals;
 using namespace dashboardtest;
@@ -22,6 +25,7 @@ private slots:
     void init();
     void cleanup() { delete m_window; delete m_model; }
     void liveTab_outage_noTextIsCut();
+    void inFlightTab_tableFitsItsWidth();
 
 private:
     DashboardModel *m_model = nullptr;
@@ -60,6 +64,17 @@ void TestLaptop125::liveTab_outage_noTextIsCut()
     QCoreApplication::processEvents();
     const QStringList cut = cutTexts(m_window);
     QVERIFY2(cut.isEmpty(), qPrintable(cut.join(u"; "_s)));
+}
+
+// Its columns are sized once from typical values: together they must fit the window's width, or a
+// horizontal scroll bar takes a row's height for a pixel's difference.
+void TestLaptop125::inFlightTab_tableFitsItsWidth()
+{
+    m_window->tabs()->setCurrentWidget(m_window->inFlight());
+    QCoreApplication::processEvents();
+    const auto *view = m_window->inFlight()->findChild<QTableView *>();
+    QVERIFY(view);
+    QCOMPARE(view->horizontalScrollBar()->maximum(), 0);
 }
 
 int main(int argc, char *argv[])
