@@ -27,9 +27,10 @@ InFlightPanel::InFlightPanel(QWidget *parent)
     m_view->setAlternatingRowColors(true);
     m_view->setWordWrap(false);
     QHeaderView *header = m_view->horizontalHeader();
-    // The route takes what is left of the width, more or less: at 125 % on a 1366x768 laptop the
-    // typical widths below came to a pixel more than the window, and a scroll bar took a row.
-    header->setSectionResizeMode(InFlightTableModel::Route, QHeaderView::Stretch);
+    // The riders take what is left of the width, more or less (their sample is the roomiest): at
+    // 125 % on a 1366x768 laptop the typical widths below came to a pixel more than the window, and
+    // a scroll bar took a row.
+    header->setSectionResizeMode(InFlightTableModel::Riders, QHeaderView::Stretch);
     // Widths from the header and typical values, set once: resizing to contents every tick would
     // scan every row ten times a second.
     const QFontMetrics metrics = m_view->fontMetrics();
