@@ -212,8 +212,7 @@ int LatencyStaircase::rowAt(int y) const
     const QRect plot = plotRect();
     if (m_bars.isEmpty() || y < plot.top() || y > plot.bottom())
         return -1;
-    const double rowHeight = std::min<double>(kMaxRowHeight, double(plot.height()) / drawnBarCount());
-    const qsizetype row = m_firstDrawn + qsizetype((y - plot.top()) / rowHeight);
+    const qsizetype row = m_firstDrawn + qsizetype((y - plot.top()) / rowHeight());
     return row < m_bars.size() ? int(row) : -1;
 }
 
@@ -337,8 +336,12 @@ int LatencyStaircase::axisLength() const
     const QRect plot = plotRect();
     if (m_bars.isEmpty())
         return plot.height();
-    const double rowHeight = std::min<double>(kMaxRowHeight, double(plot.height()) / drawnBarCount());
-    return int(std::min<double>(plot.height(), drawnBarCount() * rowHeight));
+    return int(std::min<double>(plot.height(), drawnBarCount() * rowHeight()));
+}
+
+double LatencyStaircase::rowHeight() const
+{
+    return std::min<double>(kMaxRowHeight, double(plotRect().height()) / drawnBarCount());
 }
 
 QRect LatencyStaircase::sideCaptionRoom() const
@@ -382,7 +385,7 @@ void LatencyStaircase::paintEvent(QPaintEvent *)
         painter.drawText(plot, Qt::AlignCenter, tr("No requests yet"));
         return;
     }
-    const double rowHeight = std::min<double>(kMaxRowHeight, double(plot.height()) / drawnBarCount());
+    const double rowHeight = this->rowHeight();
     const double gap = rowHeight >= 5 ? 1.0 : 0.0;
     const double scale = double(plot.width()) / double(m_spanMs);
     const auto xFor = [&](qint64 atMs) { return plot.left() + double(atMs - m_originMs) * scale; };

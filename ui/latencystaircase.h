@@ -83,6 +83,7 @@ private:
     void placeDrawn();   // which bars fit, and the span they take
     QRect plotRect() const;
     int axisLength() const;   // the side axis' length, down from the plot's top
+    double rowHeight() const;   // one drawn bar's row; only with bars
     int rowAt(int y) const;
     void paintLegend(QPainter &painter);
 
