@@ -385,7 +385,7 @@ void tst_CurlEngine::resetAfterPost_reusedConnection_sentOnce()
 {
     // The first call leaves a kept-alive connection; the second goes out on it, and the upstream
     // reads the POST and resets. curl re-sends on a reused connection that answered nothing
-    // (as POSTFIELDS it would: twice at the upstream, and billed twice); the body refuses the rewind.
+    // (twice at the upstream, and billed twice); the pre-request callback ends the transfer there.
     ServiceThread<ScriptedUpstream> upstream(u"upstream"_s, [] {
         return new ScriptedUpstream([](int index) {
             return index == 0 ? ScriptedUpstream::Step{ScriptedUpstream::Action::Answer, ScriptedUpstream::answer(200, "{}")}
@@ -402,7 +402,7 @@ void tst_CurlEngine::resetAfterPost_reusedConnection_sentOnce()
     QVERIFY2(second->result.detail.contains(u"not sent again"_s), qPrintable(second->result.detail));
     QCOMPARE(upstream.service()->requests(), 2);   // one each
     // The second did go out on the reused connection. (curl opens a new one for its retry, and
-    // then sends nothing on it: the body refused to rewind.)
+    // then sends nothing on it: the pre-request callback refused.)
     QCOMPARE(upstream.service()->connectionOf(1), upstream.service()->connectionOf(0));
 }
 

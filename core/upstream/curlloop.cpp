@@ -188,7 +188,6 @@ void CurlLoop::end(CurlTransfer *transfer, CURLcode code)
         exchange.refusedRetries->fetch_add(1);
         qCInfo(lcCurl) << exchange.request.url.host() << "refused the connection; trying once more in"
                        << exchange.refusedRetryDelay.count() << "ms";
-        transfer->rewind();
         transfer->retryTimer().start(exchange.refusedRetryDelay);
         return;
     }

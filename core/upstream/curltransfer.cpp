@@ -71,6 +71,11 @@ CurlTransfer::CurlTransfer(std::shared_ptr<Exchange> exchange, const CurlSetting
     // given the same time.
     curl_easy_setopt(m_easy, CURLOPT_CONNECTTIMEOUT_MS, long(request.timeout.count()) + 1000L);
     curl_easy_setopt(m_easy, CURLOPT_UPLOAD_BUFFERSIZE, 16384L);   // the minimum; 64 KB unless set
+    // curl re-sends a request on its own when a reused connection dies before any answer, a POST
+    // too (the upstream may have acted on it, and bills it twice). This callback runs before each
+    // send, so it ends the transfer at the second.
+    curl_easy_setopt(m_easy, CURLOPT_PREREQFUNCTION, &CurlTransfer::onBeforeSend);
+    curl_easy_setopt(m_easy, CURLOPT_PREREQDATA, this);
     curl_easy_setopt(m_easy, CURLOPT_HEADERFUNCTION, &CurlTransfer::onHeader);
     curl_easy_setopt(m_easy, CURLOPT_HEADERDATA, this);
     curl_easy_setopt(m_easy, CURLOPT_WRITEFUNCTION, &CurlTransfer::onBody);
@@ -96,12 +101,11 @@ void CurlTransfer::setMethodAndBody()
     } else if (method == "HEAD") {
         curl_easy_setopt(m_easy, CURLOPT_NOBODY, 1L);
     } else if (!request.body.isEmpty() || method == "POST" || method == "PUT" || method == "PATCH") {
+        // The body as curl's own buffer (not a read callback): curl then sends a body under 64 KiB
+        // in the same write as the headers, and the upstream wakes once, not twice.
         curl_easy_setopt(m_easy, CURLOPT_POST, 1L);
         curl_easy_setopt(m_easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(request.body.size()));
-        curl_easy_setopt(m_easy, CURLOPT_READFUNCTION, &CurlTransfer::onRead);
-        curl_easy_setopt(m_easy, CURLOPT_READDATA, this);
-        curl_easy_setopt(m_easy, CURLOPT_SEEKFUNCTION, &CurlTransfer::onSeek);
-        curl_easy_setopt(m_easy, CURLOPT_SEEKDATA, this);
+        curl_easy_setopt(m_easy, CURLOPT_POSTFIELDS, request.body.constData());
         if (method != "POST")
             curl_easy_setopt(m_easy, CURLOPT_CUSTOMREQUEST, method.constData());
     } else {
@@ -138,7 +142,7 @@ qint64 CurlTransfer::gapLeftMs() const
 
 bool CurlTransfer::wasRefused(CURLcode code) const
 {
-    if (code != CURLE_COULDNT_CONNECT || m_status != 0 || m_bodyRead)
+    if (code != CURLE_COULDNT_CONNECT || m_status != 0 || m_requestSent)
         return false;
     long osError = 0;
     curl_easy_getinfo(m_easy, CURLINFO_OS_ERRNO, &osError);
@@ -156,7 +160,7 @@ UpstreamResult CurlTransfer::result(CURLcode code) const
         result.failure = UpstreamFailure::Timeout;
     } else if (code != CURLE_OK || !m_headersSent) {
         result.failure = m_headersSent ? UpstreamFailure::Cut : UpstreamFailure::Unreachable;
-        if (code == CURLE_SEND_FAIL_REWIND)
+        if (m_resendRefused)
             result.detail = QStringLiteral("the upstream closed the connection after receiving the request (not sent again)");
         else if (code == CURLE_OK)
             result.detail = QStringLiteral("the upstream sent no answer");
@@ -184,30 +188,15 @@ size_t CurlTransfer::onBody(char *data, size_t size, size_t count, void *self)
     return static_cast<CurlTransfer *>(self)->body(data, size * count);
 }
 
-size_t CurlTransfer::onRead(char *data, size_t size, size_t count, void *self)
+int CurlTransfer::onBeforeSend(void *self, char *, char *, int, int)
 {
     auto *transfer = static_cast<CurlTransfer *>(self);
-    const QByteArray &body = transfer->m_exchange->request.body;
-    const size_t left = size_t(body.size() - transfer->m_bodyOffset);
-    const size_t n = qMin(left, size * count);
-    if (n > 0) {
-        std::memcpy(data, body.constData() + transfer->m_bodyOffset, n);
-        transfer->m_bodyOffset += qint64(n);
-        transfer->m_bodyRead = true;
+    if (transfer->m_requestSent) {
+        transfer->m_resendRefused = true;
+        return CURL_PREREQFUNC_ABORT;
     }
-    return n;
-}
-
-int CurlTransfer::onSeek(void *self, curl_off_t offset, int origin)
-{
-    auto *transfer = static_cast<CurlTransfer *>(self);
-    // Rewinding a body not yet read is harmless; once a byte went out, the upstream may have acted
-    // on the request, and it is never sent again.
-    if (origin == SEEK_SET && offset == 0 && !transfer->m_bodyRead) {
-        transfer->m_bodyOffset = 0;
-        return CURL_SEEKFUNC_OK;
-    }
-    return CURL_SEEKFUNC_CANTSEEK;
+    transfer->m_requestSent = true;
+    return CURL_PREREQFUNC_OK;
 }
 
 size_t CurlTransfer::header(const char *data, size_t length)

@@ -26,11 +26,11 @@ struct CurlSettings;
 //    followed them in the same read) goes to the call in one post at the end of the turn
 //    (`deliver`), so the proxy thread wakes once and writes the head and the first chunk together.
 //
-//  - Sent once: the body goes through a read callback whose seek refuses once a byte was read.
-//    curl re-sends a request on a reused connection that closed before any answer
-//    (lib/multi.c, multi_done/Curl_retry_request in curl 7.88) and needs to rewind the body to do
-//    it; refused, the transfer ends with CURLE_SEND_FAIL_REWIND instead of a second POST. With
-//    CURLOPT_POSTFIELDS there is nothing to rewind and curl re-sends silently.
+//  - Sent once: curl re-sends a request on a reused connection that closed before any answer
+//    (lib/multi.c, Curl_retry_request in curl 7.88), a POST too. Its pre-request callback runs in
+//    front of every send, the first and any re-send, so the second ends the transfer
+//    (CURLE_ABORTED_BY_CALLBACK) instead of a second POST. The body is curl's buffer
+//    (CURLOPT_POSTFIELDS), so a small one leaves in the same write as the headers.
 //  - Headers: curl's header callback hands over one line per header, so a repeated header stays
 //    separate lines by construction.
 //  - Timeouts: curl has no first-byte timeout, and its low-speed limit cannot tell a paused
@@ -85,8 +85,6 @@ public:
     qint64 gapLeftMs() const;
     // A refused connection: nothing was sent and nothing came, so it may go again.
     bool wasRefused(CURLcode code) const;
-    // Rewinds for the one more try (nothing was read of the body).
-    void rewind() { m_bodyOffset = 0; }
     // What the call hears at the end, for curl's result `code`; `stop` wins (Cancelled, Shutdown).
     UpstreamResult result(CURLcode code) const;
     // What the answer came over ("HTTP/2", "HTTP/1.1"), empty when none came.
@@ -97,8 +95,7 @@ public:
 private:
     static size_t onHeader(char *data, size_t size, size_t count, void *self);
     static size_t onBody(char *data, size_t size, size_t count, void *self);
-    static size_t onRead(char *data, size_t size, size_t count, void *self);
-    static int onSeek(void *self, curl_off_t offset, int origin);
+    static int onBeforeSend(void *self, char *remoteIp, char *localIp, int remotePort, int localPort);
 
     size_t header(const char *data, size_t length);
     size_t body(const char *data, size_t length);
@@ -113,8 +110,8 @@ private:
     CURL *m_easy = nullptr;
     curl_slist *m_headerList = nullptr;
     char m_error[CURL_ERROR_SIZE] = {};
-    qint64 m_bodyOffset = 0;
-    bool m_bodyRead = false;      // a byte of the body went to curl: it must never be sent again
+    bool m_requestSent = false;   // curl began sending it: it must never be sent again
+    bool m_resendRefused = false; // and curl wanted to: this transfer ended there
     int m_status = 0;             // of the latest status line (a 1xx is followed by the real one)
     bool m_headersSent = false;   // the final status and headers came (and go to the call)
     HeaderList m_headers;
