@@ -63,7 +63,7 @@ const QList<Option> &options()
         {u"junit"_s, u"FILE"_s, u"With `breakwater exec`: write JUnit XML, one test case per fault window."_s, false},
         {u"har"_s, u"FILE"_s, u"With `breakwater exec`: write every call of the drill as HAR 1.2."_s, false},
         {u"fleet"_s, {}, u"With `breakwater fault add`: arm the rule on every Breakwater of the running one's --shared-state fleet."_s, false},
-        {u"shared-state"_s, u"URL"_s, u"Share answers, breakers and the spend cap with other Breakwaters through one Redis: redis://[user:password@]host:port[/db] (default: off, every state is this process's own)."_s},
+        {u"shared-state"_s, u"URL"_s, u"Share answers, breakers and the spend cap with other Breakwaters through one Redis: redis://[user:password@]host:port[/db][?timeout=D] (default: off, every state is this process's own)."_s},
         {u"demo"_s, {}, u"Use the built-in mock provider as both upstreams."_s},
         {u"attach"_s, u"URL"_s, u"Open the dashboard and tray for the Breakwater at URL (http(s)://host:port) instead of starting one here, with its owner's --control-token (default ~/.config/breakwater/control-token); --ca-file adds a CA to trust for it."_s, false},
         {u"minimized"_s, {}, u"Start in the tray without showing the window (used by the login autostart)."_s},

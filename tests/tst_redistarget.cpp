@@ -1,5 +1,7 @@
 // --shared-state's URL: what is accepted, what is refused, and that the password never shows.
 #include <QTest>
+#include <QUrl>
+#include <QUrlQuery>
 
 #include "commandline.h"
 #include "fleet/redistarget.h"
@@ -32,6 +34,8 @@ void TestRedisTarget::parses_data()
                               << QByteArray("s3cret") << 2 << u"redis://:***@10.0.0.5:6380/2"_s;
     QTest::newRow("acl user") << u"redis://bw:p%40ss@redis.internal:6379/"_s << u"redis.internal"_s << 6379
                               << QByteArray("bw") << QByteArray("p@ss") << 0 << u"redis://bw:***@redis.internal:6379/0"_s;
+    QTest::newRow("timeout") << u"redis://:s3cret@10.0.0.5:6380/2?timeout=1.5s"_s << u"10.0.0.5"_s << 6380 << QByteArray()
+                             << QByteArray("s3cret") << 2 << u"redis://:***@10.0.0.5:6380/2?timeout=1500ms"_s;
 }
 
 void TestRedisTarget::parses()
@@ -45,6 +49,8 @@ void TestRedisTarget::parses()
     QTEST(target->password, "password");
     QTEST(target->db, "db");
     QTEST(target->display(), "display");
+    const QString timeout = QUrlQuery(QUrl(url)).queryItemValue(u"timeout"_s);
+    QCOMPARE(target->timeout.count(), timeout.isEmpty() ? 100 : qint64(timeout.chopped(1).toDouble() * 1000));
 }
 
 void TestRedisTarget::refuses_data()
@@ -56,7 +62,11 @@ void TestRedisTarget::refuses_data()
     QTest::newRow("db too big") << u"redis://:pw-xyz@127.0.0.1:6379/16"_s;
     QTest::newRow("no host") << u"redis://:pw-xyz@:6379"_s;
     QTest::newRow("user without password") << u"redis://bw@127.0.0.1:6379"_s;
-    QTest::newRow("query") << u"redis://:pw-xyz@127.0.0.1:6379/0?timeout=1"_s;
+    QTest::newRow("unknown query") << u"redis://:pw-xyz@127.0.0.1:6379/0?db=1"_s;
+    QTest::newRow("timeout not a duration") << u"redis://:pw-xyz@127.0.0.1:6379/0?timeout=soon"_s;
+    QTest::newRow("timeout zero") << u"redis://:pw-xyz@127.0.0.1:6379/0?timeout=0"_s;
+    QTest::newRow("timeout over a minute") << u"redis://:pw-xyz@127.0.0.1:6379/0?timeout=2m"_s;
+    QTest::newRow("fragment") << u"redis://:pw-xyz@127.0.0.1:6379/0#x"_s;
     QTest::newRow("rediss, no TLS client") << u"rediss://:pw-xyz@127.0.0.1:6379"_s;
     QTest::newRow("garbage") << u"not a url at all"_s;
 }
@@ -66,7 +76,7 @@ void TestRedisTarget::refuses()
     QFETCH(QString, url);
     const Expected<RedisTarget> target = parseRedisTarget(url);
     QVERIFY(!target.ok());
-    QVERIFY(target.error().contains(u"redis://[user:password@]host:port[/db]"_s));
+    QVERIFY(target.error().contains(u"redis://[user:password@]host:port[/db][?timeout=D]"_s));
     QVERIFY2(!target.error().contains(u"pw-xyz"_s), qPrintable(target.error()));
 }
 

@@ -149,7 +149,7 @@ void RedisLink::connectNow()
     redisAsyncSetConnectCallback(context, &RedisLink::connectCallback);
     redisAsyncSetDisconnectCallback(context, &RedisLink::disconnectCallback);
     // Queued now, sent once connected, answered in this order.
-    const qint64 deadline = nowMs() + kConnectDeadline.count();
+    const qint64 deadline = nowMs() + connectDeadline().count();
     if (!m_target.password.isEmpty()) {
         QList<QByteArray> auth{"AUTH"};
         if (!m_target.user.isEmpty())
@@ -207,7 +207,7 @@ void RedisLink::command(const QList<QByteArray> &args, QObject *context, Done do
         finish({0, context, std::move(done), false}, unavailable(m_reason));
         return;
     }
-    send(args, {nowMs() + kCommandDeadline.count(), context, std::move(done), false});
+    send(args, {nowMs() + m_target.timeout.count(), context, std::move(done), false});
 }
 
 void RedisLink::send(const QList<QByteArray> &args, Pending pending)
@@ -262,7 +262,7 @@ void RedisLink::checkDeadlines()
     for (const Pending &pending : std::as_const(m_pending))
         earliest = qMin(earliest, pending.deadlineMs);
     if (earliest <= now) {
-        dropConnection(u"Redis did not answer within %1 ms"_s.arg(kCommandDeadline.count()));
+        dropConnection(u"Redis did not answer within %1 ms"_s.arg(m_target.timeout.count()));
         return;
     }
     if (!m_pending.isEmpty())
@@ -274,7 +274,7 @@ void RedisLink::heartbeat()
     if (!m_context)
         return;
     // The instance's key says it is alive (the fleet view lists them) and proves Redis takes writes.
-    const qint64 deadline = nowMs() + (m_connected ? kCommandDeadline : kConnectDeadline).count();
+    const qint64 deadline = nowMs() + (m_connected ? m_target.timeout : connectDeadline()).count();
     const QByteArray value = m_heartbeatValue ? m_heartbeatValue()
                                               : QByteArray::number(QDateTime::currentMSecsSinceEpoch());
     send({"SET", "bw:v1:instance:" + m_instanceId, value, "PX", QByteArray::number(kHeartbeatTtl.count())},

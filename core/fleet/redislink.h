@@ -5,6 +5,7 @@
 #include <QPointer>
 #include <QTimer>
 
+#include <algorithm>
 #include <chrono>
 #include <functional>
 
@@ -17,7 +18,7 @@ struct redisAsyncContext;
 // proxy thread: the socket is watched by QSocketNotifiers, so nothing here ever blocks it).
 //
 // Redis is a peer that can fail. hiredis 0.14 has no timeouts, so every command carries its own
-// deadline (kCommandDeadline): Redis answers in order, so when the oldest command is past it the
+// deadline (the target's timeout, 100 ms by default): Redis answers in order, so when the oldest command is past it the
 // connection is stalled (SIGSTOP, a long script, a dead host); every waiting command is answered
 // Unavailable at once, the connection is dropped and remade with backoff. While it is not usable
 // (down, stalled, refusing the password, refusing writes: OOM, READONLY) the link is *degraded*:
@@ -29,7 +30,6 @@ class RedisLink final : public QObject
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(RedisLink)
 public:
-    static constexpr std::chrono::milliseconds kCommandDeadline{100};
     static constexpr std::chrono::milliseconds kConnectDeadline{500};
     static constexpr std::chrono::milliseconds kHeartbeat{1000};
     static constexpr std::chrono::milliseconds kHeartbeatTtl = 3 * kHeartbeat;   // the instance's key outlives it by this
@@ -43,7 +43,7 @@ public:
 
     using Done = std::function<void(const RedisReply &)>;
     // Sends `args` when shared; `done` is called exactly once on this thread (never inside this
-    // call), within kCommandDeadline, unless `context` is gone by then.
+    // call), within the target's timeout, unless `context` is gone by then.
     void command(const QList<QByteArray> &args, QObject *context, Done done);
 
     bool isShared() const { return m_shared; }
@@ -65,6 +65,8 @@ private:
         Done done;
         bool internal = false;   // sent by the link itself (AUTH, SELECT, heartbeat): even while degraded
     };
+    // A new connection's first commands (AUTH, SELECT, the first heartbeat) also wait for the connect.
+    std::chrono::milliseconds connectDeadline() const { return std::max(kConnectDeadline, m_target.timeout); }
     void connectNow();
     void send(const QList<QByteArray> &args, Pending pending);
     void onReply(quint64 id, const RedisReply &reply);

@@ -2,6 +2,9 @@
 
 #include <QHostAddress>
 #include <QUrl>
+#include <QUrlQuery>
+
+#include "faults/faultduration.h"
 
 using namespace Qt::StringLiterals;
 
@@ -11,12 +14,13 @@ QString RedisTarget::display() const
     if (!password.isEmpty())
         credentials = (user.isEmpty() ? QString() : QString::fromUtf8(user)) + u":***@"_s;
     const QString shownHost = host.contains(u':') ? u'[' + host + u']' : host;
-    return u"redis://%1%2:%3/%4"_s.arg(credentials, shownHost).arg(port).arg(db);
+    const QString query = timeout == kDefaultTimeout ? QString() : u"?timeout=%1ms"_s.arg(timeout.count());
+    return u"redis://%1%2:%3/%4%5"_s.arg(credentials, shownHost).arg(port).arg(db).arg(query);
 }
 
 Expected<RedisTarget> parseRedisTarget(const QString &text)
 {
-    const QString expected = u"redis://[user:password@]host:port[/db]"_s;
+    const QString expected = u"redis://[user:password@]host:port[/db][?timeout=D]"_s;
     const QUrl url(text, QUrl::StrictMode);
     // The message names the problem only: the text given may hold a password.
     const auto bad = [&](const QString &why) {
@@ -32,9 +36,17 @@ Expected<RedisTarget> parseRedisTarget(const QString &text)
         return bad(u"no host"_s);
     if (url.port() <= 0)
         return bad(u"no port (or port 0)"_s);
-    if (url.hasQuery() || url.hasFragment())
-        return bad(u"a query or fragment"_s);
+    if (url.hasFragment())
+        return bad(u"a fragment"_s);
     RedisTarget target;
+    for (const auto &[name, value] : QUrlQuery(url).queryItems(QUrl::FullyDecoded)) {
+        if (name != u"timeout"_s)
+            return bad(u"an unknown query parameter (only timeout= is understood)"_s);
+        const std::optional<std::chrono::milliseconds> timeout = parseFaultDuration(value);
+        if (!timeout || *timeout <= std::chrono::milliseconds(0) || *timeout > std::chrono::minutes(1))
+            return bad(u"timeout= must be a duration from 1ms to 60s, e.g. 100ms or 2s"_s);
+        target.timeout = *timeout;
+    }
     target.host = url.host();
     target.port = quint16(url.port());
     target.user = url.userName(QUrl::FullyDecoded).toUtf8();

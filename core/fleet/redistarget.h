@@ -5,7 +5,9 @@
 
 #include "result.h"
 
-// Where the fleet's shared state lives: `--shared-state redis://[user:password@]host:port[/db]`.
+#include <chrono>
+
+// Where the fleet's shared state lives: `--shared-state redis://[user:password@]host:port[/db][?timeout=D]`.
 // The password is kept only to authenticate; `display()` never shows it, so the target can be logged.
 struct RedisTarget
 {
@@ -14,8 +16,14 @@ struct RedisTarget
     QByteArray user;       // empty: AUTH with the password only (the default user)
     QByteArray password;   // empty: no AUTH
     int db = 0;
+    // How long a command may wait for its answer before the connection counts as stalled (D as
+    // fault rules write it: 100ms, 2s). The default keeps a request's wait on Redis short; a Redis
+    // across a slow link, or a test on a loaded machine, may need more.
+    static constexpr std::chrono::milliseconds kDefaultTimeout{100};
+    std::chrono::milliseconds timeout = kDefaultTimeout;
 
-    // redis://host:port/db, with "user:***@" when there are credentials: safe for logs and /healthz.
+    // redis://host:port/db, with "user:***@" when there are credentials and "?timeout=" when not the
+    // default: safe for logs and /healthz.
     QString display() const;
 };
 

@@ -70,6 +70,6 @@ private:
     std::unique_ptr<ServiceThread<MockProvider>> m_mock;
     std::unique_ptr<QProcess> m_redis;
     quint16 m_redisPort = 0;
-    QString m_redisUrl;   // empty: redis://127.0.0.1:PORT
+    QString m_redisUrl;   // empty: redis://127.0.0.1:PORT?timeout=1s
     QList<std::shared_ptr<Instance>> m_instances;
 };
