@@ -3,17 +3,25 @@
 // an outage no text of the Live tab is cut, the staircase's legend and caption included. Measured
 // with QFontMetrics against the room each text gets, no timing.
 
+#include <initializer_list>
+
 #include <QApplication>
+#include <QChart>
+#include <QScrollArea>
 #include <QScreen>
 #include <QScrollBar>
 #include <QTableView>
 #include <QTabWidget>
 #include <QTest>
 
+#include "chartlegend.h"
 #include "dashboardfixture.h"
 #include "dashboardmodel.h"
 #include "dashboardwindow.h"
 #include "inflightpanel.h"
+#include "latencyscatter.h"
+#include "latencystaircase.h"
+#include "outcomechart.h"
 
 using namespace Qt::StringLiterals;
 using namespace dashboardtest;
@@ -25,6 +33,7 @@ private slots:
     void init();
     void cleanup() { delete m_window; delete m_model; }
     void liveTab_outage_noTextIsCut();
+    void liveTab_outage_fitsWithoutScrolling();
     void inFlightTab_tableFitsItsWidth();
 
 private:
@@ -64,6 +73,42 @@ void TestLaptop125::liveTab_outage_noTextIsCut()
     QCoreApplication::processEvents();
     const QStringList cut = cutTexts(m_window);
     QVERIFY2(cut.isEmpty(), qPrintable(cut.join(u"; "_s)));
+}
+
+// The window is 552 px high there: the Live tab shows every chart whole without scrolling (the
+// staircase's caption and the timeline's second row were below the fold), and the outcome chart
+// and the scatter keep plots tall enough to read (the stacked bands, the two rate axes, the dots).
+void TestLaptop125::liveTab_outage_fitsWithoutScrolling()
+{
+    m_window->tabs()->setCurrentIndex(0);
+    m_window->redraw();
+    QCoreApplication::processEvents();
+    auto *area = qobject_cast<QScrollArea *>(m_window->tabs()->widget(0));
+    QVERIFY(area);
+    const QSize needed = area->widget()->minimumSizeHint();
+    const QSize room = area->viewport()->size();
+    QVERIFY2(needed.height() <= room.height(),
+             qPrintable(u"needs %1 px, has %2"_s.arg(needed.height()).arg(room.height())));
+    QCOMPARE(area->verticalScrollBar()->maximum(), 0);
+    // Its legend beside the plot, not under the chart drawn over it.
+    const ChartLegend *legend = m_window->outcomeChart()->legend();
+    QVERIFY2(!legend->geometry().intersects(m_window->outcomeChart()->geometry()),
+             qPrintable(u"legend %1 px wide at %2, chart %3 px wide"_s.arg(legend->width()).arg(legend->x()).arg(m_window->outcomeChart()->width())));
+    // Each chart inside its frame: a frame narrower than its chart's minimum (its width policy
+    // ignores its hint) cuts the chart's right edge off.
+    for (const QWidget *chart : std::initializer_list<const QWidget *>{m_window->outcomeChart(), m_window->latencyScatter(), m_window->staircase()}) {
+        const QWidget *frame = chart->parentWidget();
+        while (!frame->inherits("QGroupBox"))
+            frame = frame->parentWidget();
+        const QRect inFrame(chart->mapTo(frame, QPoint()), chart->size());
+        QVERIFY2(frame->rect().contains(inFrame), qPrintable(u"%1 reaches %2 of %3"_s.arg(
+            QLatin1StringView(chart->metaObject()->className())).arg(inFrame.right()).arg(frame->width())));
+    }
+    // About 100 px: squeezed into the tab, the outcomes' plot was 73 px, its axes at three ticks.
+    for (const QChartView *view : std::initializer_list<const QChartView *>{m_window->outcomeChart(), m_window->latencyScatter()}) {
+        const QRectF plot = view->chart()->plotArea();
+        QVERIFY2(plot.height() >= 100, qPrintable(u"%1's plot is %2 px high"_s.arg(QLatin1StringView(view->metaObject()->className())).arg(plot.height())));
+    }
 }
 
 // Its columns are sized once from typical values: together they must fit the window's width, or a

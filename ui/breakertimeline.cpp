@@ -15,6 +15,7 @@ namespace {
 constexpr int kNameWidth = 92;
 constexpr int kTop = 8;
 constexpr int kRowHeight = 26;
+constexpr int kShortRowHeight = 16;   // a line of text and a pixel either side
 constexpr int kRowGap = 10;
 constexpr int kMarkerReach = 5;   // pixels either side of a transition tick that show its tooltip
 } // namespace
@@ -24,14 +25,57 @@ BreakerTimeline::BreakerTimeline(QWidget *parent)
 {
     setMouseTracking(true);
     setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+    // A plain widget this one paints (eventFilter): it lives in the frame's title row when short.
+    m_legend = new QWidget(this);
+    m_legend->installEventFilter(this);
+    m_legend->hide();
 }
 
 QSize BreakerTimeline::sizeHint() const
 {
-    // Rows, then the axis labels, then the legend, each a line of text high.
+    // Rows, then the axis labels, then the legend (unless short), each a line of text high.
     const int rows = int(std::max<qsizetype>(m_rows.size(), 2));
     const int line = fontMetrics().height();
-    return {480, kTop + rows * (kRowHeight + kRowGap) - kRowGap + 4 + 5 + line + 10 + line + 6};
+    const int rowsAndAxis = kTop + rows * (rowHeight() + kRowGap) - kRowGap + 4 + 5 + line;
+    return {480, rowsAndAxis + (m_short ? 1 : 10 + line + 6)};
+}
+
+void BreakerTimeline::setShort(bool shortRows)
+{
+    if (shortRows == m_short)
+        return;
+    m_short = shortRows;
+    if (m_short) {
+        QFont smaller = font();
+        smaller.setPointSizeF(smaller.pointSizeF() * 0.85);
+        m_legend->setFont(smaller);
+        fitLegend();
+    }
+    m_legend->setVisible(m_short);
+    updateGeometry();
+    update();
+}
+
+void BreakerTimeline::fitLegend()
+{
+    // As wide as its entries, the paused one included while the window holds a pause.
+    m_legend->setFixedSize(paintLegend(nullptr, m_legend->font(), 0, 0), m_legend->fontMetrics().height() + 2);
+}
+
+bool BreakerTimeline::eventFilter(QObject *watched, QEvent *event)
+{
+    if (watched == m_legend && event->type() == QEvent::Paint) {
+        QPainter painter(m_legend);
+        painter.setFont(m_legend->font());
+        paintLegend(&painter, m_legend->font(), 0, 1 + m_legend->fontMetrics().ascent());
+        return true;
+    }
+    return QWidget::eventFilter(watched, event);
+}
+
+int BreakerTimeline::rowHeight() const
+{
+    return m_short ? kShortRowHeight : kRowHeight;
 }
 
 QSize BreakerTimeline::minimumSizeHint() const
@@ -47,9 +91,14 @@ void BreakerTimeline::refresh(const DashboardModel &model, qint64 fromMs, qint64
     m_rows.clear();
     for (const QString &upstream : model.upstreams())
         m_rows.append({upstream, model.bands(upstream, fromMs, toMs), model.transitions(upstream, fromMs, toMs)});
+    const bool wasPaused = !m_pausedSpans.isEmpty();
     m_pausedSpans = model.pausedSpans(fromMs, toMs);
     if (m_rows.size() != before)
         updateGeometry();
+    if (m_short && wasPaused != !m_pausedSpans.isEmpty()) {
+        fitLegend();
+        m_legend->update();
+    }
     update();
 }
 
@@ -72,14 +121,14 @@ int BreakerTimeline::transitionCount() const
 QRect BreakerTimeline::plotRect() const
 {
     const int rows = int(m_rows.size());
-    const int height = std::max(rows, 1) * (kRowHeight + kRowGap) - kRowGap;
+    const int height = std::max(rows, 1) * (rowHeight() + kRowGap) - kRowGap;
     return QRect(kNameWidth, kTop, std::max(width() - kNameWidth - 12, 10), height);
 }
 
 QRect BreakerTimeline::rowRect(int row) const
 {
     const QRect plot = plotRect();
-    return QRect(plot.left(), plot.top() + row * (kRowHeight + kRowGap), plot.width(), kRowHeight);
+    return QRect(plot.left(), plot.top() + row * (rowHeight() + kRowGap), plot.width(), rowHeight());
 }
 
 int BreakerTimeline::xFor(qint64 atMs) const
@@ -235,23 +284,39 @@ void BreakerTimeline::paintEvent(QPaintEvent *)
     const QRect axisPlot(plot.left(), plot.top(), plot.width(), plot.height() + 4);
     timeaxis::drawBottom(painter, axisPlot, m_fromMs, m_toMs, std::max(2, plot.width() / 90), true);
 
-    // Legend under the axis labels.
-    int x = plot.left();
-    const int y = axisPlot.bottom() + 5 + metrics.height() + 10 + metrics.ascent();
+    // Legend under the axis labels, unless the frame's title row holds it.
+    if (!m_short)
+        paintLegend(&painter, font(), plot.left(), axisPlot.bottom() + 5 + metrics.height() + 10 + metrics.ascent());
+}
+
+int BreakerTimeline::paintLegend(QPainter *painter, const QFont &font, int x, int y) const
+{
+    const QFontMetrics metrics(font);
+    const int swatch = metrics.ascent() + 1;   // 12 px at the dashboard's font
+    const QColor text = palette().color(QPalette::Text);
+    const auto entry = [&](const QBrush &brush, const QString &label) {
+        if (painter) {
+            painter->fillRect(QRect(x, y - metrics.ascent() + 1, swatch, swatch), brush);
+            painter->setPen(text);
+            painter->drawText(x + swatch + 4, y, label);
+        }
+        x += swatch + 4 + metrics.horizontalAdvance(label);
+    };
     for (const BreakerState state : {BreakerState::Closed, BreakerState::HalfOpen, BreakerState::Open}) {
-        painter.fillRect(QRect(x, y - metrics.ascent() + 1, 12, 12), dashboardstyle::breakerColor(state));
-        painter.setPen(palette().color(QPalette::Text));
-        const QString label = dashboardstyle::breakerLabel(state);
-        painter.drawText(x + 16, y, label);
-        x += 16 + metrics.horizontalAdvance(label) + 14;
+        entry(dashboardstyle::breakerColor(state), dashboardstyle::breakerLabel(state));
+        x += 14;
     }
-    painter.setPen(QPen(palette().color(QPalette::Text), 2));
-    painter.drawLine(x + 4, y - metrics.ascent(), x + 4, y + 1);
-    painter.setPen(palette().color(QPalette::Text));
-    painter.drawText(x + 12, y, tr("transition (hover for the reason)"));
+    const QString transition = tr("transition (hover for the reason)");
+    if (painter) {
+        painter->setPen(QPen(text, 2));
+        painter->drawLine(x + 4, y - metrics.ascent(), x + 4, y + 1);
+        painter->setPen(text);
+        painter->drawText(x + 12, y, transition);
+    }
+    x += 12 + metrics.horizontalAdvance(transition);
     if (!m_pausedSpans.isEmpty()) {
-        x += 12 + metrics.horizontalAdvance(tr("transition (hover for the reason)")) + 14;
-        painter.fillRect(QRect(x, y - metrics.ascent() + 1, 12, 12), QBrush(dashboardstyle::pausedColor(), Qt::BDiagPattern));
-        painter.drawText(x + 16, y, tr("admission paused"));
+        x += 14;
+        entry(QBrush(dashboardstyle::pausedColor(), Qt::BDiagPattern), tr("admission paused"));
     }
+    return x;
 }

@@ -6,6 +6,9 @@
 #include "dashboardmodel.h"
 #include "upstream/circuitbreaker.h"
 
+class QFont;
+class QPainter;
+
 // "Breaker timeline": one row per upstream, its breaker's states over the window as coloured bands
 // (closed green, half-open amber, open red), each transition marked by a tick. Hovering a tick
 // shows the transition and its reason; hovering a band shows the state and how long it lasted.
@@ -31,6 +34,10 @@ public:
     QRect bandRect(int row, int index) const;
     QSize sizeHint() const override;
     QSize minimumSizeHint() const override;
+    // A short window (a laptop at 125 %): lower rows, and the legend in legend(), a line a little
+    // smaller for the frame's title row, instead of under the axis. Hidden in the normal layout.
+    void setShort(bool shortRows);
+    QWidget *legend() const { return m_legend; }
 
 Q_SIGNALS:
     // A left click on a band: the upstream and the interval it covers (clipped to the window).
@@ -39,6 +46,7 @@ Q_SIGNALS:
 
 protected:
     bool event(QEvent *event) override;
+    bool eventFilter(QObject *watched, QEvent *event) override;
     void mousePressEvent(QMouseEvent *event) override;
     void contextMenuEvent(QContextMenuEvent *event) override;
     void paintEvent(QPaintEvent *event) override;
@@ -51,6 +59,11 @@ private:
         QList<BreakerTransition> transitions;
     };
     QRect plotRect() const;
+    int rowHeight() const;
+    // The colours' key in `font` from `x` on the baseline `y`; returns where it ends (without a
+    // painter: only that, to size legend()).
+    int paintLegend(QPainter *painter, const QFont &font, int x, int y) const;
+    void fitLegend();
     QRect rowRect(int row) const;
     int xFor(qint64 atMs) const;
     qint64 timeAt(int x) const;
@@ -61,4 +74,6 @@ private:
     QList<std::pair<qint64, qint64>> m_pausedSpans;   // admission paused, clipped to the window
     qint64 m_fromMs = 0;
     qint64 m_toMs = 1;
+    bool m_short = false;
+    QWidget *m_legend = nullptr;   // painted by eventFilter; placed by the window
 };

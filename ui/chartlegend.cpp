@@ -67,32 +67,63 @@ QStringList ChartLegend::entries() const
     return names;
 }
 
+void ChartLegend::setColumnWidth(int maxWidth)
+{
+    if (maxWidth == m_columnWidth)
+        return;
+    const bool fontChanges = (maxWidth > 0) != (m_columnWidth > 0);
+    m_columnWidth = maxWidth;
+    if (fontChanges) {
+        QFont font = this->font();
+        font.setPointSizeF(font.pointSizeF() * (maxWidth > 0 ? 0.85 : 1 / 0.85));
+        setFont(font);
+    }
+    setWordWrap(maxWidth > 0);
+    setSizePolicy(maxWidth > 0 ? QSizePolicy::Fixed : QSizePolicy::Ignored, QSizePolicy::Fixed);
+    if (maxWidth <= 0) {
+        setMinimumWidth(0);
+        setMaximumWidth(QWIDGETSIZE_MAX);
+    }
+    m_laidOutWidth = -1;
+    layOut();
+}
+
 void ChartLegend::layOut()
 {
-    const int width = contentsRect().width();
+    const QFontMetrics metrics = fontMetrics();
+    const auto entryWidth = [&](const Entry &entry) { return metrics.horizontalAdvance(entry.swatch + u' ' + entry.name); };
+    int width = contentsRect().width();
+    if (m_columnWidth > 0) {
+        // As wide as the widest name that fits the column: the failure line's long one wraps.
+        width = 0;
+        for (const Entry &entry : m_entries)
+            width = std::max(width, std::min(entryWidth(entry), m_columnWidth));
+    }
     if (width == m_laidOutWidth)
         return;
     m_laidOutWidth = width;
-    // Greedy lines: an entry goes on the next line when it does not fit whole on this one.
-    const QFontMetrics metrics = fontMetrics();
+    // Greedy lines: an entry goes on the next line when it does not fit whole on this one (in a
+    // column, always).
     QStringList lines{QString()};
     int x = 0;
     for (const Entry &entry : m_entries) {
-        const QString plain = entry.swatch + u' ' + entry.name;
-        const int entryWidth = metrics.horizontalAdvance(plain);
-        if (x > 0 && x + kEntryGap + entryWidth > width) {
+        if (x > 0 && (m_columnWidth > 0 || x + kEntryGap + entryWidth(entry) > width)) {
             lines.append(QString());
             x = 0;
         }
         if (x > 0)
             lines.last() += u"&nbsp;&nbsp;&nbsp;"_s;
-        x += (x > 0 ? kEntryGap : 0) + entryWidth;
+        x += (x > 0 ? kEntryGap : 0) + entryWidth(entry);
         // The names always in the text colour: a disabled grey on the dark ground was hard to read
         // (3.2:1); a hidden series says so by its swatch alone, greyed and hollow.
         const QColor colour = entry.shown ? entry.colour : palette().color(QPalette::Disabled, QPalette::WindowText);
         const QString swatch = entry.shown ? entry.swatch : hollow(entry.swatch);
+        // A name that fits keeps its spaces unbreakable; a longer one in a column wraps.
+        QString name = entry.name.toHtmlEscaped();
+        if (entryWidth(entry) <= width)
+            name.replace(u' ', u"&nbsp;"_s);
         lines.last() += u"<span style='color:%1'>%2</span>&nbsp;<span style='color:%3'>%4</span>"_s.arg(
-            colour.name(), swatch, textColour().name(), entry.name.toHtmlEscaped().replace(u' ', u"&nbsp;"_s));
+            colour.name(), swatch, textColour().name(), name);
     }
     const QString html = lines.join(u"<br>"_s);
     if (text() != html)
@@ -104,20 +135,24 @@ void ChartLegend::layOut()
     laidOut.setDefaultFont(font());
     laidOut.setDocumentMargin(0);
     laidOut.setHtml(html);
+    if (m_columnWidth > 0)
+        laidOut.setTextWidth(width);
     const int textHeight = std::max(m_lines * metrics.lineSpacing(), qCeil(laidOut.size().height()));
     const int height = textHeight + contentsMargins().top() + contentsMargins().bottom() + 2;
     if (minimumHeight() != height)
         setFixedHeight(height);
+    if (m_columnWidth > 0)
+        setFixedWidth(width + contentsMargins().left() + contentsMargins().right());
 }
 
 QSize ChartLegend::sizeHint() const
 {
-    return {0, minimumHeight()};
+    return {m_columnWidth > 0 ? minimumWidth() : 0, minimumHeight()};
 }
 
 QSize ChartLegend::minimumSizeHint() const
 {
-    return {0, minimumHeight()};
+    return sizeHint();
 }
 
 QColor ChartLegend::textColour() const

@@ -22,9 +22,15 @@ public:
     QStringList entries() const;   // the names listed, in order
     int lineCount() const { return m_lines; }
     QColor textColour() const;   // the names' colour: the palette's WindowText
+    // A column beside the plot, an entry a line, at most `maxWidth` wide (a longer name wraps), in a
+    // slightly smaller font; 0: lines above the plot (the default).
+    void setColumnWidth(int maxWidth);
 
     QSize sizeHint() const override;
     QSize minimumSizeHint() const override;
+    // Its height is fixed by layOut(); a wrapping QLabel would say otherwise, and a layout holding
+    // a height-for-width item sizes a scroll area's content by preferred heights (it scrolled).
+    bool hasHeightForWidth() const override { return false; }
 
 protected:
     void changeEvent(QEvent *event) override;
@@ -45,4 +51,5 @@ private:
     QList<Entry> m_entries;
     int m_lines = 1;
     int m_laidOutWidth = -1;
+    int m_columnWidth = 0;
 };

@@ -17,6 +17,7 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QGridLayout>
+#include <QGraphicsLayout>
 #include <QGroupBox>
 #include <QLabel>
 #include <QLegend>
@@ -58,12 +59,16 @@ using namespace Qt::StringLiterals;
 
 namespace {
 
+// Around a chart in its frame; a short Live tab (arrangeLive's `tight`) gives its charts the rest.
+constexpr QMargins kFrameMargins(6, 4, 6, 6);
+constexpr QMargins kTightFrameMargins(4, 2, 4, 2);
+
 // A titled frame around one chart, with room for a control at the right of the title.
 QGroupBox *framed(const QString &title, QWidget *content, QWidget *control = nullptr)
 {
     auto *box = new QGroupBox;
     auto *layout = new QVBoxLayout(box);
-    layout->setContentsMargins(6, 4, 6, 6);
+    layout->setContentsMargins(kFrameMargins);
     layout->setSpacing(2);
     auto *header = new QHBoxLayout;
     auto *label = new QLabel(title);
@@ -97,6 +102,9 @@ constexpr int kChartMinimumHeight = 130;
 constexpr int kChartMinimumWidth = 260;
 // Below this window height the Live tab puts the charts side by side (arrangeLive).
 constexpr int kCompactBelowHeight = 860;
+// Below this Live tab height the side-by-side charts get tight (arrangeLive): side by side they
+// need 397 px with two upstreams; a 1366x768 laptop at 100 % gives them about 485, at 125 % 298.
+constexpr int kTightBelowHeight = 400;
 
 const QString kGeometryKey = u"window/geometry"_s;
 
@@ -136,19 +144,21 @@ DashboardWindow::DashboardWindow(DashboardModel *model, QWidget *parent)
     // moving beside the plot in the compact layout); the outcomes chart places its own.
     connect(m_scatter->chart(), &QChart::plotAreaChanged, this, [this](const QRectF &plot) { fitTimeTicks(m_scatter, plot.width()); });
     m_staircase->setMinimumHeight(kChartMinimumHeight);
-    // The outcomes' legend above their plot, wrapping, so the plot keeps the frame's width.
+    // The outcomes' legend above their plot, wrapping, so the plot keeps the frame's width (beside
+    // it in a short Live tab: arrangeLive).
     auto *outcomes = new QWidget;
-    auto *outcomesLayout = new QVBoxLayout(outcomes);
-    outcomesLayout->setContentsMargins(0, 0, 0, 0);
-    outcomesLayout->setSpacing(2);
-    outcomesLayout->addWidget(m_outcomes->legend());
-    outcomesLayout->addWidget(m_outcomes, 1);
+    m_outcomesLayout = new QVBoxLayout(outcomes);
+    m_outcomesLayout->setContentsMargins(0, 0, 0, 0);
+    m_outcomesLayout->setSpacing(2);
+    m_outcomesLayout->addWidget(m_outcomes->legend());
+    m_outcomesLayout->addWidget(m_outcomes, 1);
     m_outcomes->legend()->show();
     m_outcomesFrame = framed(tr("Outcomes over time (requests per second, stacked)"), outcomes);
-    m_breakersFrame = framed(tr("Breaker timeline"), m_breakers);
+    // The timeline's legend is in its title row when tight (it shows it only then).
+    m_breakersFrame = framed(tr("Breaker timeline"), m_breakers, m_breakers->legend());
     m_scatterFrame = framed(tr("Latency vs arrival time"), m_scatter);
     m_staircaseFrame = framed(tr("Latency staircase: arrival to last byte, by arrival"), m_staircase, m_barsChoice);
-    arrangeLive(false);
+    arrangeLive(false, false);
 
     m_tabs = new QTabWidget;
     m_tabs->addTab(scrolling(live, Qt::ScrollBarAsNeeded), tr("Live"));
@@ -382,17 +392,21 @@ void DashboardWindow::closeEvent(QCloseEvent *event)
 void DashboardWindow::resizeEvent(QResizeEvent *event)
 {
     QMainWindow::resizeEvent(event);
-    arrangeLive(height() < kCompactBelowHeight);
+    // The Live tab's own height decides `tight`, again when it is resized (eventFilter).
+    arrangeLive(height() < kCompactBelowHeight, m_tabs->widget(0)->height() < kTightBelowHeight);
     fitFiguresStrip();
 }
 
-void DashboardWindow::arrangeLive(bool compact)
+void DashboardWindow::arrangeLive(bool compact, bool tight)
 {
-    if (m_liveArranged && compact == m_compact)
+    tight = tight && compact;
+    if (m_liveArranged && compact == m_compact && tight == m_tight)
         return;
     const bool wasCompact = m_liveArranged && m_compact;
+    const bool wasTight = m_liveArranged && m_tight;
     m_liveArranged = true;
     m_compact = compact;
+    m_tight = tight;
     for (QWidget *frame : {m_outcomesFrame, m_breakersFrame, m_scatterFrame, m_staircaseFrame}) {
         m_liveGrid->removeWidget(frame);
         // Side by side the columns share the width by their stretch, not by the staircase's
@@ -415,9 +429,9 @@ void DashboardWindow::arrangeLive(bool compact)
         m_liveGrid->setRowStretch(0, 1);
         // Widths after what the legends need (the scatter's has 7 entries); the time charts drop
         // clock labels to fit (eventFilter), the titles are shorter and the legends a little smaller.
-        m_liveGrid->setColumnStretch(0, 9);
+        m_liveGrid->setColumnStretch(0, tight ? 12 : 9);   // tight: the outcomes' legend beside their plot
         m_liveGrid->setColumnStretch(1, 11);
-        m_liveGrid->setColumnStretch(2, 11);
+        m_liveGrid->setColumnStretch(2, tight ? 10 : 11);
     } else {
         m_liveGrid->addWidget(m_outcomesFrame, 0, 0);
         m_liveGrid->addWidget(m_breakersFrame, 1, 0);
@@ -448,6 +462,42 @@ void DashboardWindow::arrangeLive(bool compact)
         legend->setAlignment(compact ? Qt::AlignRight : Qt::AlignTop);
         m_outcomes->setCompact(compact);
     }
+    if (tight != wasTight) {
+        // A laptop at 125 %: every chart keeps a plot about 100 px high or more, and nothing scrolls.
+        // The frames and the grid give up a few pixels, the charts their layouts' margins (9 px a
+        // side, around their own), the outcomes' legend stands in a column beside the plot instead
+        // of four lines above it, and the breaker timeline's rows are lower, its legend in its title
+        // row.
+        m_liveGrid->setContentsMargins(tight ? QMargins(2, 2, 2, 2) : QMargins(4, 4, 4, 4));
+        m_liveGrid->setSpacing(tight ? 4 : -1);
+        for (QWidget *frame : {m_outcomesFrame, m_breakersFrame, m_scatterFrame, m_staircaseFrame})
+            frame->layout()->setContentsMargins(tight ? kTightFrameMargins : kFrameMargins);
+        for (QChartView *chart : std::initializer_list<QChartView *>{m_outcomes, m_scatter}) {
+            if (m_chartLayoutMargins.isNull()) {
+                qreal left = 0, top = 0, right = 0, bottom = 0;
+                chart->chart()->layout()->getContentsMargins(&left, &top, &right, &bottom);
+                m_chartLayoutMargins = QMarginsF(left, top, right, bottom);
+            }
+            const QMarginsF margins = tight ? QMarginsF() : m_chartLayoutMargins;
+            chart->chart()->layout()->setContentsMargins(margins.left(), margins.top(), margins.right(), margins.bottom());
+        }
+        m_outcomesLayout->setDirection(tight ? QBoxLayout::RightToLeft : QBoxLayout::TopToBottom);
+        m_outcomesLayout->setAlignment(m_outcomes->legend(), tight ? Qt::AlignVCenter : Qt::Alignment());
+        fitOutcomesLegend();
+        m_breakers->setShort(tight);
+    }
+}
+
+void DashboardWindow::fitOutcomesLegend()
+{
+    // An eleventh of the tab's width at most (the frame's would follow the legend): the outcomes' chart
+    // keeps the width its axes need, the failure line's long name wraps.
+    m_outcomes->legend()->setColumnWidth(m_tight ? m_tabs->widget(0)->width() / 11 : 0);
+    // And every frame at least as wide as what it holds (their width policy ignores their hints):
+    // the outcomes' frame, narrower than chart and legend side by side, drew the chart over the
+    // legend, and the staircase's went 6 px under its minimum.
+    for (QWidget *frame : {m_outcomesFrame, m_breakersFrame, m_scatterFrame, m_staircaseFrame})
+        frame->setMinimumWidth(m_tight ? frame->minimumSizeHint().width() : 0);
 }
 
 void DashboardWindow::placeGuide()
@@ -462,8 +512,11 @@ void DashboardWindow::placeGuide()
 
 bool DashboardWindow::eventFilter(QObject *watched, QEvent *event)
 {
-    if (watched == m_tabs->widget(0) && event->type() == QEvent::Resize)
+    if (m_tabs && watched == m_tabs->widget(0) && event->type() == QEvent::Resize) {
         placeGuide();
+        arrangeLive(m_compact, m_tabs->widget(0)->height() < kTightBelowHeight);
+        fitOutcomesLegend();
+    }
     if (watched == m_figuresStrip && event->type() == QEvent::Resize)
         fitFiguresStrip();   // its own width, once laid out (the window's resize comes before it)
     return QMainWindow::eventFilter(watched, event);

@@ -4,6 +4,7 @@
 #include <memory>
 
 #include <QMainWindow>
+#include <QMargins>
 #include <QTimer>
 
 #include "apptheme.h"
@@ -25,6 +26,7 @@ class OutcomeChart;
 class ProxyPanel;
 class QAction;
 class QActionGroup;
+class QBoxLayout;
 class QMenu;
 class QChartView;
 class QComboBox;
@@ -168,7 +170,10 @@ private:
     void scheduleTicks();     // after a tick: on, at rest, or stopped
     bool timeMoves() const;   // something on the shown tab moves with the clock alone
     void fitFiguresStrip();
-    void arrangeLive(bool compact);
+    // `compact`: a laptop's height, the charts side by side; `tight`: shorter still (a laptop at
+    // 125 %), the outcomes' legend beside their plot and the breaker timeline's rows lower.
+    void arrangeLive(bool compact, bool tight);
+    void fitOutcomesLegend();
     void draw(bool everything);
     void syncRequestTable();   // the Requests table brought up to the model, when it changed
     void buildToolBar();
@@ -229,12 +234,15 @@ private:
     FleetPanel *m_fleetPanel = nullptr;
     QScrollArea *m_figuresStrip = nullptr;
     QGridLayout *m_liveGrid = nullptr;
+    QBoxLayout *m_outcomesLayout = nullptr;   // the outcomes' legend and chart, in the frame
     QWidget *m_outcomesFrame = nullptr;
     QWidget *m_breakersFrame = nullptr;
     QWidget *m_scatterFrame = nullptr;
     QWidget *m_staircaseFrame = nullptr;
     bool m_liveArranged = false;
     bool m_compact = false;
+    bool m_tight = false;
+    QMarginsF m_chartLayoutMargins;   // Qt Charts' own, around the charts' plots when not tight
     QAction *m_pauseAction = nullptr;
     QMenu *m_viewMenu = nullptr;
     QActionGroup *m_themes = nullptr;
