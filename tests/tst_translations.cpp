@@ -42,6 +42,7 @@
 #include "replaydialog.h"
 #include "requestpanel.h"
 #include "settingsdialog.h"
+#include "timeaxis.h"
 #include "latencystaircase.h"
 #include "outcomechart.h"
 #include "traycontroller.h"
@@ -659,14 +660,15 @@ void TestTranslations::lowerLayersMessages_allThroughTr()
 void TestTranslations::durations_unitsThroughTr()
 {
     // "≤ 1 min 33 s" sits inside the upstream strip's translated sentence, "1.52 s" in the
-    // staircase's and the tables': their units are the user's language too.
+    // staircase's and the tables', "10 s" under the staircase: their units are the user's language too.
     MarkingTranslator marking;
     static const QRegularExpression marked(u"«[^«»]*»"_s);
     static const QRegularExpression latin(u"[A-Za-z]"_s);
     QStringList escaped;
     for (const QString &shown : {dashboardstyle::formatDuration(420), dashboardstyle::formatDuration(1'520),
                                  dashboardstyle::formatDuration(93'000), dashboardstyle::formatCountdown(52'910),
-                                 dashboardstyle::formatCountdown(93'000)}) {
+                                 dashboardstyle::formatCountdown(93'000), timeaxis::tickLabel(500, 500, false),
+                                 timeaxis::tickLabel(10'000, 10'000, false)}) {
         if (QString(shown).remove(marked).contains(latin))
             escaped << shown;
     }

@@ -493,7 +493,7 @@ click: the calls received then; right-click: replot the charts for it</source>
     <message>
         <source>%1: %2 requests, %3 upstream calls; %4; status %5; %6 without an answer; slowest %7 ms%8</source>
         <extracomment>The demo&apos;s status line. Keep &quot;; &quot; between the parts: a narrow status bar drops middle parts there</extracomment>
-        <translation>%1：%2 个请求，%3 个上游调用; %4; 状态 %5; %6 个无响应; 最慢 %7 ms%8</translation>
+        <translation>%1：%2 个请求，%3 个上游调用; %4; 状态 %5; %6 个无响应; 最慢 %7 毫秒%8</translation>
     </message>
     <message>
         <source>no de-dup headers</source>
@@ -1977,7 +1977,7 @@ arrived +%5, waiting %6</source>
     </message>
     <message>
         <source>status %1 in %2 ms</source>
-        <translation>状态 %1，用时 %2 ms</translation>
+        <translation>状态 %1，用时 %2 毫秒</translation>
     </message>
     <message>
         <source>(then: %1)</source>
