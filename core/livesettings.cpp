@@ -59,8 +59,8 @@ Expected<LiveSettings> LiveSettings::withChanges(const LiveSettings &base, const
     for (auto it = changes.begin(); it != changes.end(); ++it) {
         const QString &name = it.key();
         if (!known.contains(u"--"_s + name))
-            return Failure{u"unknown setting '%1' (live settings: %2)"_s.arg(
-                name, known.join(u", "_s).remove(u"--"_s))};
+            return Failure{Message(QT_TRANSLATE_NOOP("Message", "unknown setting '%1' (live settings: %2)"))
+                               .arg(name).arg(known.join(u", "_s).remove(u"--"_s))};
         // The command line has no "no cap" value for --max-spend (leaving it out is); live, 0 or
         // null lifts the cap.
         if (name == u"max-spend"_s && (it.value().isNull() || (it.value().isDouble() && it.value().toDouble() == 0))) {
@@ -73,10 +73,10 @@ Expected<LiveSettings> LiveSettings::withChanges(const LiveSettings &base, const
         else if (it.value().isString())
             value = it.value().toString();
         else
-            return Failure{u"setting '%1' takes a number or a string"_s.arg(name)};
+            return Failure{Message(QT_TRANSLATE_NOOP("Message", "setting '%1' takes a number or a string")).arg(name)};
         // The same check, range and message as the command line's, so the two never disagree.
         if (const Result applied = applyOptionValue(config, name, value, u"setting '%1'"_s.arg(name)); !applied.ok())
-            return Failure{applied.error()};
+            return Failure{applied.message()};
     }
     return of(config);
 }

@@ -6,17 +6,24 @@
 // headers and cells, the Settings and replay dialogs, the getting-started guide, the fault banner
 // and the demo's status line; and what the layers below say in the window (core/message.h): the
 // settings' checks, starting at login, a bad fault rule, a replay's failures and its difference
-// line, the breaker's reasons. The zh_CN translation carried in the binary loads, with Qt's own
-// for its dialogs, and leaves the HTTP API and the log English.
+// line, the breaker's reasons, the durations' units, an attached window's word on its remote, the
+// call log turning off and live settings refused. Each text the walks ask for must be in the shipped
+// zh_CN translation too (a tr() lupdate never read stays English). The zh_CN translation carried in
+// the binary loads, with Qt's own for its dialogs, and leaves the HTTP API and the log English.
 
 #include "accounting/callending.h"
+#include "accounting/calllog.h"
+#include "attach/remotecontrol.h"
+#include "attach/remotefeed.h"
 #include "appsettings.h"
+#include "attachstatus.h"
 #include "apptranslation.h"
 #include "breakertimeline.h"
 #include "cannedserver.h"
 #include "chartlegend.h"
 #include "dashboardfixture.h"
 #include "dashboardmodel.h"
+#include "dashboardstyle.h"
 #include "dashboardwindow.h"
 #include "democontroller.h"
 #include "demoscenarios.h"
@@ -29,11 +36,13 @@
 #include "fleetpanel.h"
 #include "gettingstarted.h"
 #include "inflightpanel.h"
+#include "livesettings.h"
 #include "loginautostart.h"
 #include "proxyharness.h"
 #include "replaydialog.h"
 #include "requestpanel.h"
 #include "settingsdialog.h"
+#include "timeaxis.h"
 #include "latencystaircase.h"
 #include "outcomechart.h"
 #include "traycontroller.h"
@@ -50,6 +59,9 @@
 #include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QSignalSpy>
+#include <QSqlDatabase>
+#include <QSqlQuery>
+#include <QTemporaryDir>
 #include <QSpinBox>
 #include <QTableWidget>
 #include <QApplication>
@@ -72,16 +84,29 @@ using namespace dashboardtest;
 
 namespace {
 
-// Installed for as long as it lives: a failed check does not leave it on for the next test.
+// Installed for as long as it lives: a failed check does not leave it on for the next test. It
+// also notes each of our texts it is asked for that the shipped zh_CN translation lacks: a text
+// through tr() that lupdate never read (a source missing from ui/CMakeLists.txt, a call lupdate
+// does not see as one) or that nobody translated stays English in the window all the same.
 class MarkingTranslator final : public QTranslator
 {
 public:
-    MarkingTranslator() { QCoreApplication::installTranslator(this); }
+    MarkingTranslator()
+    {
+        QVERIFY(m_zhCN.load(u":/translations/breakwater_zh_CN.qm"_s));
+        QCoreApplication::installTranslator(this);
+    }
     ~MarkingTranslator() override { QCoreApplication::removeTranslator(this); }
     bool isEmpty() const override { return false; }
-    QString translate(const char *, const char *sourceText, const char *, int) const override
+    QString translate(const char *context, const char *sourceText, const char *disambiguation, int n) const override
     {
         static const QRegularExpression placeholder(u"%L?\\d+"_s);
+        static const QRegularExpression qtOwn(u"^Q[A-Z]"_s);   // Qt's own contexts: qtbase_zh_CN has them
+        const QString where = QString::fromLatin1(context);
+        if (!where.contains(qtOwn) && m_zhCN.translate(context, sourceText, disambiguation, n).isEmpty()) {
+            const QMutexLocker locker(&m_mutex);
+            m_untranslated.insert(where + u": "_s + QString::fromUtf8(sourceText));
+        }
         const QString source = QString::fromUtf8(sourceText);
         QString marked;
         qsizetype at = 0;
@@ -98,7 +123,24 @@ public:
         text(source.size());
         return marked;
     }
+    // What was asked that the zh_CN translation does not have, one per line.
+    QString untranslated() const
+    {
+        const QMutexLocker locker(&m_mutex);
+        QStringList all(m_untranslated.begin(), m_untranslated.end());
+        all.sort();
+        return all.join(u'\n');
+    }
+
+private:
+    QTranslator m_zhCN;
+    mutable QMutex m_mutex;   // the proxy's thread may ask too
+    mutable QSet<QString> m_untranslated;
 };
+
+// A walk's last check: each of our texts it asked for is in the shipped zh_CN translation.
+#define VERIFY_IN_ZH_CN(marking) \
+    QVERIFY2((marking).untranslated().isEmpty(), qPrintable(u"not in zh_CN:\n"_s + (marking).untranslated()))
 
 // What is left of `text` outside the marks that reads as English: a word of three letters or more
 // that is no data (the product's name, an upstream's, a URL, a host, a model).
@@ -250,6 +292,9 @@ private Q_SLOTS:
     void dialogsGuideAndBanner_allThroughTr();
     void demoStatusLine_allThroughTr();
     void lowerLayersMessages_allThroughTr();
+    void durations_unitsThroughTr();
+    void attachedWindowMessages_allThroughTr();
+    void callLogOffAndLiveSettings_allThroughTr();
     void zhCN_loadsOursAndQts();
     void zhCN_apiErrorBodyAndLog_stayEnglish();
 };
@@ -316,6 +361,7 @@ void TestTranslations::dashboardTexts_allThroughTr()
             escaped << text + u"   <- "_s + words.join(u' ');
     }
     QVERIFY2(escaped.isEmpty(), qPrintable(u"\n"_s + escaped.join(u'\n')));
+    VERIFY_IN_ZH_CN(marking);
 }
 
 void TestTranslations::trayTexts_allThroughTr()
@@ -346,6 +392,7 @@ void TestTranslations::trayTexts_allThroughTr()
     QVERIFY(actions >= 5);
     QVERIFY(!tray.menu()->accessibleDescription().isEmpty());
     QVERIFY2(escaped.isEmpty(), qPrintable(u"\n"_s + escaped.join(u'\n')));
+    VERIFY_IN_ZH_CN(marking);
 }
 
 void TestTranslations::everyTabsPanel_allThroughTr()
@@ -404,6 +451,7 @@ void TestTranslations::everyTabsPanel_allThroughTr()
     texts.add(u"Fleet summary"_s, window.fleetPanel()->summaryText());
     QVERIFY(texts.count() > 150);
     QVERIFY2(texts.clean(), qPrintable(texts.escaped()));
+    VERIFY_IN_ZH_CN(marking);
 }
 
 void TestTranslations::dialogsGuideAndBanner_allThroughTr()
@@ -444,6 +492,7 @@ void TestTranslations::dialogsGuideAndBanner_allThroughTr()
         s.admissionPaused = true;
         FaultRule rule = FaultRule::parse(u"hang:for=30s"_s).value();
         rule.id = 2;
+        rule.expiresAtMs = s.steadyMs + 3'000;   // its countdown: "(3 s left)"
         s.faults = {rule};
         banner.resize(4000, banner.sizeHint().height());   // its label not elided
         banner.refresh(s);
@@ -453,6 +502,7 @@ void TestTranslations::dialogsGuideAndBanner_allThroughTr()
     }
     QVERIFY(texts.count() > 60);
     QVERIFY2(texts.clean(), qPrintable(texts.escaped()));
+    VERIFY_IN_ZH_CN(marking);
 }
 
 void TestTranslations::demoStatusLine_allThroughTr()
@@ -485,6 +535,7 @@ void TestTranslations::demoStatusLine_allThroughTr()
     texts.add(u"Demo progress"_s, status.first().first().toString());
     QVERIFY(texts.count() >= 10);
     QVERIFY2(texts.clean(), qPrintable(texts.escaped()));
+    VERIFY_IN_ZH_CN(marking);
 }
 
 void TestTranslations::lowerLayersMessages_allThroughTr()
@@ -603,6 +654,102 @@ void TestTranslations::lowerLayersMessages_allThroughTr()
     }
     QVERIFY(texts.count() >= 20);
     QVERIFY2(texts.clean(), qPrintable(texts.escaped()));
+    VERIFY_IN_ZH_CN(marking);
+}
+
+void TestTranslations::durations_unitsThroughTr()
+{
+    // "≤ 1 min 33 s" sits inside the upstream strip's translated sentence, "1.52 s" in the
+    // staircase's and the tables', "10 s" under the staircase: their units are the user's language too.
+    MarkingTranslator marking;
+    static const QRegularExpression marked(u"«[^«»]*»"_s);
+    static const QRegularExpression latin(u"[A-Za-z]"_s);
+    QStringList escaped;
+    for (const QString &shown : {dashboardstyle::formatDuration(420), dashboardstyle::formatDuration(1'520),
+                                 dashboardstyle::formatDuration(93'000), dashboardstyle::formatCountdown(52'910),
+                                 dashboardstyle::formatCountdown(93'000), timeaxis::tickLabel(500, 500, false),
+                                 timeaxis::tickLabel(10'000, 10'000, false)}) {
+        if (QString(shown).remove(marked).contains(latin))
+            escaped << shown;
+    }
+    QVERIFY2(escaped.isEmpty(), qPrintable(escaped.join(u'\n')));
+    VERIFY_IN_ZH_CN(marking);
+}
+
+void TestTranslations::attachedWindowMessages_allThroughTr()
+{
+    // What an attached window says of its remote when the remote refuses this window's token: the
+    // stream gone (the status line and the tray's tip) and a control request refused.
+    MarkingTranslator marking;
+    TextWalk texts;
+    ProxyHarness harness;
+    const QUrl remote(u"http://127.0.0.1:%1"_s.arg(harness.port()));
+    const QByteArray stranger = "wrong-token-0123456789abcdefghij";
+    RemoteFeed feed(remote, stranger);
+    AttachStatus status(&feed);
+    QSignalSpy disconnected(&feed, &RemoteFeed::disconnected);
+    feed.start();
+    QVERIFY(disconnected.wait());
+    const QString why = disconnected.first().first().value<Message>().english();
+    QVERIFY2(why.startsWith(u"the remote refused the control token: "_s), qPrintable(why));
+    const QString remoteSaid = why.section(u": "_s, 1);   // the remote API's own words, English
+    texts.add(u"Attach status"_s, status.text(), {feed.eventsUrl().toString(QUrl::RemovePath | QUrl::RemoveUserInfo), remoteSaid});
+
+    RemoteControl control(remote, stranger, {});
+    QSignalSpy failed(&control, &RemoteControl::failed);
+    control.setAdmissionPaused(true);
+    QVERIFY(failed.wait());
+    const Message refused = failed.first().first().value<Message>();
+    QVERIFY2(refused.english().contains(u" failed: "_s), qPrintable(refused.english()));
+    texts.add(u"Remote control refused"_s, refused.translated(),
+              {refused.english().section(u" failed: "_s, 0, 0), refused.english().section(u" failed: "_s, 1)});
+    QCOMPARE(texts.count(), 2);
+    QVERIFY2(texts.clean(), qPrintable(texts.escaped()));
+    VERIFY_IN_ZH_CN(marking);
+}
+
+void TestTranslations::callLogOffAndLiveSettings_allThroughTr()
+{
+    // The call log's write failing turns logging off, said in the window's status line and a
+    // notice; live settings refused. Both in the user's language there, English in the logs and
+    // the API.
+    MarkingTranslator marking;
+    TextWalk texts;
+    QTemporaryDir dir;
+    const QString path = dir.filePath(u"calls.sqlite"_s);
+    CallLog log;
+    QVERIFY(log.open(path).ok());
+    {
+        // Another connection makes every insert fail from now on, as a full disk would.
+        QSqlDatabase db = QSqlDatabase::addDatabase(u"QSQLITE"_s, u"refuser"_s);
+        db.setDatabaseName(path);
+        QVERIFY(db.open());
+        QSqlQuery query(db);
+        QVERIFY(query.exec(u"CREATE TRIGGER refuse BEFORE INSERT ON calls BEGIN SELECT RAISE(ABORT, 'disk full'); END"_s));
+    }
+    QSqlDatabase::removeDatabase(u"refuser"_s);
+    QSignalSpy failed(&log, &CallLog::failed);
+    log.append(record("logged-1", Outcome::Miss, T, T + 300));
+    log.flush();
+    QTRY_COMPARE(failed.size(), 1);
+    const Message off = failed.first().first().value<Message>();
+    QVERIFY2(off.english().startsWith(u"call log %1: cannot write a row: "_s.arg(path)), qPrintable(off.english()));
+    // Ours English; what follows SQLite's own words is Qt's SQL driver's, in Qt's translation.
+    QVERIFY2(!off.english().section(u"disk full"_s, 0, 0).contains(u'«'), qPrintable(off.english()));
+    texts.add(u"Call log off"_s, off.translated(), {path, u"disk full"_s});
+
+    const Expected<LiveSettings> unknown = LiveSettings::withChanges({}, {{u"bogus"_s, 1}});
+    QVERIFY(!unknown.ok());
+    QVERIFY2(unknown.error().startsWith(u"unknown setting 'bogus'"_s), qPrintable(unknown.error()));
+    texts.add(u"Live settings unknown"_s, unknown.message().translated(),
+              {u"bogus"_s, LiveSettings::options().join(u", "_s).remove(u"--"_s)});
+    const Expected<LiveSettings> notANumber = LiveSettings::withChanges({}, {{u"timeout"_s, true}});
+    QVERIFY(!notANumber.ok());
+    QVERIFY2(notANumber.error().startsWith(u"setting 'timeout' takes"_s), qPrintable(notANumber.error()));
+    texts.add(u"Live settings not a number"_s, notANumber.message().translated(), {u"timeout"_s});
+    QCOMPARE(texts.count(), 3);
+    QVERIFY2(texts.clean(), qPrintable(texts.escaped()));
+    VERIFY_IN_ZH_CN(marking);
 }
 
 void TestTranslations::zhCN_loadsOursAndQts()
@@ -614,6 +761,7 @@ void TestTranslations::zhCN_loadsOursAndQts()
     QCOMPARE(QCoreApplication::translate("DashboardWindow", "Pause"), u"暂停"_s);
     QCOMPARE(QCoreApplication::translate("DashboardWindow", "Breaker timeline"), u"熔断器时间线"_s);
     QCOMPARE(QCoreApplication::translate("FiguresPanel", "joined"), u"合并请求"_s);
+    QCOMPARE(dashboardstyle::formatCountdown(93'000), u"1 分 33 秒"_s);
     // Qt's own, for its dialogs' buttons (qt6-translations-l10n).
     QCOMPARE(QCoreApplication::translate("QPlatformTheme", "Cancel"), u"取消"_s);
 
@@ -650,7 +798,8 @@ void TestTranslations::zhCN_apiErrorBodyAndLog_stayEnglish()
     static QStringList lines;
     static QtMessageHandler previous = nullptr;
     previous = qInstallMessageHandler([](QtMsgType type, const QMessageLogContext &context, const QString &text) {
-        if (context.category && QByteArrayView(context.category) == "breakwater.breaker") {
+        if (context.category && (QByteArrayView(context.category) == "breakwater.breaker"
+                                 || QByteArrayView(context.category) == "breakwater.attach")) {
             const QMutexLocker locker(&logged);
             lines << text;
         }
@@ -676,10 +825,24 @@ void TestTranslations::zhCN_apiErrorBodyAndLog_stayEnglish()
 
     QCOMPARE(harness.control("POST", "/breakwater/breaker/openai/open").status, 200);
     QTRY_COMPARE(harness.transitions.size(), 1);
+    {
+        const QMutexLocker locker(&logged);
+        QCOMPARE(lines.size(), 1);
+        QVERIFY2(lines.first().contains(u"opened by hand"_s), qPrintable(lines.first()));
+        QVERIFY2(!lines.first().contains(chinese), qPrintable(lines.first()));
+    }
+
+    // An attached window refused by its remote: Chinese on its status line, English in the log.
+    RemoteFeed feed(QUrl(u"http://127.0.0.1:%1"_s.arg(harness.port())), "wrong-token-0123456789abcdefghij");
+    AttachStatus status(&feed);
+    QSignalSpy disconnected(&feed, &RemoteFeed::disconnected);
+    feed.start();
+    QVERIFY(disconnected.wait());
+    QVERIFY2(status.text().contains(chinese), qPrintable(status.text()));
     const QMutexLocker locker(&logged);
-    QCOMPARE(lines.size(), 1);
-    QVERIFY2(lines.first().contains(u"opened by hand"_s), qPrintable(lines.first()));
-    QVERIFY2(!lines.first().contains(chinese), qPrintable(lines.first()));
+    QCOMPARE(lines.size(), 2);
+    QVERIFY2(lines.last().contains(u"stream gone: the remote refused the control token"_s), qPrintable(lines.last()));
+    QVERIFY2(!lines.last().contains(chinese), qPrintable(lines.last()));
 }
 
 DASHBOARD_TEST_MAIN(TestTranslations)

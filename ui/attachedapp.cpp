@@ -36,7 +36,7 @@ void connectWindowToRemote(DashboardWindow *window, RemoteControl *control)
     QObject::connect(faults, &FaultsPanel::disarmRequested, control, &RemoteControl::disarmFault);
     QObject::connect(faults, &FaultsPanel::clearRequested, control, &RemoteControl::clearFaults);
     QObject::connect(control, &RemoteControl::failed, window,
-                     [window](const QString &why) { window->statusBar()->showMessage(why, 15'000); });
+                     [window](const Message &why) { window->statusBar()->showMessage(why.translated(), 15'000); });
 }
 
 int runAttached(const AttachTarget &target)

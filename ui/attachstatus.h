@@ -5,6 +5,8 @@
 #include <QString>
 #include <QTimer>
 
+#include "message.h"
+
 class RemoteFeed;
 
 // What an attached dashboard (`breakwater --attach`) says about its remote: nothing while the
@@ -20,7 +22,7 @@ public:
 
     bool isAway() const { return m_away; }
     QString text() const;        // empty while attached
-    QString reason() const { return m_reason; }
+    const Message &reason() const { return m_reason; }
 
 Q_SIGNALS:
     void changed();   // text() is another one
@@ -28,7 +30,7 @@ Q_SIGNALS:
 private:
     RemoteFeed *m_feed = nullptr;
     bool m_away = false;
-    QString m_reason;
+    Message m_reason;
     QDeadlineTimer m_retryAt;
     QTimer m_countdown;
 };

@@ -199,21 +199,22 @@ QColor pausedColor()
     return QColor(0x37, 0x47, 0x4f);   // slate: admission paused, in the strip's and the icon's badge
 }
 
+// The units in the user's language: "≤ 1 min 33 s" sits inside translated sentences.
 QString formatDuration(qint64 ms)
 {
     if (ms < 1000)
-        return u"%1 ms"_s.arg(ms);
+        return QCoreApplication::translate("dashboardstyle", "%1 ms").arg(ms);
     if (ms < 60'000)
-        return u"%1 s"_s.arg(double(ms) / 1000.0, 0, 'f', 2);
-    return u"%1 min %2 s"_s.arg(ms / 60'000).arg((ms % 60'000) / 1000);
+        return QCoreApplication::translate("dashboardstyle", "%1 s").arg(double(ms) / 1000.0, 0, 'f', 2);
+    return QCoreApplication::translate("dashboardstyle", "%1 min %2 s").arg(ms / 60'000).arg((ms % 60'000) / 1000);
 }
 
 QString formatCountdown(qint64 ms)
 {
     const qint64 seconds = (std::max<qint64>(ms, 0) + 999) / 1000;
     if (seconds < 60)
-        return u"%1 s"_s.arg(seconds);
-    return u"%1 min %2 s"_s.arg(seconds / 60).arg(seconds % 60);
+        return QCoreApplication::translate("dashboardstyle", "%1 s").arg(seconds);
+    return QCoreApplication::translate("dashboardstyle", "%1 min %2 s").arg(seconds / 60).arg(seconds % 60);
 }
 
 QString countOf(qint64 n, const QString &singular, const QString &plural)

@@ -48,7 +48,8 @@ QIcon trayIcon(BreakerState worst);
 QIcon trayIcon(BreakerState worst, bool faultsArmed, bool admissionPaused = false);
 QColor pausedColor();   // admission paused: the tray's badge
 
-// "12.3 ms", "1.52 s": short durations for labels and tooltips.
+// "12.3 ms", "1.52 s": short durations for labels and tooltips, their units in the user's language
+// (the bench's report, which installs no translator, reads English).
 QString formatDuration(qint64 ms);
 // A time left, in whole seconds rounded up ("53 s", "1 min 46 s"): a countdown, not a measurement.
 QString formatCountdown(qint64 ms);

@@ -205,8 +205,8 @@ int runDesktop(ProxyServer *proxy, MockProvider *mock, const ProxyConfig &config
     if (callLog) {
         // The writer turns logging off after a failed write (disk full, file removed); the proxy
         // goes on, but nothing is recorded any more, and the user must know. Emitted on its thread.
-        QObject::connect(callLog, &CallLog::failed, &window, [&window, &tray](const QString &error) {
-            const QString text = QCoreApplication::translate("DesktopApp", "Call log off: %1. Calls are still served, but no longer recorded.").arg(error);
+        QObject::connect(callLog, &CallLog::failed, &window, [&window, &tray](const Message &error) {
+            const QString text = QCoreApplication::translate("DesktopApp", "Call log off: %1. Calls are still served, but no longer recorded.").arg(error.translated());
             window.statusBar()->showMessage(text);
             window.setWindowTitle(QCoreApplication::translate("DesktopApp", "Breakwater (call log off)"));
             if (TrayController *controller = tray.tray())

@@ -18,23 +18,15 @@ using namespace Qt::StringLiterals;
 
 namespace faultcontrol {
 
-namespace {
-
-QString tr(const char *text)
-{
-    return QCoreApplication::translate("faultcontrol", text);
-}
-
-} // namespace
-
+// QCoreApplication::translate spelled out: lupdate reads it, and it read nothing from a local tr().
 QList<Preset> presets()
 {
     return {
-        {tr(QT_TRANSLATE_NOOP("faultcontrol", "503 storm 60 s")), u"503:for=60s"_s},
-        {tr(QT_TRANSLATE_NOOP("faultcontrol", "529 overloaded 60 s (Anthropic)")), u"529:upstream=anthropic:for=60s"_s},
-        {tr(QT_TRANSLATE_NOOP("faultcontrol", "Hang 30 s")), u"hang:for=30s"_s},
-        {tr(QT_TRANSLATE_NOOP("faultcontrol", "Cut streams 60 s")), u"cut=3:for=60s"_s},
-        {tr(QT_TRANSLATE_NOOP("faultcontrol", "Slow streams 60 s")), u"slow-stream=1s:for=60s"_s},
+        {QCoreApplication::translate("faultcontrol", "503 storm 60 s"), u"503:for=60s"_s},
+        {QCoreApplication::translate("faultcontrol", "529 overloaded 60 s (Anthropic)"), u"529:upstream=anthropic:for=60s"_s},
+        {QCoreApplication::translate("faultcontrol", "Hang 30 s"), u"hang:for=30s"_s},
+        {QCoreApplication::translate("faultcontrol", "Cut streams 60 s"), u"cut=3:for=60s"_s},
+        {QCoreApplication::translate("faultcontrol", "Slow streams 60 s"), u"slow-stream=1s:for=60s"_s},
     };
 }
 
@@ -86,7 +78,7 @@ void addPresetActions(QMenu *menu, ProxyServer *proxy)
         QObject::connect(action, &QAction::triggered, menu, [proxy, rule = preset.rule] { (void)arm(proxy, rule); });
     }
     menu->addSeparator();
-    QObject::connect(menu->addAction(tr(QT_TRANSLATE_NOOP("faultcontrol", "Clear all faults"))), &QAction::triggered, menu, [proxy] { clear(proxy); });
+    QObject::connect(menu->addAction(QCoreApplication::translate("faultcontrol", "Clear all faults")), &QAction::triggered, menu, [proxy] { clear(proxy); });
 }
 
 QString armedSummary(const ProxySnapshot &snapshot)
@@ -95,7 +87,7 @@ QString armedSummary(const ProxySnapshot &snapshot)
     for (const FaultRule &rule : snapshot.faults) {
         QString text = rule.label();
         if (rule.expiresAtMs > 0)
-            text += u' ' + tr(QT_TRANSLATE_NOOP("faultcontrol", "(%1 s left)")).arg((std::max<qint64>(rule.expiresAtMs - snapshot.steadyMs, 0) + 999) / 1000);
+            text += u' ' + QCoreApplication::translate("faultcontrol", "(%1 s left)").arg((std::max<qint64>(rule.expiresAtMs - snapshot.steadyMs, 0) + 999) / 1000);
         rules << text;
     }
     return rules.join(u", "_s);

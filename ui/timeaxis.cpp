@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include <QCoreApplication>
 #include <QFontMetrics>
 #include <QGuiApplication>
 #include <QPalette>
@@ -10,7 +11,6 @@
 
 #include "dashboardstyle.h"
 
-using namespace Qt::StringLiterals;
 
 namespace timeaxis {
 
@@ -36,6 +36,15 @@ QList<qint64> ticks(qint64 fromMs, qint64 toMs, int maxTicks)
     return result;
 }
 
+QString tickLabel(qint64 t, qint64 step, bool clockLabels)
+{
+    if (clockLabels)
+        return dashboardstyle::formatClock(t, false);
+    // The unit as formatDuration says it: the same text, the same translation.
+    const QString seconds = QCoreApplication::translate("dashboardstyle", "%1 s");
+    return step < 1000 ? seconds.arg(double(t) / 1000.0, 0, 'f', 1) : seconds.arg(t / 1000);
+}
+
 void drawBottom(QPainter &painter, const QRect &plot, qint64 fromMs, qint64 toMs, int maxTicks,
                 bool clockLabels)
 {
@@ -50,13 +59,7 @@ void drawBottom(QPainter &painter, const QRect &plot, qint64 fromMs, qint64 toMs
     for (const qint64 t : ticks(fromMs, toMs, maxTicks)) {
         const int x = plot.left() + int((t - fromMs) * scale);
         painter.drawLine(x, plot.bottom(), x, plot.bottom() + 4);
-        QString label;
-        if (clockLabels)
-            label = dashboardstyle::formatClock(t, false);
-        else if (step < 1000)
-            label = u"%1 s"_s.arg(double(t) / 1000.0, 0, 'f', 1);
-        else
-            label = u"%1 s"_s.arg(t / 1000);
+        const QString label = tickLabel(t, step, clockLabels);
         const int width = metrics.horizontalAdvance(label);
         const int left = std::clamp(x - width / 2, plot.left(), plot.right() - width);
         painter.drawText(left, plot.bottom() + 5 + metrics.ascent(), label);

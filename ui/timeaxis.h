@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QList>
+#include <QString>
 
 class QPainter;
 class QRect;
@@ -12,6 +13,9 @@ namespace timeaxis {
 qint64 tickStep(qint64 spanMs, int maxTicks);
 // Ticks at multiples of the step inside [fromMs, toMs].
 QList<qint64> ticks(qint64 fromMs, qint64 toMs, int maxTicks);
+// A tick's label: a wall-clock time, or seconds from zero in the user's language ("10 s", "0.5 s"
+// for a step under a second).
+QString tickLabel(qint64 t, qint64 step, bool clockLabels);
 // Draws ticks and labels along the bottom of `plot`: wall-clock times, or seconds from zero.
 void drawBottom(QPainter &painter, const QRect &plot, qint64 fromMs, qint64 toMs, int maxTicks,
                 bool clockLabels);

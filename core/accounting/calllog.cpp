@@ -132,9 +132,10 @@ bool mayHoldKeyShape(QByteArrayView text)
     return false;
 }
 
-Failure sqlError(const QString &what, const QSqlError &error)
+// `what` marked where a write fails (failed() reaches the window); SQLite's own text stays as it is.
+Failure sqlError(const Message &what, const QSqlError &error)
 {
-    return {u"%1: %2"_s.arg(what, error.text())};
+    return {Message(QT_TRANSLATE_NOOP("Message", "%1: %2")).arg(what).arg(error.text())};
 }
 
 // Schema 2's `ended` for the rows written before it: derived from outcome, status and error_kind
@@ -475,17 +476,17 @@ Result CallLog::writeBatch(QSqlDatabase &db, const QList<CallRecord> &batch)
     QSqlQuery insert(db);
     insert.prepare(CallColumns::insertStatement());
     if (!db.transaction())
-        return sqlError(u"cannot begin a batch"_s, db.lastError());
+        return sqlError(Message(QT_TRANSLATE_NOOP("Message", "cannot begin a batch")), db.lastError());
     for (const CallRecord &r : batch) {
         CallColumns::bind(insert, r, bodies);
         if (!insert.exec()) {
-            const Failure failure = sqlError(u"cannot write a row"_s, insert.lastError());
+            const Failure failure = sqlError(Message(QT_TRANSLATE_NOOP("Message", "cannot write a row")), insert.lastError());
             db.rollback();
             return failure;
         }
     }
     if (!db.commit()) {
-        const Failure failure = sqlError(u"cannot commit a batch"_s, db.lastError());
+        const Failure failure = sqlError(Message(QT_TRANSLATE_NOOP("Message", "cannot commit a batch")), db.lastError());
         db.rollback();
         return failure;
     }
@@ -530,7 +531,8 @@ void CallLog::writerMain()
                 m_enabled.store(false);
                 m_rowsDropped.fetch_add(batch.size());
                 qCWarning(lcCallLog).noquote() << u"call log %1: %2 - logging is off"_s.arg(m_path, written.error());
-                Q_EMIT failed(u"call log %1: %2"_s.arg(m_path, written.error()));
+                //: %1 is the call log's file, %2 what went wrong
+                Q_EMIT failed(Message(QT_TRANSLATE_NOOP("Message", "call log %1: %2")).arg(m_path).arg(written.message()));
             }
             for (const Job &job : jobs)
                 job(db);

@@ -81,8 +81,9 @@ public:
     static constexpr qint64 kDefaultRetentionRows = 1'000'000;
 
 Q_SIGNALS:
-    // Emitted on the writer thread when a write fails; logging is off from then on.
-    void failed(const QString &error);
+    // Emitted on the writer thread when a write fails; logging is off from then on. For a person:
+    // english() for a log, translated() in the window.
+    void failed(const Message &error);
 
 private:
     using Job = std::function<void(QSqlDatabase &)>;

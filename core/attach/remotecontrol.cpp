@@ -85,8 +85,8 @@ void RemoteControl::send(const QByteArray &method, const QString &path, const QJ
         if (done)
             done(status, message.isEmpty() ? reply->errorString() : message);
         //: %1 %2 is the request ("POST /breakwater/breaker/openai/open"), %3 what went wrong
-        Q_EMIT failed(tr("%1 %2 failed: %3").arg(QString::fromLatin1(method), path,
-                                                 message.isEmpty() ? reply->errorString() : message));
+        Q_EMIT failed(Message(QT_TRANSLATE_NOOP("Message", "%1 %2 failed: %3"))
+                          .arg(QString::fromLatin1(method)).arg(path).arg(message.isEmpty() ? reply->errorString() : message));
         Q_EMIT answered(status);
     });
 }

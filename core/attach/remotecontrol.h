@@ -9,6 +9,7 @@
 #include <QUrl>
 
 #include "livesettings.h"
+#include "message.h"
 
 class QNetworkAccessManager;
 struct FaultRule;
@@ -44,8 +45,9 @@ public:
 
 Q_SIGNALS:
     void answered(int status);
-    // A request the remote refused or never answered: what it said, for a person.
-    void failed(const QString &why);
+    // A request the remote refused or never answered: what it said, for a person (translated()
+    // in the window).
+    void failed(const Message &why);
 
 private:
     void send(const QByteArray &method, const QString &path, const QJsonObject &body = {}, Done done = {});

@@ -141,24 +141,24 @@ void RemoteFeed::onFinished()
     reply->deleteLater();
     const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
     m_lastStatus = status;
-    QString why;
+    Message why;
     if (status == 401 || status == 403) {
         const QString message = QJsonDocument::fromJson(reply->readAll()).object()
                                     .value(u"error"_s).toObject().value(u"message"_s).toString();
-        //: %1 is the remote's own explanation
-        why = tr("the remote refused the control token: %1").arg(message);
+        //: %1 is the remote's own explanation (its API's, in English)
+        why = Message(QT_TRANSLATE_NOOP("Message", "the remote refused the control token: %1")).arg(message);
     } else if (status != 0 && status != 200) {
-        why = tr("the remote answered %1").arg(status);
+        why = Message(QT_TRANSLATE_NOOP("Message", "the remote answered %1")).arg(status);
     } else if (reply->error() != QNetworkReply::NoError) {
-        why = reply->errorString();
+        why = reply->errorString();   // Qt's own words, in Qt's translation
     } else {
-        why = tr("the remote ended the stream");
+        why = Message(QT_TRANSLATE_NOOP("Message", "the remote ended the stream"));
     }
     const std::chrono::milliseconds wait = m_retry;
     m_retry = std::min(m_retry * 2, kMaxRetry);
     const bool was = m_connected;
     m_connected = false;
-    qCInfo(lcAttach).noquote() << "stream gone:" << why << "- again in" << wait.count() << "ms" << (was ? "" : "(not attached)");
+    qCInfo(lcAttach).noquote() << "stream gone:" << why.english() << "- again in" << wait.count() << "ms" << (was ? "" : "(not attached)");
     m_retryTimer.start(wait);
     Q_EMIT disconnected(why, wait);
 }
@@ -187,6 +187,6 @@ void RemoteFeed::catchUpBreakers(const ProxySnapshot &snapshot)
         m_breakers.insert(name, upstream.breakerState);
         //: the reason of a breaker transition the attached dashboard did not see happen
         Q_EMIT breakerChanged({name, snapshot.atMs, known, upstream.breakerState,
-                               tr("found so on the remote (it changed while this dashboard was away)")});
+                               Message(QT_TRANSLATE_NOOP("Message", "found so on the remote (it changed while this dashboard was away)"))});
     }
 }

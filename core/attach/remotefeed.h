@@ -74,8 +74,9 @@ Q_SIGNALS:
     // The calls the remote had on record when the stream opened, oldest first.
     void history(const QList<CallRecord> &records);
     void connected();
-    // The stream is gone (`why`, for a person); the next try is in `retryIn`.
-    void disconnected(const QString &why, std::chrono::milliseconds retryIn);
+    // The stream is gone (`why`, for a person: logged in English, shown translated); the next try
+    // is in `retryIn`.
+    void disconnected(const Message &why, std::chrono::milliseconds retryIn);
 
 private:
     void connectNow();

@@ -493,7 +493,7 @@ click: the calls received then; right-click: replot the charts for it</source>
     <message>
         <source>%1: %2 requests, %3 upstream calls; %4; status %5; %6 without an answer; slowest %7 ms%8</source>
         <extracomment>The demo&apos;s status line. Keep &quot;; &quot; between the parts: a narrow status bar drops middle parts there</extracomment>
-        <translation>%1：%2 个请求，%3 个上游调用; %4; 状态 %5; %6 个无响应; 最慢 %7 ms%8</translation>
+        <translation>%1：%2 个请求，%3 个上游调用; %4; 状态 %5; %6 个无响应; 最慢 %7 毫秒%8</translation>
     </message>
     <message>
         <source>no de-dup headers</source>
@@ -1592,6 +1592,58 @@ arrived +%5, waiting %6</source>
         <source>health probe succeeded</source>
         <translation>健康探测成功</translation>
     </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1：%2</translation>
+    </message>
+    <message>
+        <source>cannot begin a batch</source>
+        <translation>无法开始一批写入</translation>
+    </message>
+    <message>
+        <source>cannot write a row</source>
+        <translation>无法写入一行</translation>
+    </message>
+    <message>
+        <source>cannot commit a batch</source>
+        <translation>无法提交一批写入</translation>
+    </message>
+    <message>
+        <source>call log %1: %2</source>
+        <extracomment>%1 is the call log&apos;s file, %2 what went wrong</extracomment>
+        <translation>调用日志 %1：%2</translation>
+    </message>
+    <message>
+        <source>%1 %2 failed: %3</source>
+        <extracomment>%1 %2 is the request (&quot;POST /breakwater/breaker/openai/open&quot;), %3 what went wrong</extracomment>
+        <translation>%1 %2 失败：%3</translation>
+    </message>
+    <message>
+        <source>the remote refused the control token: %1</source>
+        <extracomment>%1 is the remote&apos;s own explanation (its API&apos;s, in English)</extracomment>
+        <translation>远程实例拒绝了控制令牌：%1</translation>
+    </message>
+    <message>
+        <source>the remote answered %1</source>
+        <translation>远程实例返回了 %1</translation>
+    </message>
+    <message>
+        <source>the remote ended the stream</source>
+        <translation>远程实例结束了事件流</translation>
+    </message>
+    <message>
+        <source>found so on the remote (it changed while this dashboard was away)</source>
+        <extracomment>the reason of a breaker transition the attached dashboard did not see happen</extracomment>
+        <translation>在远程实例上即为此状态（在此仪表盘断开期间发生了变化）</translation>
+    </message>
+    <message>
+        <source>unknown setting &apos;%1&apos; (live settings: %2)</source>
+        <translation>未知设置“%1”（可实时修改的设置：%2）</translation>
+    </message>
+    <message>
+        <source>setting &apos;%1&apos; takes a number or a string</source>
+        <translation>设置“%1”只接受数字或字符串</translation>
+    </message>
 </context>
 <context>
     <name>OutcomeChart</name>
@@ -1925,7 +1977,7 @@ arrived +%5, waiting %6</source>
     </message>
     <message>
         <source>status %1 in %2 ms</source>
-        <translation>状态 %1，用时 %2 ms</translation>
+        <translation>状态 %1，用时 %2 毫秒</translation>
     </message>
     <message>
         <source>(then: %1)</source>
@@ -2685,6 +2737,49 @@ FAULT INJECTION ARMED: </source>
     <message>
         <source>open</source>
         <translation>断开</translation>
+    </message>
+    <message>
+        <source>%1 ms</source>
+        <translation>%1 毫秒</translation>
+    </message>
+    <message>
+        <source>%1 s</source>
+        <translation>%1 秒</translation>
+    </message>
+    <message>
+        <source>%1 min %2 s</source>
+        <translation>%1 分 %2 秒</translation>
+    </message>
+</context>
+<context>
+    <name>faultcontrol</name>
+    <message>
+        <source>503 storm 60 s</source>
+        <translation>503 风暴 60 秒</translation>
+    </message>
+    <message>
+        <source>529 overloaded 60 s (Anthropic)</source>
+        <translation>529 过载 60 秒（Anthropic）</translation>
+    </message>
+    <message>
+        <source>Hang 30 s</source>
+        <translation>挂起 30 秒</translation>
+    </message>
+    <message>
+        <source>Cut streams 60 s</source>
+        <translation>截断流 60 秒</translation>
+    </message>
+    <message>
+        <source>Slow streams 60 s</source>
+        <translation>慢速流 60 秒</translation>
+    </message>
+    <message>
+        <source>Clear all faults</source>
+        <translation>清除所有故障</translation>
+    </message>
+    <message>
+        <source>(%1 s left)</source>
+        <translation>（剩余 %1 秒）</translation>
     </message>
 </context>
 </TS>
