@@ -7,6 +7,8 @@
 
 #include <QApplication>
 #include <QChart>
+#include <QGraphicsScene>
+#include <QGraphicsTextItem>
 #include <QScrollArea>
 #include <QScreen>
 #include <QScrollBar>
@@ -34,6 +36,8 @@ private slots:
     void cleanup() { delete m_window; delete m_model; }
     void liveTab_outage_noTextIsCut();
     void liveTab_outage_fitsWithoutScrolling();
+    void liveTab_backFromATallerWindow_sameAsOpened();
+    void liveTab_failureBackInAWiderWindow_namedWhole();
     void inFlightTab_tableFitsItsWidth();
 
 private:
@@ -78,37 +82,113 @@ void TestLaptop125::liveTab_outage_noTextIsCut()
 // The window is 552 px high there: the Live tab shows every chart whole without scrolling (the
 // staircase's caption and the timeline's second row were below the fold), and the outcome chart
 // and the scatter keep plots tall enough to read (the stacked bands, the two rate axes, the dots).
+QStringList liveTabMisfits(DashboardWindow *window)
+{
+    QStringList misfits;
+    auto *area = qobject_cast<QScrollArea *>(window->tabs()->widget(0));
+    if (!area)
+        return {u"the Live tab is not a scroll area"_s};
+    const QSize needed = area->widget()->minimumSizeHint();
+    const QSize room = area->viewport()->size();
+    if (needed.height() > room.height() || area->verticalScrollBar()->maximum() != 0)
+        misfits << u"needs %1 px, has %2"_s.arg(needed.height()).arg(room.height());
+    // Its legend beside the plot, not under the chart drawn over it.
+    const ChartLegend *legend = window->outcomeChart()->legend();
+    if (legend->geometry().intersects(window->outcomeChart()->geometry()))
+        misfits << u"legend %1 px wide at %2, chart %3 px wide"_s.arg(legend->width()).arg(legend->x()).arg(window->outcomeChart()->width());
+    // Each chart inside its frame: a frame narrower than its chart's minimum (its width policy
+    // ignores its hint) cuts the chart's right edge off.
+    for (const QWidget *chart : std::initializer_list<const QWidget *>{window->outcomeChart(), window->latencyScatter(), window->staircase()}) {
+        const QWidget *frame = chart->parentWidget();
+        while (!frame->inherits("QGroupBox"))
+            frame = frame->parentWidget();
+        const QRect inFrame(chart->mapTo(frame, QPoint()), chart->size());
+        if (!frame->rect().contains(inFrame))
+            misfits << u"%1 reaches %2 of %3"_s.arg(QLatin1StringView(chart->metaObject()->className())).arg(inFrame.right()).arg(frame->width());
+    }
+    // About 100 px: squeezed into the tab, the outcomes' plot was 73 px, its axes at three ticks.
+    for (const QChartView *view : std::initializer_list<const QChartView *>{window->outcomeChart(), window->latencyScatter()}) {
+        const QRectF plot = view->chart()->plotArea();
+        if (plot.height() < 100)
+            misfits << u"%1's plot is %2 px high"_s.arg(QLatin1StringView(view->metaObject()->className())).arg(plot.height());
+    }
+    return misfits;
+}
+
 void TestLaptop125::liveTab_outage_fitsWithoutScrolling()
 {
     m_window->tabs()->setCurrentIndex(0);
     m_window->redraw();
     QCoreApplication::processEvents();
-    auto *area = qobject_cast<QScrollArea *>(m_window->tabs()->widget(0));
-    QVERIFY(area);
-    const QSize needed = area->widget()->minimumSizeHint();
-    const QSize room = area->viewport()->size();
-    QVERIFY2(needed.height() <= room.height(),
-             qPrintable(u"needs %1 px, has %2"_s.arg(needed.height()).arg(room.height())));
-    QCOMPARE(area->verticalScrollBar()->maximum(), 0);
-    // Its legend beside the plot, not under the chart drawn over it.
-    const ChartLegend *legend = m_window->outcomeChart()->legend();
-    QVERIFY2(!legend->geometry().intersects(m_window->outcomeChart()->geometry()),
-             qPrintable(u"legend %1 px wide at %2, chart %3 px wide"_s.arg(legend->width()).arg(legend->x()).arg(m_window->outcomeChart()->width())));
-    // Each chart inside its frame: a frame narrower than its chart's minimum (its width policy
-    // ignores its hint) cuts the chart's right edge off.
-    for (const QWidget *chart : std::initializer_list<const QWidget *>{m_window->outcomeChart(), m_window->latencyScatter(), m_window->staircase()}) {
-        const QWidget *frame = chart->parentWidget();
-        while (!frame->inherits("QGroupBox"))
-            frame = frame->parentWidget();
-        const QRect inFrame(chart->mapTo(frame, QPoint()), chart->size());
-        QVERIFY2(frame->rect().contains(inFrame), qPrintable(u"%1 reaches %2 of %3"_s.arg(
-            QLatin1StringView(chart->metaObject()->className())).arg(inFrame.right()).arg(frame->width())));
+    const QStringList misfits = liveTabMisfits(m_window);
+    QVERIFY2(misfits.isEmpty(), qPrintable(misfits.join(u"; "_s)));
+}
+
+// Back from a taller window (another monitor, a window dragged larger): the Live tab is as it is
+// when it opens short, and a failure that appears only then is named in the scatter's legend, whole.
+// Seen failing: the frames kept the minimum widths of the tall arrangement's long titles (the tab
+// scrolled sideways, 1127 px in 1022, the staircase's legend under its edge), the outcomes' legend
+// under their chart, and the scatter's new entry missing or cut ("upstream ...").
+void TestLaptop125::liveTab_backFromATallerWindow_sameAsOpened()
+{
+    m_window->tabs()->setCurrentIndex(0);
+    const QSize opened = m_window->size();
+    m_window->resize(900, 900);   // over 860 px: the charts in a column, titles long, legends on top
+    m_window->redraw();
+    QTest::qWait(100);
+    m_window->clearAll();         // no failure in view: the scatter's failure entries hidden
+    m_window->redraw();
+    QTest::qWait(100);
+    m_window->resize(opened);
+    QTest::qWait(100);
+    feed(*m_model, recording());
+    CallRecord failed = record("failed-again", Outcome::Miss, T + 22'000, T + 22'400, 503);
+    failed.errorKind = "upstream_error";
+    m_model->addRecord(failed);
+    m_window->redraw();
+    QTest::qWait(100);
+    QStringList problems = liveTabMisfits(m_window) + cutTexts(m_window);
+    bool named = false;
+    for (QGraphicsItem *item : m_window->latencyScatter()->scene()->items()) {
+        const auto *text = dynamic_cast<QGraphicsTextItem *>(item);
+        named = named || (text && text->isVisible() && text->toPlainText() == u"upstream error"_s);
     }
-    // About 100 px: squeezed into the tab, the outcomes' plot was 73 px, its axes at three ticks.
-    for (const QChartView *view : std::initializer_list<const QChartView *>{m_window->outcomeChart(), m_window->latencyScatter()}) {
-        const QRectF plot = view->chart()->plotArea();
-        QVERIFY2(plot.height() >= 100, qPrintable(u"%1's plot is %2 px high"_s.arg(QLatin1StringView(view->metaObject()->className())).arg(plot.height())));
+    if (!named)
+        problems << u"\"upstream error\" not in the scatter's legend"_s;
+    QVERIFY2(problems.isEmpty(), qPrintable(problems.join(u"; "_s)));
+}
+
+// A failure named in a window too narrow for its name, gone from view, then back once the window
+// is wide again: the scatter names it whole. Seen failing as "upstream ..." (and in the screenshots
+// at 125 %, after the herd): Qt Charts cuts an entry's text only while the entry is shown, and
+// showing it again left the text as it had been cut.
+void TestLaptop125::liveTab_failureBackInAWiderWindow_namedWhole()
+{
+    m_window->tabs()->setCurrentIndex(0);
+    const QSize opened = m_window->size();
+    m_window->resize(760, opened.height());   // the scatter's legend has no room for "upstream error"
+    m_window->redraw();
+    QTest::qWait(100);
+    m_window->clearAll();                     // no failure in view: its entry hidden
+    m_window->redraw();
+    QTest::qWait(100);
+    m_window->resize(opened);
+    QTest::qWait(100);
+    feed(*m_model, recording());
+    CallRecord failed = record("failed-again", Outcome::Miss, T + 22'000, T + 22'400, 503);
+    failed.errorKind = "upstream_error";
+    m_model->addRecord(failed);
+    m_window->redraw();
+    QTest::qWait(100);
+    QStringList problems = cutTexts(m_window);
+    bool named = false;
+    for (QGraphicsItem *item : m_window->latencyScatter()->scene()->items()) {
+        const auto *text = dynamic_cast<QGraphicsTextItem *>(item);
+        named = named || (text && text->isVisible() && text->toPlainText() == u"upstream error"_s);
     }
+    if (!named)
+        problems << u"\"upstream error\" not in the scatter's legend"_s;
+    QVERIFY2(problems.isEmpty(), qPrintable(problems.join(u"; "_s)));
 }
 
 // Its columns are sized once from typical values: together they must fit the window's width, or a

@@ -108,6 +108,18 @@ constexpr int kTightBelowHeight = 400;
 
 const QString kGeometryKey = u"window/geometry"_s;
 
+// What `frame` needs now: its layouts and their items keep hints cached until the next layout pass,
+// so a title just shortened or a legend just moved beside its plot would count as before (a window
+// shrunk from a taller one to a laptop's at 125 % kept the long titles' widths and scrolled sideways).
+int minimumWidthNow(QWidget *frame)
+{
+    for (QWidget *child : frame->findChildren<QWidget *>())
+        child->updateGeometry();
+    for (QLayout *layout : frame->findChildren<QLayout *>())
+        layout->invalidate();
+    return frame->minimumSizeHint().width();
+}
+
 } // namespace
 
 DashboardWindow::DashboardWindow(DashboardModel *model, QWidget *parent)
@@ -497,7 +509,7 @@ void DashboardWindow::fitOutcomesLegend()
     // the outcomes' frame, narrower than chart and legend side by side, drew the chart over the
     // legend, and the staircase's went 6 px under its minimum.
     for (QWidget *frame : {m_outcomesFrame, m_breakersFrame, m_scatterFrame, m_staircaseFrame})
-        frame->setMinimumWidth(m_tight ? frame->minimumSizeHint().width() : 0);
+        frame->setMinimumWidth(m_tight ? minimumWidthNow(frame) : 0);
 }
 
 void DashboardWindow::placeGuide()

@@ -5,6 +5,7 @@
 #include <QChart>
 #include <QDateTime>
 #include <QDateTimeAxis>
+#include <QGraphicsLayout>
 #include <QLegend>
 #include <QLegendMarker>
 #include <QScatterSeries>
@@ -105,12 +106,20 @@ void LatencyScatter::refresh(const DashboardModel &model, qint64 fromMs, qint64 
         if (hasSeries(DashboardModel::Category(c)))
             m_series[s++]->replace(points[c]);
     }
+    bool legendChanged = false;
     for (int i = 0; i < m_failures.size(); ++i) {
         m_failures[i]->replace(failures[i]);
         // Only the kinds of failure in view are named in the legend.
-        for (QLegendMarker *marker : chart()->legend()->markers(m_failures[i]))
+        for (QLegendMarker *marker : chart()->legend()->markers(m_failures[i])) {
+            legendChanged = legendChanged || marker->isVisible() == failures[i].isEmpty();
             marker->setVisible(!failures[i].isEmpty());
+        }
     }
+    // Qt Charts lays out only the entries shown, and showing one leaves the legend's size as it was
+    // (its hint counts the hidden ones): without a new layout pass an entry shown again kept the
+    // text it was cut to in another arrangement ("upstream ..." at 125 % after the herd).
+    if (legendChanged)
+        chart()->legend()->layout()->invalidate();
     m_timeAxis->setRange(QDateTime::fromMSecsSinceEpoch(fromMs), QDateTime::fromMSecsSinceEpoch(toMs));
     dashboardstyle::rescaleToPeak(m_latencyAxis, slowest, 0.5);
 }
