@@ -11,7 +11,6 @@
 
 #include "dashboardstyle.h"
 
-
 namespace timeaxis {
 
 qint64 tickStep(qint64 spanMs, int maxTicks)
