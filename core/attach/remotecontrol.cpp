@@ -82,11 +82,12 @@ void RemoteControl::send(const QByteArray &method, const QString &path, const QJ
         }
         const QString message = QJsonDocument::fromJson(reply->readAll()).object()
                                     .value(u"error"_s).toObject().value(u"message"_s).toString();
+        const QString why = message.isEmpty() ? reply->errorString() : message;
         if (done)
-            done(status, message.isEmpty() ? reply->errorString() : message);
+            done(status, why);
         //: %1 %2 is the request ("POST /breakwater/breaker/openai/open"), %3 what went wrong
         Q_EMIT failed(Message(QT_TRANSLATE_NOOP("Message", "%1 %2 failed: %3"))
-                          .arg(QString::fromLatin1(method)).arg(path).arg(message.isEmpty() ? reply->errorString() : message));
+                          .arg(QString::fromLatin1(method)).arg(path).arg(why));
         Q_EMIT answered(status);
     });
 }

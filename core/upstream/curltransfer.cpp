@@ -1,7 +1,6 @@
 #include "upstream/curltransfer.h"
 
 #include <cerrno>
-#include <cstring>
 #include <optional>
 
 #include <QPointer>
