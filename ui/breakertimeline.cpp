@@ -25,6 +25,9 @@ BreakerTimeline::BreakerTimeline(QWidget *parent)
 {
     setMouseTracking(true);
     setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+    // paintEvent fills every pixel: the frame and the tab's page behind it need not repaint at
+    // each step of the clock axis (issue 26).
+    setAttribute(Qt::WA_OpaquePaintEvent);
     // A plain widget this one paints (eventFilter): it lives in the frame's title row when short.
     m_legend = new QWidget(this);
     m_legend->installEventFilter(this);
