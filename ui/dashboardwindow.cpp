@@ -253,7 +253,7 @@ DashboardWindow::DashboardWindow(DashboardModel *model, QWidget *parent)
     styleCharts();
     nameForScreenReaders();
     m_redrawTimer.setInterval(kRedrawIntervalMs);
-    connect(&m_redrawTimer, &QTimer::timeout, this, &DashboardWindow::onTick);
+    connect(&m_redrawTimer, &QTimer::timeout, this, &DashboardWindow::tick);
     connect(m_model, &DashboardModel::changed, this, &DashboardWindow::wake);
     const QRect available = screen()->availableGeometry();
     resize(defaultSize(available));
@@ -646,7 +646,7 @@ void DashboardWindow::setSettingsHandler(std::function<void()> openSettings)
     m_openSettings = std::move(openSettings);
 }
 
-void DashboardWindow::onTick()
+void DashboardWindow::tick()
 {
     ++m_ticks;
     // Nobody sees a hidden, minimised or paused window: the model keeps collecting, drawing waits.
@@ -667,28 +667,42 @@ void DashboardWindow::wake()
         m_redrawTimer.start(kRedrawIntervalMs);
 }
 
-bool DashboardWindow::timeMoves() const
+qint64 DashboardWindow::newestActivityMs() const
+{
+    const qint64 newestRecordMs = m_model->records().empty() ? 0 : m_model->records().back().endAtMs;
+    return std::max(newestRecordMs, m_newestTransitionMs);
+}
+
+bool DashboardWindow::chartsScroll(qint64 nowMs) const
+{
+    return newestActivityMs() >= nowMs - m_windowMs - kQuietIntervalMs;
+}
+
+int DashboardWindow::restIntervalMs() const
 {
     if (m_model->inFlight() > 0 || m_model->queued() > 0 || m_model->oldestInFlightMs() > 0
         || m_model->flightsListed() > 0)
-        return true;   // their ages and bars grow
+        return kRestIntervalMs;   // their ages and bars grow
     if (m_past || m_tabs->currentIndex() != 0)
-        return false;   // the other tabs and a replotted interval stand still
-    const qint64 newestRecordMs = m_model->records().empty() ? 0 : m_model->records().back().endAtMs;
-    return std::max(newestRecordMs, m_newestTransitionMs) >= m_nowMs() - m_windowMs - kRedrawIntervalMs;
+        return 0;   // the other tabs and a replotted interval stand still
+    const qint64 now = m_nowMs();
+    if (!chartsScroll(now))
+        return 0;
+    return newestActivityMs() >= now - kQuietAfterMs ? kRestIntervalMs : kQuietIntervalMs;
 }
 
 void DashboardWindow::scheduleTicks()
 {
     // An idle dashboard rests (issue 26: 4 % of a core with nothing to show but the clock axis):
-    // ten ticks a second only while things arrive, one while the charts merely scroll, none when
-    // nothing on screen moves with time; the model's changed() wakes it again.
+    // ten ticks a second only while things arrive, one while calls are in flight or have just
+    // ended, one every few seconds while the charts merely scroll, none when nothing on screen moves
+    // with time; the model's changed() wakes it again.
     const quint64 revision = m_model->revision();
     const bool arriving = revision != m_tickedRevision;
     m_tickedRevision = revision;
     int interval = 0;
     if (seen())
-        interval = arriving ? kRedrawIntervalMs : timeMoves() ? kRestIntervalMs : 0;
+        interval = arriving ? kRedrawIntervalMs : restIntervalMs();
     if (interval == 0)
         m_redrawTimer.stop();
     else if (!m_redrawTimer.isActive() || m_redrawTimer.interval() != interval)
@@ -718,6 +732,12 @@ void DashboardWindow::changeEvent(QEvent *event)
             if (!widget->styleSheet().isEmpty())
                 widget->setStyleSheet(widget->styleSheet());
         }
+        return;
+    }
+    if (event->type() == QEvent::ActivationChange) {
+        // The user comes to the window: a clock axis that steps every few seconds catches up now.
+        if (isActiveWindow())
+            wake();
         return;
     }
     if (event->type() != QEvent::WindowStateChange)
@@ -881,13 +901,12 @@ void DashboardWindow::draw(bool everything)
     // time labels would change, and an idle window should cost nothing.
     // While a past interval is replotted, the charts keep it (drawPast) until back to live.
     if (!m_past && (everything || m_tabs->currentIndex() == 0)) {
-        const qint64 newestRecordMs = m_model->records().empty() ? 0 : m_model->records().back().endAtMs;
-        const bool moving = std::max(newestRecordMs, m_newestTransitionMs) >= from - kRedrawIntervalMs
-            || m_model->inFlight() > 0 || m_model->queued() > 0;
+        const bool moving = chartsScroll(now) || m_model->inFlight() > 0 || m_model->queued() > 0;
         if (everything || moving || key != m_chartsKey || m_chartsWindowMs != m_windowMs) {
             const bool changed = everything || key != m_chartsKey || m_chartsWindowMs != m_windowMs;
             m_chartsKey = key;
             m_chartsWindowMs = m_windowMs;
+            m_chartsDrawnAtMs = now;
             m_outcomes->refresh(*m_model, from, now);
             m_breakers->refresh(*m_model, from, now);
             if (changed || now - m_scatterDrawnAtMs >= kScatterIntervalMs) {

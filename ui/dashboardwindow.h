@@ -44,7 +44,8 @@ class RequestPanel;
 // 100 ms timer (at most ~10 redraws a second however many events arrive) and skips work nobody can
 // see or nothing changed: nothing while hidden or paused, the record-driven views only when records
 // came or went, and the time-driven charts only while something in their window moves (a call in
-// the window or in flight): an idle dashboard repaints nothing, though snapshots keep arriving.
+// the window or in flight), in steps of seconds once the traffic has stopped: an idle dashboard
+// repaints next to nothing, though snapshots keep arriving.
 //
 // Sizes: it opens at a size that fits the screen's available area (defaultSize) and remembers its
 // geometry (saveGeometryTo / restoreGeometryFrom); the charts sit in a scroll area so the window
@@ -59,6 +60,12 @@ public:
     // At rest (nothing came since the last tick, calls only in the window): the time-driven charts
     // step once a second; with nothing in the window either, the timer stops until the model changes.
     static constexpr int kRestIntervalMs = 1000;
+    // Quiet (no call ended and no breaker moved for kQuietAfterMs, none in flight): the calls only
+    // scroll towards the window's left edge, and the clock axis steps every kQuietIntervalMs, so it
+    // is never more than that behind (issue 26: a step a second cost 0.57 % of a core). A call, a
+    // tab or window chosen, or the window activated brings it up to the clock at once.
+    static constexpr int kQuietIntervalMs = 5000;
+    static constexpr qint64 kQuietAfterMs = 10'000;
     static constexpr int kScatterIntervalMs = 500;   // the scatter is the costliest chart to paint
 
     explicit DashboardWindow(DashboardModel *model, QWidget *parent = nullptr);
@@ -109,10 +116,15 @@ public:
         draw(true);
         scheduleTicks();
     }
+    // What the redraw timer does: draws what changed and sets when to look again (tests call it
+    // with their clock instead of waiting for the timer).
+    void tick();
     int redrawCount() const { return m_redraws; }
     int tickCount() const { return m_ticks; }   // redraw timer ticks seen (drawn or not)
-    // The redraw timer's interval now: kRedrawIntervalMs, kRestIntervalMs, or 0 while it rests
-    // (hidden, minimised, paused, or nothing on screen moves with time).
+    // The clock time at the right edge of the Live tab's time charts, as last drawn.
+    qint64 chartsDrawnAtMs() const { return m_chartsDrawnAtMs; }
+    // The redraw timer's interval now: kRedrawIntervalMs, kRestIntervalMs, kQuietIntervalMs, or 0
+    // while it rests (hidden, minimised, paused, or nothing on screen moves with time).
     int redrawIntervalMs() const { return m_redrawTimer.isActive() ? m_redrawTimer.interval() : 0; }
     // The toolbar's Clear: every figure, chart, the breaker timeline, the table and the status bar.
     void clearAll();
@@ -164,11 +176,16 @@ private:
     void fitToScreen();
     void placeGuide();   // the first-start guide over the top of the Live tab
     static void fitTimeTicks(QChartView *view, qreal plotWidth);
-    void onTick();
     bool seen() const;        // shown, not minimised, not paused: worth drawing
     void wake();              // the model changed: ticks at kRedrawIntervalMs
-    void scheduleTicks();     // after a tick: on, at rest, or stopped
-    bool timeMoves() const;   // something on the shown tab moves with the clock alone
+    void scheduleTicks();     // after a tick: on, at rest, quiet, or stopped
+    // How often something on the shown tab moves with the clock alone: kRestIntervalMs,
+    // kQuietIntervalMs, or 0 (nothing does).
+    int restIntervalMs() const;
+    // A call or a breaker transition lies in the window ending `nowMs` (or left it within a quiet
+    // step, so the step after it left draws it gone): the time charts scroll.
+    bool chartsScroll(qint64 nowMs) const;
+    qint64 newestActivityMs() const;   // the newest call's end or breaker transition
     void fitFiguresStrip();
     // `compact`: a laptop's height, the charts side by side; `tight`: shorter still (a laptop at
     // 125 %), the outcomes' legend beside their plot and the breaker timeline's rows lower.
@@ -199,6 +216,7 @@ private:
     quint64 m_drawnRevision = ~quint64(0);
     quint64 m_tickedRevision = ~quint64(0);   // the model's revision at the previous tick
     qint64 m_scatterDrawnAtMs = 0;
+    qint64 m_chartsDrawnAtMs = 0;
     int m_redraws = 0;
     int m_ticks = 0;
     // What the views were drawn from: records and clears, breaker transitions, upstreams known.
