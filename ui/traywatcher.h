@@ -14,6 +14,12 @@
 // be pointed at it: the window is hidden, not the end. A minute without a tray and the window is
 // the app again; a window closed meanwhile comes back minimised, so nothing runs out of reach.
 //
+// Why it looks rather than listens: a StatusNotifier host's registration is a D-Bus signal that Qt
+// 6.4's QDBusConnection::connect takes only by a SLOT() string, an XEmbed tray's arrival needs
+// XFixes selection events, and elsewhere (Windows, macOS) there is nothing to listen to. A look is
+// cheap: the first minute costs 0.03-0.07 % of a core (offscreen, with a session bus or without;
+// issue 26).
+//
 // Lives on the GUI thread; owns the TrayController once there is one.
 class TrayWatcher final : public QObject
 {
