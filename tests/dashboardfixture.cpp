@@ -230,7 +230,7 @@ QStringList cutChartTexts(QWidget *root)
                 cut << u"\"%1\" in a chart"_s.arg(text->toPlainText());
         }
         for (QAbstractAxis *axis : view->chart()->axes()) {
-            if (axis->isVisible() && !axis->titleText().isEmpty()) {
+            if (axis->isVisible() && axis->isTitleVisible() && !axis->titleText().isEmpty()) {
                 bool whole = false;
                 for (QGraphicsItem *item : view->scene()->items()) {
                     auto *text = dynamic_cast<QGraphicsTextItem *>(item);

@@ -88,6 +88,15 @@ void ChartLegend::setColumnWidth(int maxWidth)
     layOut();
 }
 
+void ChartLegend::setDense(bool dense)
+{
+    if (dense == m_dense)
+        return;
+    m_dense = dense;
+    m_laidOutWidth = -1;
+    layOut();
+}
+
 void ChartLegend::layOut()
 {
     const QFontMetrics metrics = fontMetrics();
@@ -125,7 +134,8 @@ void ChartLegend::layOut()
         lines.last() += u"<span style='color:%1'>%2</span>&nbsp;<span style='color:%3'>%4</span>"_s.arg(
             colour.name(), swatch, textColour().name(), name);
     }
-    const QString html = lines.join(u"<br>"_s);
+    const QString html = m_dense ? u"<p style='line-height:%1px'>%2</p>"_s.arg(metrics.lineSpacing()).arg(lines.join(u"<br>"_s))
+                                 : lines.join(u"<br>"_s);
     if (text() != html)
         setText(html);
     m_lines = int(lines.size());

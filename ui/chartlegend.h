@@ -25,6 +25,9 @@ public:
     // A column beside the plot, an entry a line, at most `maxWidth` wide (a longer name wraps), in a
     // slightly smaller font; 0: lines above the plot (the default).
     void setColumnWidth(int maxWidth);
+    // Dense: each line as tall as the font's own line spacing, not a fallback font's taller line
+    // (a CJK name's): the glyphs fit it. For a column in a short tab.
+    void setDense(bool dense);
 
     QSize sizeHint() const override;
     QSize minimumSizeHint() const override;
@@ -52,4 +55,5 @@ private:
     int m_lines = 1;
     int m_laidOutWidth = -1;
     int m_columnWidth = 0;
+    bool m_dense = false;
 };

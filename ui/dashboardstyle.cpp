@@ -5,12 +5,15 @@
 
 #include <QCoreApplication>
 #include <QDateTime>
+#include <QFontMetrics>
 #include <QHelpEvent>
 #include <QToolTip>
 #include <QValueAxis>
 #include <QPainter>
 #include <QPixmap>
 #include <QSvgRenderer>
+#include <QTextLayout>
+#include <QtMath>
 
 using namespace Qt::StringLiterals;
 
@@ -270,6 +273,16 @@ void dashboardstyle::fitLabelsToTicks(QValueAxis *axis)
     // The axis' first label is its minimum, so the minimum's decimals count too.
     const int decimals = std::max(decimalsForStep(step), decimalsForStep(axis->min()));
     axis->setLabelFormat(u"%.%1f"_s.arg(decimals));
+}
+
+bool dashboardstyle::needsTallerLines(const QFont &font, const QString &text)
+{
+    // Laid out as a label lays it out: each run in the font that has its glyphs.
+    QTextLayout layout(text, font);
+    layout.beginLayout();
+    const QTextLine line = layout.createLine();
+    layout.endLayout();
+    return line.isValid() && qCeil(line.height()) > QFontMetrics(font).height();
 }
 
 void dashboardstyle::showToolTip(QWidget *widget, QEvent *event, const QString &text)

@@ -7,6 +7,7 @@
 #include <QString>
 
 class QEvent;
+class QFont;
 class QValueAxis;
 class QWidget;
 
@@ -70,6 +71,11 @@ void rescaleToPeak(QValueAxis *axis, double peak, double minimum);
 int decimalsForStep(double step);
 // Sets a value axis' label format to what its ticks need (decimalsForStep of its tick step).
 void fitLabelsToTicks(QValueAxis *axis);
+
+// Whether `text` in `font` needs a taller line than the font's own (QFontMetrics::height()): a
+// script the font lacks falls back on one whose lines are taller, as Noto Sans CJK's are (zh_CN:
+// about 4 px a line at 125 %).
+bool needsTallerLines(const QFont &font, const QString &text);
 
 // Shows `text` as the tooltip of a custom-painted widget's ToolTip event (hides it when empty).
 void showToolTip(QWidget *widget, QEvent *event, const QString &text);

@@ -106,6 +106,11 @@ constexpr int kCompactBelowHeight = 860;
 // need 397 px with two upstreams; a 1366x768 laptop at 100 % gives them about 485, at 125 % 298.
 constexpr int kTightBelowHeight = 400;
 
+// Between the upstream strip, the tiles and the tabs; a short Live tab whose texts need tall
+// lines gives them the rest (arrangeLive).
+constexpr int kHeaderSpacing = 4;
+constexpr int kSqueezedHeaderSpacing = 2;
+
 const QString kGeometryKey = u"window/geometry"_s;
 
 // What `frame` needs now: its layouts and their items keep hints cached until the next layout pass,
@@ -170,6 +175,8 @@ DashboardWindow::DashboardWindow(DashboardModel *model, QWidget *parent)
     m_breakersFrame = framed(tr("Breaker timeline"), m_breakers, m_breakers->legend());
     m_scatterFrame = framed(tr("Latency vs arrival time"), m_scatter);
     m_staircaseFrame = framed(tr("Latency staircase: arrival to last byte, by arrival"), m_staircase, m_barsChoice);
+    // Measured on the tabs' titles, in the window's language (arrangeLive).
+    m_tallLines = dashboardstyle::needsTallerLines(font(), tr("Live") + tr("Requests") + tr("In flight"));
     arrangeLive(false, false);
 
     m_tabs = new QTabWidget;
@@ -206,7 +213,7 @@ DashboardWindow::DashboardWindow(DashboardModel *model, QWidget *parent)
     auto *central = new QWidget;
     auto *layout = new QVBoxLayout(central);
     layout->setContentsMargins(6, 4, 6, 0);
-    layout->setSpacing(4);
+    layout->setSpacing(kHeaderSpacing);
     m_faultBanner = new FaultBanner;
     connect(m_faultBanner, &FaultBanner::clearRequested, m_faultsPanel, &FaultsPanel::clearRequested);
     connect(m_faultBanner, &FaultBanner::showRequested, this, [this] { m_tabs->setCurrentWidget(m_faultsPanel); });
@@ -497,6 +504,17 @@ void DashboardWindow::arrangeLive(bool compact, bool tight)
         m_outcomesLayout->setAlignment(m_outcomes->legend(), tight ? Qt::AlignVCenter : Qt::Alignment());
         fitOutcomesLegend();
         m_breakers->setShort(tight);
+        // And where the texts need taller lines than the font's own (a CJK translation's, about
+        // 4 px a line at 125 %: the tab scrolled, 300 px in 266), the header and two charts give
+        // up those lines' extra: shorter tiles, closer rows, the outcomes' legend at the font's
+        // line spacing and no title under the scatter's clock labels.
+        const bool squeezed = tight && m_tallLines;
+        m_figures->setShort(squeezed);
+        if (QLayout *header = centralWidget() ? centralWidget()->layout() : nullptr)
+            header->setSpacing(squeezed ? kSqueezedHeaderSpacing : kHeaderSpacing);
+        m_outcomes->legend()->setDense(squeezed);
+        m_scatter->setShort(squeezed);
+        fitFiguresStrip();
     }
 }
 

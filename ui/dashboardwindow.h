@@ -260,6 +260,7 @@ private:
     bool m_liveArranged = false;
     bool m_compact = false;
     bool m_tight = false;
+    bool m_tallLines = false;   // the texts need taller lines than the font's own (dashboardstyle)
     QMarginsF m_chartLayoutMargins;   // Qt Charts' own, around the charts' plots when not tight
     QAction *m_pauseAction = nullptr;
     QMenu *m_viewMenu = nullptr;

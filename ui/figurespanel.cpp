@@ -17,6 +17,10 @@ using namespace Qt::StringLiterals;
 namespace {
 constexpr int kBreakersInline = 2;   // what fits beside the figures at 1366 px
 constexpr int kTileMargin = 7;
+constexpr int kTileTopMargin = 4;   // and bottom
+constexpr int kShortTileTopMargin = 1;
+constexpr int kRowGap = 6;
+constexpr int kShortRowGap = 2;
 
 // The failures by kind ("503", "timeout"; upstream errors by status), most frequent first.
 QList<std::pair<qint64, QString>> failureKinds(const DashboardModel::Totals &totals)
@@ -61,7 +65,7 @@ FiguresPanel::FiguresPanel(QWidget *parent)
     // One row of tiles (two when they do not fit: wrapTo), the history line under it.
     auto *column = new QVBoxLayout(this);
     column->setContentsMargins(0, 0, 0, 0);
-    column->setSpacing(6);
+    column->setSpacing(kRowGap);
     for (QHBoxLayout *&row : m_rows) {
         row = new QHBoxLayout;
         row->setSpacing(4);
@@ -245,7 +249,6 @@ FiguresPanel::Tile &FiguresPanel::tile(const QString &key, const QString &captio
     frame->setAccessibleName(caption);
     frame->setAccessibleDescription(help);
     auto *layout = new QVBoxLayout(frame);
-    layout->setContentsMargins(kTileMargin, 4, kTileMargin, 4);
     layout->setSpacing(0);
     created.frame = frame;
     created.value = new QLabel(frame);
@@ -257,6 +260,7 @@ FiguresPanel::Tile &FiguresPanel::tile(const QString &key, const QString &captio
     created.caption->setWholeText(caption);
     layout->addWidget(created.value);
     layout->addWidget(created.caption);
+    shape(created);
     // A fixed width, from the widest value and caption it keeps room for: a figure that grows, a
     // longer failure caption or "in flight, 3 on 2nd proxy" no longer moves the tiles after it
     // (the anthropic breaker's tile was pushed off the strip).
@@ -270,6 +274,26 @@ FiguresPanel::Tile &FiguresPanel::tile(const QString &key, const QString &captio
     m_split = int(m_order.size());   // a new tile joins the first row until the next wrapTo
     place();
     return *m_tiles.insert(key, created);
+}
+
+void FiguresPanel::setShort(bool shortTiles)
+{
+    if (shortTiles == m_short)
+        return;
+    m_short = shortTiles;
+    for (const Tile &tile : std::as_const(m_tiles))
+        shape(tile);
+    layout()->setSpacing(m_short ? kShortRowGap : kRowGap);
+    layout()->invalidate();   // the panel's size hint at once, for the strip around it
+}
+
+void FiguresPanel::shape(const Tile &tile) const
+{
+    const int margin = m_short ? kShortTileTopMargin : kTileTopMargin;
+    tile.frame->layout()->setContentsMargins(kTileMargin, margin, kTileMargin, margin);
+    for (QLabel *label : {tile.value, static_cast<QLabel *>(tile.caption)})
+        label->setMaximumHeight(m_short ? label->fontMetrics().height() : QWIDGETSIZE_MAX);
+    tile.frame->layout()->invalidate();
 }
 
 void FiguresPanel::wrapTo(int width)

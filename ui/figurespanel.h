@@ -33,6 +33,10 @@ public:
     // screen), in their order; one row when they fit.
     void wrapTo(int width);
     int rows() const { return m_split < int(m_order.size()) ? 2 : 1; }
+    // Short tiles (a laptop at 125 % whose texts need taller lines than the font's, as a CJK
+    // translation's do): a value and a caption as tall as their fonts' own lines, which the
+    // glyphs fit centred, and thinner margins.
+    void setShort(bool shortTiles);
 
 private:
     struct Tile
@@ -51,10 +55,12 @@ private:
     void showState(Tile &tile, BreakerState state, const QString &label);   // its value and colour
 
     void place();   // each tile in its row, by m_split
+    void shape(const Tile &tile) const;   // its margins and line heights, by m_short
 
     QHBoxLayout *m_rows[2] = {};        // the tiles, in order: the first m_split, then the rest
     QList<QWidget *> m_order;           // every tile's frame, in order
     int m_split = 0;                    // how many tiles the first row holds
+    bool m_short = false;
     QLabel *m_history = nullptr;
     const QString m_failedHelp = tr("Served, but did not end well: upstream errors by status, timeouts, unreachable, cut streams, ...");
     QHash<QString, Tile> m_tiles;

@@ -133,3 +133,8 @@ int LatencyScatter::pointCount() const
         count += int(series->count());
     return count;
 }
+
+void LatencyScatter::setShort(bool shortChart)
+{
+    m_timeAxis->setTitleVisible(!shortChart);
+}

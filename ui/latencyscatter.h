@@ -24,6 +24,9 @@ public:
 
     void refresh(const DashboardModel &model, qint64 fromMs, qint64 toMs);
     int pointCount() const;
+    // Short (a laptop at 125 % whose texts need tall lines): no title under the time axis, whose
+    // clock labels say what it is; the plot keeps the line's height.
+    void setShort(bool shortChart);
 
 private:
     QList<QScatterSeries *> m_series;     // answered calls, one per category but Failed and Fallback
