@@ -10,7 +10,9 @@
 
 namespace {
 int signalPipe[2] = {-1, -1};
-std::function<void(const ReceivedSignal &)> onEachSignal = [](const ReceivedSignal &) { QCoreApplication::quit(); };
+// exit(), not quit(): Qt 6's quit() first asks the windows to close, and the desktop app's window
+// may not (without a tray it asks "Quit Breakwater?", which nobody answers for a SIGTERM).
+std::function<void(const ReceivedSignal &)> onEachSignal = [](const ReceivedSignal &) { QCoreApplication::exit(0); };
 
 // One byte a signal: its number, and the high bit when the kernel sent it on the terminal's behalf
 // (SI_KERNEL: Ctrl+C) rather than a process (SI_USER: kill).

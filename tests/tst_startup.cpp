@@ -113,6 +113,7 @@ private slots:
     void teamFiles_refusals_stopTheStart();
     void teamGateway_startsWithTls_andWarnsNothingOnLoopback();
     // `breakwater --attach URL`: the desktop app of a remote Breakwater, here a headless process.
+    void desktopApp_withoutATray_endsOnSigterm();
     void attach_followsARemoteThatRestarts();
     void attach_refusesWhatItCannotDo();
 };
@@ -325,6 +326,25 @@ void TestStartup::teamGateway_startsWithTls_andWarnsNothingOnLoopback()
     QVERIFY(server->waitForFinished(kWait));
     QCOMPARE(server->exitCode(), 0);
     QVERIFY(!QString::fromLocal8Bit(server->readAllStandardError()).contains(u"without TLS"_s));
+}
+
+// The desktop app (offscreen: no tray, so after the tray's grace minute its window is the app)
+// ends on SIGTERM like the headless one. Seen failing: QCoreApplication::quit() asked the window
+// to close, the window asked "Quit Breakwater?", nobody answered, and the process kept serving.
+// Waits for the app to say the grace minute is over (about 60 s), not for a time of its own.
+void TestStartup::desktopApp_withoutATray_endsOnSigterm()
+{
+    const Home home;
+    const std::unique_ptr<QProcess> app = home.start(
+        {u"--listen"_s, u"127.0.0.1:0"_s, u"--log-db"_s, home.path(u"calls.sqlite"_s)});
+    QString err;
+    QTRY_VERIFY_WITH_TIMEOUT((err += QString::fromLocal8Bit(app->readAllStandardError()),
+                              err.contains(u"no system tray: closing the window quits Breakwater"_s)),
+                             60'000 + 2 * kWait);
+    app->terminate();
+    QVERIFY2(app->waitForFinished(kWait), "still running after SIGTERM");
+    QCOMPARE(app->exitStatus(), QProcess::NormalExit);
+    QCOMPARE(app->exitCode(), 0);
 }
 
 void TestStartup::attach_followsARemoteThatRestarts()
