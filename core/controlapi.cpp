@@ -47,8 +47,10 @@ void answerSettings(ProxyServer &proxy, const IncomingRequest &request, Response
     }
     const Expected<LiveSettings> changed = LiveSettings::withChanges(proxy.liveSettings(), document.object());
     if (!changed.ok()) {
+        //: %1 is why the setting was refused
         writer.writeError(ApiStyle::OpenAI, {400, "invalid_request_error", "invalid_setting",
-                                             changed.error() + u"; nothing was changed."_s});
+                                             Message(QT_TRANSLATE_NOOP("Message", "%1; nothing was changed."))
+                                                 .arg(changed.message())});
         return;
     }
     proxy.applyLiveSettings(changed.value());

@@ -14,10 +14,10 @@ constexpr QByteArrayView kPrefix = "/breakwater";
 ApiError unauthorized(const QByteArray &code, const QString &why)
 {
     return {401, "authentication_error", code,
-            why + u" Breakwater's own routes under /breakwater/ take its control token as "
+            QString(why + u" Breakwater's own routes under /breakwater/ take its control token as "
                   "`Authorization: Bearer TOKEN`; the token is in the control-token file in Breakwater's "
                   "configuration folder (~/.config/breakwater/control-token unless --control-token names "
-                  "another), which only the user running Breakwater can read."_s};
+                  "another), which only the user running Breakwater can read."_s)};
 }
 
 // The token of an `Authorization: Bearer TOKEN` header (the scheme in any case); null without one.

@@ -1,6 +1,17 @@
 #include "message.h"
 
 #include <QCoreApplication>
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QJsonValue>
+
+using namespace Qt::StringLiterals;
+
+namespace {
+// What fromJson reads of a remote's message: a sentence nests a few others, never many.
+constexpr int kMaxDepth = 4;
+constexpr qsizetype kMaxArgs = 99;   // %1 ... %99
+} // namespace
 
 Message Message::arg(Message value) const
 {
@@ -11,16 +22,17 @@ Message Message::arg(Message value) const
 
 bool Message::operator==(const Message &other) const
 {
-    // The same literal may sit at two addresses (one per translation unit).
-    const bool sameSource = m_source == other.m_source || (m_source && other.m_source && qstrcmp(m_source, other.m_source) == 0);
-    return sameSource && m_plain == other.m_plain && m_args == other.m_args;
+    // By content: the same literal may sit at two addresses (one per translation unit).
+    return m_source.isNull() == other.m_source.isNull() && m_source == other.m_source && m_plain == other.m_plain
+        && m_args == other.m_args;
 }
 
 QString Message::text(bool translate) const
 {
-    if (!m_source)
+    if (m_source.isNull())
         return m_plain;
-    const QString format = translate ? QCoreApplication::translate("Message", m_source) : QString::fromUtf8(m_source);
+    // Both kinds of source end in a NUL: a literal, or a QByteArray of its own.
+    const QString format = translate ? QCoreApplication::translate("Message", m_source.constData()) : QString::fromUtf8(m_source);
     // One pass, so an argument's own "%2" is never taken for a placeholder.
     QString text;
     text.reserve(format.size());
@@ -38,4 +50,47 @@ QString Message::text(bool translate) const
         i += digits;
     }
     return text;
+}
+
+QJsonValue Message::toJson() const
+{
+    if (m_source.isNull())
+        return m_plain;
+    QJsonArray args;
+    for (const Message &arg : m_args)
+        args.append(arg.toJson());
+    return QJsonObject{{u"source"_s, QString::fromUtf8(m_source)}, {u"args"_s, args}};
+}
+
+Message Message::fromJson(const QJsonValue &json)
+{
+    return fromJson(json, 0);
+}
+
+Message Message::fromJson(const QJsonValue &json, int depth)
+{
+    if (json.isString())
+        return Message(json.toString());
+    const QJsonObject object = json.toObject();
+    if (depth > kMaxDepth || !object.value(u"source"_s).isString())
+        return {};
+    Message message;
+    message.m_source = object.value(u"source"_s).toString().toUtf8();
+    const QJsonArray args = object.value(u"args"_s).toArray();
+    for (qsizetype i = 0; i < args.size() && i < kMaxArgs; ++i)
+        message.m_args.push_back(fromJson(args[i], depth + 1));
+    return message;
+}
+
+void insertMessage(QJsonObject &json, const QString &name, const Message &message)
+{
+    json.insert(name, message.english());
+    if (const QJsonValue said = message.toJson(); said.isObject())
+        json.insert(name + u"Message"_s, said);
+}
+
+Message messageIn(const QJsonObject &json, const QString &name)
+{
+    const QJsonValue said = json.value(name + u"Message"_s);
+    return said.isObject() ? Message::fromJson(said) : Message(json.value(name).toString());
 }

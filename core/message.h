@@ -3,7 +3,10 @@
 #include <concepts>
 #include <vector>
 
+#include <QByteArray>
 #include <QString>
+
+class QJsonValue;
 
 // A sentence for a person, kept as its English source text and its arguments until it is shown, so
 // that each reader says it in its own language. The HTTP API's error bodies, /metrics, the call
@@ -20,13 +23,16 @@
 // %1 ... %99 are the arguments in the order given (a translation may reorder them). An argument is
 // a Message too: a nested sentence is translated with its parent; a plain QString (a name, a path,
 // a rule's syntax, Qt's own error text) reads the same in every language.
+//
+// Across the wire (toJson, fromJson) a message keeps its source and arguments, so a window attached
+// to a remote Breakwater says the remote's refusals and breaker reasons in its own language too.
 class Message
 {
 public:
     Message() = default;
     Message(QString plain) : m_plain(std::move(plain)) {}   // implicit: text shown as it is
     // `source` outlives the message: a string literal marked with QT_TRANSLATE_NOOP("Message", ...).
-    explicit Message(const char *source) : m_source(source) {}
+    explicit Message(const char *source) : m_source(QByteArray::fromRawData(source, qstrlen(source))) {}
 
     Message arg(Message value) const;
     template <typename Number>
@@ -35,14 +41,28 @@ public:
 
     QString english() const { return text(false); }
     QString translated() const { return text(true); }   // QCoreApplication::translate("Message", ...)
-    bool isEmpty() const { return !m_source && m_plain.isEmpty(); }
+    // A plain message is its text; one with a source {"source": "...", "args": [...]}. fromJson
+    // takes either (anything else is an empty message) and reads at most a few levels of arguments.
+    QJsonValue toJson() const;
+    static Message fromJson(const QJsonValue &json);
+    bool isEmpty() const { return m_source.isNull() && m_plain.isEmpty(); }
     bool operator==(const Message &other) const;   // the same source and arguments
     bool operator==(const QString &) const = delete;   // say which: english() or translated()
 
 private:
     QString text(bool translate) const;
 
-    const char *m_source = nullptr;   // null: m_plain is the whole text
+    static Message fromJson(const QJsonValue &json, int depth);
+    // The marked literal (not copied), or a source read from the wire; null: m_plain is the whole text.
+    QByteArray m_source;
     QString m_plain;
     std::vector<Message> m_args;
 };
+
+class QJsonObject;
+
+// A message in a JSON object read by people and by Breakwater's own attached windows: `name` holds
+// the English text, `name`Message (only for a sentence with a source) the message itself.
+void insertMessage(QJsonObject &json, const QString &name, const Message &message);
+// The message insertMessage put there; from an older Breakwater, the English text as plain.
+Message messageIn(const QJsonObject &json, const QString &name);

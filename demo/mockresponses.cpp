@@ -74,7 +74,7 @@ QJsonObject failedResponse(QJsonObject response)
 {
     response[u"status"_s] = u"failed"_s;
     response[u"error"_s] = QJsonObject{{u"code"_s, u"server_error"_s},
-                                       {u"message"_s, overloadedError().message}};
+                                       {u"message"_s, overloadedError().message.english()}};
     return response;
 }
 
@@ -133,7 +133,7 @@ Answer responsesStream(const QJsonObject &started, const QJsonObject &finished, 
         }
         if (variant == Variant::BareErrorEvent) {
             add("error", {{u"code"_s, u"server_is_overloaded"_s}, {u"param"_s, QJsonValue::Null},
-                          {u"message"_s, overloadedError().message}});
+                          {u"message"_s, overloadedError().message.english()}});
             return answer;
         }
     }

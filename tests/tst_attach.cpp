@@ -19,6 +19,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QJsonValue>
 #include <QSignalSpy>
 #include <QTest>
 
@@ -118,6 +119,7 @@ private slots:
     void feed_fillsTheModel_saysDisconnected_andReattaches();
     void feed_attachesOverHttps_trustingTheCaFile();
     void remoteControl_actsOnTheRemote();
+    void remoteSentences_crossTheWireWithTheirSource();
 };
 
 void TestAttach::callRecordJson_roundTripsEveryField()
@@ -151,7 +153,7 @@ void TestAttach::snapshotFromStats_readsWhatTheStatsWrite()
     openai.consecutiveFailures = 5;
     openai.failureThreshold = 5;
     openai.cooldownLeftMs = 41'000;
-    openai.lastFailure = u"503"_s;
+    openai.lastFailure = Message("upstream answered %1").arg(503);
     openai.lastFailureAtMs = 1200;
     openai.lastProbeAtMs = 1230;
     openai.lastProbeResult = u"timeout"_s;
@@ -188,7 +190,8 @@ void TestAttach::snapshotFromStats_readsWhatTheStatsWrite()
     QCOMPARE(u.concurrency, 64);
     QCOMPARE(u.consecutiveFailures, 5);
     QCOMPARE(u.cooldownLeftMs, 41'000);
-    QCOMPARE(u.lastFailure.english(), u"503"_s);
+    QCOMPARE(u.lastFailure.english(), u"upstream answered 503"_s);
+    QVERIFY(u.lastFailure == openai.lastFailure);   // its source and argument, for the window's language
     QCOMPARE(u.lastProbeResult, u"timeout"_s);
     QCOMPARE(u.protocol, "HTTP/1.1");
     QCOMPARE(u.url, u"https://api.openai.com/v1"_s);
@@ -406,6 +409,37 @@ void TestAttach::remoteControl_actsOnTheRemote()
     stranger.setAdmissionPaused(false);
     QTRY_COMPARE(refused.size(), 1);
     QVERIFY(harness.onProxyThread<bool>([](ProxyServer *p) { return p->isAdmissionPaused(); }));
+}
+
+// A window attached to a remote says the remote's sentences in its own language: what the remote
+// refuses and why its breakers moved arrive as Messages (source and arguments), not as English
+// text. Seen failing: the refusal arrived as its English text only (a plain message).
+void TestAttach::remoteSentences_crossTheWireWithTheirSource()
+{
+    ProxyHarness harness;
+    RemoteControl control(QUrl(u"http://127.0.0.1:%1"_s.arg(harness.port())), kTestControlToken, {});
+    const QJsonObject bogus{{u"bogus"_s, 1}};
+    std::optional<Message> why;
+    int status = 0;
+    control.changeSettings(bogus, [&](int answered, const Message &said) { status = answered; why = said; });
+    QTRY_VERIFY(why.has_value());
+    QCOMPARE(status, 400);
+    const Message refused = LiveSettings::withChanges(LiveSettings(), bogus).message();
+    QVERIFY(!refused.isEmpty());
+    QVERIFY2(why->english().startsWith(refused.english()), qPrintable(why->english()));
+    QVERIFY2(why->toJson().isObject(), qPrintable(why->english()));   // a sentence, not a plain text
+    QCOMPARE(why->toJson().toObject().value(u"args"_s).toArray().first(), refused.toJson());
+
+    // A breaker transition's reason, through the event feed's JSON.
+    const BreakerTransition moved{u"openai"_s, 42, BreakerState::Closed, BreakerState::Open,
+                                  Message("%1 failures in a row").arg(5)};
+    const BreakerTransition back = transitionFromJson(transitionToJson(moved));
+    QVERIFY(back.reason == moved.reason);
+    QCOMPARE(back.reason.english(), u"5 failures in a row"_s);
+    // What an older Breakwater sends, the English text alone, still reads.
+    QJsonObject older = transitionToJson(moved);
+    older.remove(u"reasonMessage"_s);
+    QCOMPARE(transitionFromJson(older).reason.english(), u"5 failures in a row"_s);
 }
 
 QTEST_MAIN(TestAttach)

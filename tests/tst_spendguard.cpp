@@ -190,8 +190,8 @@ void TestSpendGuard::refusal_is429WithItsOwnCode()
     const ApiError error = guard.refusal();
     QCOMPARE(error.status, 429);
     QCOMPARE(error.code, "spend_limit_exceeded"_ba);
-    QVERIFY2(error.message.contains(u"5.00 USD"_s) && error.message.contains(u"--max-spend"_s),
-             qPrintable(error.message));
+    QVERIFY2(error.message.english().contains(u"5.00 USD"_s) && error.message.english().contains(u"--max-spend"_s),
+             qPrintable(error.message.english()));
 }
 
 void TestSpendGuard::unknownCost_isRefusedUnderACapOnly()
@@ -218,9 +218,9 @@ void TestSpendGuard::unpricedRefusal_namesTheModelAndHowToPriceIt()
     QCOMPARE(error.code, "model_price_unknown"_ba);
     for (const QString &part : {u"\"ft:acme-9:org::x1\""_s, u"--prices FILE"_s, u"--max-spend 2.50"_s,
                                 u"{\"models\": {\"ft:acme-9:org::x1\": {\"input\""_s})
-        QVERIFY2(error.message.contains(part), qPrintable(error.message));
+        QVERIFY2(error.message.english().contains(part), qPrintable(error.message.english()));
     const ApiError longName = guard.unpricedRefusal(QString(10'000, u'm'));
-    QVERIFY2(longName.message.size() < 1000, qPrintable(QString::number(longName.message.size())));
+    QVERIFY2(longName.message.english().size() < 1000, qPrintable(QString::number(longName.message.english().size())));
 }
 
 void TestSpendGuard::restart_keepsTheDaysSpendFromTheCallLog()

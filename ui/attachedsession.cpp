@@ -213,14 +213,14 @@ void AttachedSession::openSettings()
         QJsonObject changes;
         for (const QString &option : std::as_const(sent))
             changes.insert(option.mid(2), all.value(option.mid(2)));
-        m_control->changeSettings(changes, [this, sent](int status, const QString &why) { settingsAnswered(sent, status, why); });
+        m_control->changeSettings(changes, [this, sent](int status, const Message &why) { settingsAnswered(sent, status, why); });
         return sent;
     });
     if (dialog.exec() == QDialog::Accepted && dialog.appliedLive().isEmpty())
         window->statusBar()->showMessage(QCoreApplication::translate("AttachedApp", "Settings: nothing changed."), 15'000);
 }
 
-void AttachedSession::settingsAnswered(const QStringList &sent, int status, const QString &why)
+void AttachedSession::settingsAnswered(const QStringList &sent, int status, const Message &why)
 {
     DashboardWindow *window = m_window.get();
     QStringList names;
@@ -234,7 +234,7 @@ void AttachedSession::settingsAnswered(const QStringList &sent, int status, cons
     }
     //: %1 the remote's address, %2 the settings ("timeout"), %3 the HTTP status, %4 the remote's reason
     QString text = QCoreApplication::translate("AttachedApp", "%1 refused to change %2 (HTTP %3): %4. Its settings are as they were.")
-                       .arg(m_remote, names.join(u", "_s)).arg(status).arg(why);
+                       .arg(m_remote, names.join(u", "_s)).arg(status).arg(why.translated());
     if (status == 401)
         text += u"\n\n"_s + QCoreApplication::translate(
                     "AttachedApp", "The token this window uses is not the remote owner's control token (or no longer is): "

@@ -60,7 +60,7 @@ public:
 private:
     explicit AttachedSession(const AttachTarget &target);
     void buildWindow();
-    void settingsAnswered(const QStringList &sent, int status, const QString &why);
+    void settingsAnswered(const QStringList &sent, int status, const Message &why);
     void showHistory(const QList<CallRecord> &records);
     void askForToken();
 

@@ -276,21 +276,22 @@ QJsonObject Metrics::statsJson(const ProxySnapshot &gauges) const
 {
     QJsonArray upstreams;
     for (const UpstreamSnapshot &u : gauges.upstreams) {
-        upstreams.append(QJsonObject{{u"name"_s, QString::fromUtf8(u.name)}, {u"inflight"_s, u.running},
-                                     {u"queued"_s, u.queued},
-                                     {u"protocol"_s, QString::fromLatin1(u.protocol)},
-                                     {u"breaker"_s, QString::fromLatin1(breakerStateName(u.breakerState))},
-                                     // The breaker's health, as the dashboard shows it (also for --attach).
-                                     {u"concurrency"_s, u.concurrency},
-                                     {u"consecutiveFailures"_s, u.consecutiveFailures},
-                                     {u"failureThreshold"_s, u.failureThreshold},
-                                     {u"cooldownLeftMs"_s, u.cooldownLeftMs},
-                                     {u"lastFailure"_s, u.lastFailure.english()},
-                                     {u"lastFailureAtMs"_s, u.lastFailureAtMs},
-                                     {u"lastProbeAtMs"_s, u.lastProbeAtMs},
-                                     {u"lastProbeResult"_s, u.lastProbeResult},
-                                     {u"lastProbeAlive"_s, u.lastProbeAlive},
-                                     {u"url"_s, u.url}});
+        QJsonObject upstream{{u"name"_s, QString::fromUtf8(u.name)}, {u"inflight"_s, u.running},
+                             {u"queued"_s, u.queued},
+                             {u"protocol"_s, QString::fromLatin1(u.protocol)},
+                             {u"breaker"_s, QString::fromLatin1(breakerStateName(u.breakerState))},
+                             // The breaker's health, as the dashboard shows it (also for --attach).
+                             {u"concurrency"_s, u.concurrency},
+                             {u"consecutiveFailures"_s, u.consecutiveFailures},
+                             {u"failureThreshold"_s, u.failureThreshold},
+                             {u"cooldownLeftMs"_s, u.cooldownLeftMs},
+                             {u"lastFailureAtMs"_s, u.lastFailureAtMs},
+                             {u"lastProbeAtMs"_s, u.lastProbeAtMs},
+                             {u"lastProbeResult"_s, u.lastProbeResult},
+                             {u"lastProbeAlive"_s, u.lastProbeAlive},
+                             {u"url"_s, u.url}};
+        insertMessage(upstream, u"lastFailure"_s, u.lastFailure);
+        upstreams.append(upstream);
     }
     const qint64 requests = requestsWithOutcome();
     QJsonArray faults;   // the armed fault rules

@@ -38,7 +38,7 @@ UpstreamSnapshot upstreamFromJson(const QJsonObject &json)
     u.consecutiveFailures = json.value(u"consecutiveFailures"_s).toInt();
     u.failureThreshold = json.value(u"failureThreshold"_s).toInt();
     u.cooldownLeftMs = json.value(u"cooldownLeftMs"_s).toInteger();
-    u.lastFailure = json.value(u"lastFailure"_s).toString();
+    u.lastFailure = messageIn(json, u"lastFailure"_s);
     u.lastFailureAtMs = json.value(u"lastFailureAtMs"_s).toInteger();
     u.lastProbeAtMs = json.value(u"lastProbeAtMs"_s).toInteger();
     u.lastProbeResult = json.value(u"lastProbeResult"_s).toString();
@@ -87,16 +87,18 @@ std::optional<FaultRule> faultFromJson(const QJsonObject &json, qint64 steadyMs)
 
 QJsonObject transitionToJson(const BreakerTransition &transition)
 {
-    return {{u"upstream"_s, transition.upstream}, {u"atMs"_s, transition.atMs},
-            {u"from"_s, QString::fromLatin1(breakerStateName(transition.from))},
-            {u"to"_s, QString::fromLatin1(breakerStateName(transition.to))}, {u"reason"_s, transition.reason.english()}};
+    QJsonObject json{{u"upstream"_s, transition.upstream}, {u"atMs"_s, transition.atMs},
+                     {u"from"_s, QString::fromLatin1(breakerStateName(transition.from))},
+                     {u"to"_s, QString::fromLatin1(breakerStateName(transition.to))}};
+    insertMessage(json, u"reason"_s, transition.reason);
+    return json;
 }
 
 BreakerTransition transitionFromJson(const QJsonObject &json)
 {
     return {json.value(u"upstream"_s).toString(), json.value(u"atMs"_s).toInteger(),
             breakerStateFromName(json.value(u"from"_s).toString()), breakerStateFromName(json.value(u"to"_s).toString()),
-            json.value(u"reason"_s).toString()};
+            messageIn(json, u"reason"_s)};
 }
 
 ProxySnapshot snapshotFromStats(const QJsonObject &stats)

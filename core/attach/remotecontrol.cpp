@@ -76,13 +76,15 @@ void RemoteControl::send(const QByteArray &method, const QString &path, const QJ
         const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
         if (status >= 200 && status < 300) {
             if (done)
-                done(status, QString());
+                done(status, Message());
             Q_EMIT answered(status);
             return;
         }
-        const QString message = QJsonDocument::fromJson(reply->readAll()).object()
-                                    .value(u"error"_s).toObject().value(u"message"_s).toString();
-        const QString why = message.isEmpty() ? reply->errorString() : message;
+        // The remote's own sentence when it sent one (Message::toJson: this window's language), else its text.
+        const QJsonObject error = QJsonDocument::fromJson(reply->readAll()).object().value(u"error"_s).toObject();
+        const Message said = error.contains(u"breakwater_message"_s) ? Message::fromJson(error.value(u"breakwater_message"_s))
+                                                                      : Message(error.value(u"message"_s).toString());
+        const Message why = said.isEmpty() ? Message(reply->errorString()) : said;
         if (done)
             done(status, why);
         //: %1 %2 is the request ("POST /breakwater/breaker/openai/open"), %3 what went wrong

@@ -36,7 +36,7 @@ public:
     void clearFaults();
     // How one request ended: its HTTP status (0: no answer) and, unless it was a 2xx, what went
     // wrong, for a person (the remote's own message where it gave one).
-    using Done = std::function<void(int status, const QString &why)>;
+    using Done = std::function<void(int status, const Message &why)>;
     // PATCH /breakwater/settings with these fields (LiveSettings' JSON names); `done` hears how
     // it ended, besides answered() and failed().
     void changeSettings(const QJsonObject &changes, Done done = {});

@@ -43,7 +43,7 @@ QByteArray seconds(qint64 ms)
 FaultAnswer statusAnswer(const FaultRule &rule, ApiStyle style, qint64 wallMs)
 {
     ApiError error = providerError(rule.status);
-    error.message += u" (fault injected by Breakwater, rule #%1)"_s.arg(rule.id);
+    error.message = QString(error.message.english() + u" (fault injected by Breakwater, rule #%1)"_s.arg(rule.id));
     FaultAnswer answer{rule.status, {{"Content-Type", "application/json"}}, errorBody(style, error)};
     answer.headers.append({style == ApiStyle::Anthropic ? "request-id" : "x-request-id", requestId()});
     const qint64 retryMs = rule.retryAfter.count();

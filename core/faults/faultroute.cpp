@@ -30,7 +30,7 @@ void answerError(ResponseWriter &writer, const ApiError &error, const HeaderList
     writer.writeError(ApiStyle::OpenAI, error, extra);
 }
 
-ApiError badRule(const QString &why)
+ApiError badRule(const Message &why)
 {
     return {400, "invalid_request_error", "invalid_fault_rule", why};
 }
@@ -94,18 +94,20 @@ void answerFaults(FaultInjector &faults, const IncomingRequest &request, Respons
         const bool forFleet = fields.take(u"fleet"_s).toBool();
         const Expected<FaultRule> rule = FaultRule::fromJson(fields);
         if (!rule.ok()) {
-            answerError(writer, badRule(rule.error()));
+            answerError(writer, badRule(rule.message()));
             return;
         }
         if (forFleet) {
             if (!fleet) {
                 answerError(writer, {409, "invalid_request_error", "no_fleet",
-                                     u"This Breakwater runs without --shared-state: there is no fleet to arm the rule on."_s});
+                                     Message(QT_TRANSLATE_NOOP("Message", "This Breakwater runs without --shared-state: "
+                                                                          "there is no fleet to arm the rule on."))});
                 return;
             }
             if (!fleet->isShared()) {
                 answerError(writer, {503, "api_error", "shared_state_degraded",
-                                     u"The fleet's Redis is unavailable (shared state degraded); the rule was not armed."_s});
+                                     Message(QT_TRANSLATE_NOOP("Message", "The fleet's Redis is unavailable (shared state "
+                                                                          "degraded); the rule was not armed."))});
                 return;
             }
             const FaultRule armed = fleet->arm(rule.value());

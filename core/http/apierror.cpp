@@ -88,20 +88,23 @@ static QJsonObject errorObject(ApiStyle style, const ApiError &error)
 {
     if (style == ApiStyle::Gemini) {
         return QJsonObject{{u"error"_s, QJsonObject{{u"code"_s, error.status},
-                                                    {u"message"_s, error.message},
+                                                    {u"message"_s, error.message.english()},
                                                     {u"status"_s, QString::fromLatin1(geminiErrorStatus(error.status))}}}};
     }
     if (style == ApiStyle::Anthropic) {
         return QJsonObject{{u"type"_s, u"error"_s},
                            {u"error"_s, QJsonObject{{u"type"_s, QString::fromLatin1(anthropicErrorType(error.status))},
-                                                    {u"message"_s, error.message}}},
+                                                    {u"message"_s, error.message.english()}}},
                            {u"request_id"_s, QJsonValue::Null}};
     }
-    return QJsonObject{{u"error"_s, QJsonObject{
-        {u"message"_s, error.message},
+    QJsonObject object{
+        {u"message"_s, error.message.english()},
         {u"type"_s, QString::fromLatin1(error.type)},
         {u"param"_s, QJsonValue::Null},
-        {u"code"_s, error.code.isEmpty() ? QJsonValue(QJsonValue::Null) : QJsonValue(QString::fromLatin1(error.code))}}}};
+        {u"code"_s, error.code.isEmpty() ? QJsonValue(QJsonValue::Null) : QJsonValue(QString::fromLatin1(error.code))}};
+    if (const QJsonValue said = error.message.toJson(); said.isObject())
+        object.insert(u"breakwater_message"_s, said);
+    return QJsonObject{{u"error"_s, object}};
 }
 
 QByteArray errorBody(ApiStyle style, const ApiError &error)

@@ -5,6 +5,8 @@
 #include <QPair>
 #include <QString>
 
+#include "message.h"
+
 // Errors are values at boundaries: every error Breakwater itself answers is described by an ApiError
 // and rendered in the shape of the API the route belongs to, so the official SDKs parse it.
 
@@ -17,7 +19,7 @@ struct ApiError
     int status = 500;
     QByteArray type;    // OpenAI error.type, e.g. "invalid_request_error"
     QByteArray code;    // OpenAI error.code, e.g. "breaker_open"; empty renders as null
-    QString message;
+    Message message;    // a QString converts: a plain message
     int retryAfterSeconds = -1;  // >= 0 adds a retry-after header
 
     static ApiError badRequest(const QString &message);
@@ -30,7 +32,9 @@ struct ApiError
     static ApiError queueFull(int limit);
 };
 
-// The error body in the route's own shape (OpenAI: {"error":{message,type,param,code}};
+// The error body in the route's own shape (OpenAI: {"error":{message,type,param,code}}, and when
+// the message is one of Breakwater's own sentences, "breakwater_message": Message::toJson(), which
+// a window attached to this Breakwater shows in its own language;
 // Anthropic: {"type":"error","error":{type,message},"request_id":null}; Gemini:
 // {"error":{code,message,status}}, code the HTTP status and status Google's word for it).
 QByteArray errorBody(ApiStyle style, const ApiError &error);

@@ -37,11 +37,11 @@ QByteArray providerKey(const ProviderKeys &keys, ApiFamily family)
 ApiError unauthorized(const QByteArray &code, const QString &why, bool providerKeys)
 {
     return {401, "authentication_error", code,
-            why + (providerKeys
+            QString(why + (providerKeys
                        ? u" This Breakwater serves a team: send your member token as your API key "
                          "(OPENAI_API_KEY / ANTHROPIC_API_KEY) or in x-breakwater-token."_s
                        : u" This Breakwater serves a team: send your member token in the x-breakwater-token "
-                         "header, beside your own provider key."_s)};
+                         "header, beside your own provider key."_s))};
 }
 
 } // namespace

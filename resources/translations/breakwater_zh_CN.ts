@@ -1644,6 +1644,19 @@ arrived +%5, waiting %6</source>
         <source>setting &apos;%1&apos; takes a number or a string</source>
         <translation>设置“%1”只接受数字或字符串</translation>
     </message>
+    <message>
+        <source>%1; nothing was changed.</source>
+        <extracomment>%1 is why the setting was refused</extracomment>
+        <translation>%1；未做任何更改。</translation>
+    </message>
+    <message>
+        <source>This Breakwater runs without --shared-state: there is no fleet to arm the rule on.</source>
+        <translation>此 Breakwater 未使用 --shared-state 运行：没有可以启用该规则的集群。</translation>
+    </message>
+    <message>
+        <source>The fleet&apos;s Redis is unavailable (shared state degraded); the rule was not armed.</source>
+        <translation>集群的 Redis 不可用（共享状态降级）；规则未启用。</translation>
+    </message>
 </context>
 <context>
     <name>OutcomeChart</name>
