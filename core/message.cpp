@@ -82,15 +82,22 @@ Message Message::fromJson(const QJsonValue &json, int depth)
     return message;
 }
 
-void insertMessage(QJsonObject &json, const QString &name, const Message &message)
+namespace {
+QString sentenceKey(const QString &name, const QString &sentenceName)
+{
+    return sentenceName.isEmpty() ? name + u"Message"_s : sentenceName;
+}
+} // namespace
+
+void insertMessage(QJsonObject &json, const QString &name, const Message &message, const QString &sentenceName)
 {
     json.insert(name, message.english());
     if (const QJsonValue said = message.toJson(); said.isObject())
-        json.insert(name + u"Message"_s, said);
+        json.insert(sentenceKey(name, sentenceName), said);
 }
 
-Message messageIn(const QJsonObject &json, const QString &name)
+Message messageIn(const QJsonObject &json, const QString &name, const QString &sentenceName)
 {
-    const QJsonValue said = json.value(name + u"Message"_s);
+    const QJsonValue said = json.value(sentenceKey(name, sentenceName));
     return said.isObject() ? Message::fromJson(said) : Message(json.value(name).toString());
 }

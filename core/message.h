@@ -6,6 +6,7 @@
 #include <QByteArray>
 #include <QString>
 
+class QJsonObject;
 class QJsonValue;
 
 // A sentence for a person, kept as its English source text and its arguments until it is shown, so
@@ -59,10 +60,10 @@ private:
     std::vector<Message> m_args;
 };
 
-class QJsonObject;
-
 // A message in a JSON object read by people and by Breakwater's own attached windows: `name` holds
-// the English text, `name`Message (only for a sentence with a source) the message itself.
-void insertMessage(QJsonObject &json, const QString &name, const Message &message);
+// the English text, `sentenceName` (only for a sentence with a source) the message itself; by
+// default `name`Message (the event feed's "reason" and "reasonMessage"), an API error's is
+// "breakwater_message" beside its "message".
+void insertMessage(QJsonObject &json, const QString &name, const Message &message, const QString &sentenceName = {});
 // The message insertMessage put there; from an older Breakwater, the English text as plain.
-Message messageIn(const QJsonObject &json, const QString &name);
+Message messageIn(const QJsonObject &json, const QString &name, const QString &sentenceName = {});

@@ -6,6 +6,7 @@
 #include <QNetworkRequest>
 
 #include "faults/faultrule.h"
+#include "http/apierror.h"
 
 using namespace Qt::StringLiterals;
 
@@ -82,8 +83,7 @@ void RemoteControl::send(const QByteArray &method, const QString &path, const QJ
         }
         // The remote's own sentence when it sent one (Message::toJson: this window's language), else its text.
         const QJsonObject error = QJsonDocument::fromJson(reply->readAll()).object().value(u"error"_s).toObject();
-        const Message said = error.contains(u"breakwater_message"_s) ? Message::fromJson(error.value(u"breakwater_message"_s))
-                                                                      : Message(error.value(u"message"_s).toString());
+        const Message said = messageIn(error, u"message"_s, kSentenceField);
         const Message why = said.isEmpty() ? Message(reply->errorString()) : said;
         if (done)
             done(status, why);

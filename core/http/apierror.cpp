@@ -98,12 +98,10 @@ static QJsonObject errorObject(ApiStyle style, const ApiError &error)
                            {u"request_id"_s, QJsonValue::Null}};
     }
     QJsonObject object{
-        {u"message"_s, error.message.english()},
         {u"type"_s, QString::fromLatin1(error.type)},
         {u"param"_s, QJsonValue::Null},
         {u"code"_s, error.code.isEmpty() ? QJsonValue(QJsonValue::Null) : QJsonValue(QString::fromLatin1(error.code))}};
-    if (const QJsonValue said = error.message.toJson(); said.isObject())
-        object.insert(u"breakwater_message"_s, said);
+    insertMessage(object, u"message"_s, error.message, kSentenceField);
     return QJsonObject{{u"error"_s, object}};
 }
 

@@ -38,6 +38,8 @@ struct ApiError
 // Anthropic: {"type":"error","error":{type,message},"request_id":null}; Gemini:
 // {"error":{code,message,status}}, code the HTTP status and status Google's word for it).
 QByteArray errorBody(ApiStyle style, const ApiError &error);
+// Where an OpenAI-shaped error body keeps its sentence (read back with messageIn).
+inline const QString kSentenceField = QStringLiteral("breakwater_message");
 
 // A streamed error event in the route's own shape, so an SDK reading a stream throws instead of
 // taking a cut stream for a clean end.
