@@ -9,6 +9,7 @@
 #include <QJsonObject>
 #include <QLoggingCategory>
 
+#include "accounting/callending.h"
 #include "loopbackclient.h"
 #include "mockprovider.h"
 
@@ -31,18 +32,37 @@ QByteArray chatJson(const QString &prompt)
 
 const HeaderList kDemoHeaders{{"Authorization", "Bearer sk-breakwater-demo"}, {"Content-Type", "application/json"}};
 
+// "48 miss" for the status line, one per x-breakwater-dedup value (servedName()); null for a word
+// this build does not know, which is then shown as the wire says it.
+const char *countedServed(const QByteArray &wire)
+{
+    static const std::pair<Served, const char *> counted[] = {
+        {Served::Miss, QT_TRANSLATE_NOOP("DemoScenarios", "%1 miss")},
+        {Served::Joined, QT_TRANSLATE_NOOP("DemoScenarios", "%1 joined")},
+        {Served::Hit, QT_TRANSLATE_NOOP("DemoScenarios", "%1 hit")},
+        {Served::Bypass, QT_TRANSLATE_NOOP("DemoScenarios", "%1 bypass")},
+        {Served::Refused, QT_TRANSLATE_NOOP("DemoScenarios", "%1 refused")}};
+    for (const auto &[served, text] : counted) {
+        if (servedName(served) == wire)
+            return text;
+    }
+    return nullptr;
+}
+
 } // namespace
 
 QString DemoScenarios::Result::summary(bool translated) const
 {
-    // English for the log; translated for the dashboard's status line. The x-breakwater-dedup
-    // values stay the wire's words either way.
+    // English for the log; translated for the dashboard's status line, where the
+    // x-breakwater-dedup values are said in its language too (the log keeps the wire's words).
     const auto say = [translated](const char *text) {
         return translated ? QCoreApplication::translate("DemoScenarios", text) : QString::fromUtf8(text);
     };
     QStringList outcomes;
-    for (auto it = dedup.begin(); it != dedup.end(); ++it)
-        outcomes << u"%1 %2"_s.arg(it.value()).arg(QString::fromLatin1(it.key()));
+    for (auto it = dedup.begin(); it != dedup.end(); ++it) {
+        const char *counted = translated ? countedServed(it.key()) : nullptr;
+        outcomes << (counted ? say(counted).arg(it.value()) : u"%1 %2"_s.arg(it.value()).arg(QString::fromLatin1(it.key())));
+    }
     QStringList codes;
     for (auto it = statuses.begin(); it != statuses.end(); ++it)
         codes << u"%1× %2"_s.arg(it.value()).arg(it.key());

@@ -567,6 +567,26 @@ click: the calls received then; right-click: replot the charts for it</source>
         <source>, %1 s in</source>
         <translation>，已进行 %1 秒</translation>
     </message>
+    <message>
+        <source>%1 miss</source>
+        <translation>未命中 %1</translation>
+    </message>
+    <message>
+        <source>%1 joined</source>
+        <translation>合并请求 %1</translation>
+    </message>
+    <message>
+        <source>%1 hit</source>
+        <translation>缓存命中 %1</translation>
+    </message>
+    <message>
+        <source>%1 bypass</source>
+        <translation>绕过 %1</translation>
+    </message>
+    <message>
+        <source>%1 refused</source>
+        <translation>拒绝 %1</translation>
+    </message>
 </context>
 <context>
     <name>DesktopApp</name>
