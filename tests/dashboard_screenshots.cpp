@@ -282,7 +282,7 @@ int main(int argc, char *argv[])
         const auto hangBegins = std::chrono::milliseconds(qint64(15000 * outageScale));
         QTest::qWait(int((hangBegins + 300ms).count()));
         FaultsPanel *faults = window.faultsPanel();
-        faults->presetButton(u"529 overloaded 60 s (Anthropic)"_s)->click();
+        faults->presetButton(u"529:upstream=anthropic:for=60s"_s)->click();
         faults->ruleField()->setText(u"cut=3:model=gpt-4o-mini:p=50"_s);
         faults->addRule();
         QTest::qWait(int((5s + 1500ms).count()));

@@ -258,7 +258,7 @@ void TestFaultsPanel::presets_inTrayAndPanel_armTheirRules()
     menuAction(faults, u"Clear all faults"_s)->trigger();
     QTRY_VERIFY_WITH_TIMEOUT(armedRules(harness).isEmpty(), kWait);
 
-    dashboard.window.faultsPanel()->presetButton(u"Cut streams 60 s"_s)->click();
+    dashboard.window.faultsPanel()->presetButton(u"cut=3:for=60s"_s)->click();
     QTRY_COMPARE_WITH_TIMEOUT(armedRules(harness), QStringList{u"cut=3:for=60s"_s}, kWait);
     // Without a proxy to arm on there is no such menu.
     TrayController plain({&dashboard.model, &dashboard.window, u"http://127.0.0.1:1/v1"_s, u"http://127.0.0.1:1"_s});

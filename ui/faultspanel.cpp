@@ -69,7 +69,7 @@ FaultsPanel::FaultsPanel(QWidget *parent)
             m_text->setText(rule);
             addRule();
         });
-        m_presets.append(button);
+        m_presets.append({button, preset.rule});
         presets->addWidget(button);
     }
     presets->addStretch();
@@ -225,10 +225,10 @@ QPushButton *FaultsPanel::removeButton(int row) const
     return qobject_cast<QPushButton *>(m_table->cellWidget(row, Action));
 }
 
-QPushButton *FaultsPanel::presetButton(const QString &name) const
+QPushButton *FaultsPanel::presetButton(const QString &rule) const
 {
-    const auto it = std::find_if(m_presets.begin(), m_presets.end(), [&name](QPushButton *b) { return b->text() == name; });
-    return it == m_presets.end() ? nullptr : *it;
+    const auto it = std::find_if(m_presets.begin(), m_presets.end(), [&rule](const auto &p) { return p.second == rule; });
+    return it == m_presets.end() ? nullptr : it->first;
 }
 
 void FaultsPanel::refresh(const ProxySnapshot &snapshot)

@@ -39,7 +39,7 @@ public:
     QTableWidget *table() const { return m_table; }
     QPushButton *removeButton(int row) const;
     QPushButton *clearButton() const { return m_clear; }
-    QPushButton *presetButton(const QString &name) const;
+    QPushButton *presetButton(const QString &rule) const;   // by the rule it arms, the same in every language
 
     // The Add row.
     QComboBox *kindChoice() const { return m_kind; }
@@ -77,7 +77,7 @@ private:
     QTableWidget *m_table = nullptr;
     QLabel *m_injected = nullptr;
     QPushButton *m_clear = nullptr;
-    QList<QPushButton *> m_presets;
+    QList<std::pair<QPushButton *, QString>> m_presets;   // each with the rule it arms
     QComboBox *m_kind = nullptr;
     QLineEdit *m_value = nullptr;
     QComboBox *m_upstream = nullptr;
