@@ -272,7 +272,19 @@ void dashboardstyle::fitLabelsToTicks(QValueAxis *axis)
     const double step = (axis->max() - axis->min()) / double(ticks - 1);
     // The axis' first label is its minimum, so the minimum's decimals count too.
     const int decimals = std::max(decimalsForStep(step), decimalsForStep(axis->min()));
-    axis->setLabelFormat(u"%.%1f"_s.arg(decimals));
+    const QString number = u"%.%1f"_s.arg(decimals);
+    QString padding;
+    if (!axis->titleText().isEmpty() && (axis->alignment() & (Qt::AlignLeft | Qt::AlignRight))) {
+        const QFontMetricsF metrics(axis->labelsFont());
+        qreal widest = 0;
+        for (int tick = 0; tick < ticks; ++tick)
+            widest = std::max(widest, metrics.horizontalAdvance(QString::asprintf(qPrintable(number), axis->min() + tick * step)));
+        // A no-break space: the labels are HTML to Qt Charts, which drops any other leading blank.
+        const qreal space = metrics.horizontalAdvance(QChar(0xA0));
+        for (qreal width = widest; width < metrics.horizontalAdvance(u"..."_s) && space > 0; width += space)
+            padding += u"&nbsp;"_s;
+    }
+    axis->setLabelFormat(padding + number);
 }
 
 bool dashboardstyle::needsTallerLines(const QFont &font, const QString &text)

@@ -69,7 +69,10 @@ QString formatClock(qint64 wallMs, bool withMs = true);
 void rescaleToPeak(QValueAxis *axis, double peak, double minimum);
 // The fewest decimals (at most 4) that print every multiple of `step` exactly.
 int decimalsForStep(double step);
-// Sets a value axis' label format to what its ticks need (decimalsForStep of its tick step).
+// Sets a value axis' label format to what its ticks need (decimalsForStep of its tick step). A
+// titled vertical axis whose labels are narrower than "..." gets them padded to that width: Qt
+// Charts keeps room for a "..." label beside the title, so single-digit labels ("0" to "8") left
+// a CJK title too little and it was cut to "..." (zh_CN at 125 %).
 void fitLabelsToTicks(QValueAxis *axis);
 
 // Whether `text` in `font` needs a taller line than the font's own (QFontMetrics::height()): a
