@@ -84,12 +84,16 @@ void CurlLoop::start(CurlTransfer *transfer)
     transfer->touch();
     transfer->gapTimer().start(transfer->exchange().request.timeout);
     transfer->inMulti = true;
-    // curl answers with a 0 ms timer (onTimer), and the transfer begins on the next turn.
     if (const CURLMcode code = curl_multi_add_handle(m_multi, transfer->easy()); code != CURLM_OK) {
         transfer->inMulti = false;
         qCWarning(lcCurl) << "curl_multi_add_handle:" << curl_multi_strerror(code);
         end(transfer, CURLE_FAILED_INIT);
+        return;
     }
+    // curl asks for a 0 ms timer (onTimer) to begin the transfer; answering it in this turn
+    // sends the request now instead of after another pass of the event loop.
+    if (!m_acting)
+        act(CURL_SOCKET_TIMEOUT, 0);
 }
 
 void CurlLoop::interrupt(const std::shared_ptr<Exchange> &exchange)
