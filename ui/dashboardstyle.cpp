@@ -279,10 +279,11 @@ void dashboardstyle::fitLabelsToTicks(QValueAxis *axis)
         qreal widest = 0;
         for (int tick = 0; tick < ticks; ++tick)
             widest = std::max(widest, metrics.horizontalAdvance(QString::asprintf(qPrintable(number), axis->min() + tick * step)));
-        // A no-break space: the labels are HTML to Qt Charts, which drops any other leading blank.
+        // No-break spaces: the labels are HTML to Qt Charts, which drops any other leading blank.
+        const qreal missing = metrics.horizontalAdvance(u"..."_s) - widest;
         const qreal space = metrics.horizontalAdvance(QChar(0xA0));
-        for (qreal width = widest; width < metrics.horizontalAdvance(u"..."_s) && space > 0; width += space)
-            padding += u"&nbsp;"_s;
+        if (missing > 0 && space > 0)
+            padding = u"&nbsp;"_s.repeated(qCeil(missing / space));
     }
     axis->setLabelFormat(padding + number);
 }
