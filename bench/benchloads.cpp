@@ -27,14 +27,28 @@ LoopbackClient::RequestMaker sameRequest(const QByteArray &request)
     return [request](qint64) { return request; };
 }
 
-LoopbackClient::RequestMaker distinctRequests(quint16 port, int tag, const HeaderList &extraHeaders)
+namespace {
+
+LoopbackClient::RequestMaker distinct(quint16 port, int tag, const HeaderList &extraHeaders, bool stream)
 {
-    return [port, tag, extraHeaders](qint64 n) {
+    return [port, tag, extraHeaders, stream](qint64 n) {
         const QString prompt = u"distinct prompt %1-%2"_s.arg(tag, 3, 10, QLatin1Char('0'))
                                    .arg(n, 9, 10, QLatin1Char('0'));
         return LoopbackClient::requestBytes(port, "POST", "/v1/chat/completions", kOpenAiAuth + extraHeaders,
-                                            chatBody(prompt));
+                                            chatBody(prompt, stream));
     };
+}
+
+} // namespace
+
+LoopbackClient::RequestMaker distinctRequests(quint16 port, int tag, const HeaderList &extraHeaders)
+{
+    return distinct(port, tag, extraHeaders, false);
+}
+
+LoopbackClient::RequestMaker distinctStreams(quint16 port, int tag)
+{
+    return distinct(port, tag, {}, true);
 }
 
 // `connections` keep-alive clients, each sending as fast as answers come for `warmUp` (not
@@ -99,6 +113,7 @@ Load sequentialLoad(quint16 port, const LoopbackClient::RequestMaker &requests, 
     load.collect(client);
     delete client;
     load.tripsNs.remove(0, qMin<qsizetype>(warmUp, load.tripsNs.size()));
+    load.firstChunksNs.remove(0, qMin<qsizetype>(warmUp, load.firstChunksNs.size()));
     return load;
 }
 

@@ -20,11 +20,14 @@ LoopbackClient::RequestMaker sameRequest(const QByteArray &request);
 // A different chat request every time: the prompt carries the connection's tag and a zero-padded
 // counter, so no two requests share a de-dup key and every body has the same length.
 LoopbackClient::RequestMaker distinctRequests(quint16 port, int tag, const HeaderList &extraHeaders = {});
+// The same, streamed ("stream": true).
+LoopbackClient::RequestMaker distinctStreams(quint16 port, int tag);
 
 // What a run of keep-alive clients recorded.
 struct Load
 {
     QList<qint64> tripsNs;
+    QList<qint64> firstChunksNs;       // streams: request to first chunk
     int failures = 0;                  // answers that were not 200, and clients that gave up (warm-up included)
     QMap<QByteArray, qint64> dedup;    // answers per x-breakwater-dedup value (warm-up included)
     double seconds = 0;                // the measured part
@@ -36,6 +39,7 @@ struct Load
     void collect(const LoopbackClient *client)
     {
         tripsNs += client->roundTripsNs();
+        firstChunksNs += client->firstChunksNs();
         failures += client->failures();
         for (auto it = client->dedupCounts().begin(); it != client->dedupCounts().end(); ++it)
             dedup[it.key()] += it.value();

@@ -71,11 +71,13 @@ std::chrono::milliseconds probeTimeout(const ProxyConfig &config)
 }
 
 // At most one event loop per core, and a few at most: calls are sharded by origin, and a proxy
-// has two or three upstreams.
+// has two or three upstreams. One of them is the proxy thread's own (the home loop, for a call
+// that finds it idle: curlengine.h), the rest run on the engine's QThreadPool.
 std::shared_ptr<UpstreamEngine> newUpstreamEngine(const ProxyConfig &config)
 {
     CurlEngine::Options options;
-    options.loops = std::clamp(QThread::idealThreadCount(), 1, defaults::kMaxEngineLoops);
+    options.loops = std::clamp(QThread::idealThreadCount() - 1, 1, defaults::kMaxEngineLoops - 1);
+    options.homeLoop = true;
     if (!config.caFile.isEmpty()) {
         QFile file(config.caFile);
         if (file.open(QIODevice::ReadOnly))   // checked by the command line (commandline.cpp)

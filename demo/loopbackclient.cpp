@@ -22,6 +22,30 @@ QByteArray headerValue(const QByteArray &head, const QByteArray &lowerName)
     return value.isNull() ? QByteArray("") : value;
 }
 
+// Where a chunked body that starts at `from` ends (past its last chunk's CRLF), or -1 while it
+// is not all in; `firstChunkIn` says whether a first chunk with data is whole. Trailers are not
+// expected (no server of ours sends them).
+qint64 chunkedBodyEnd(const QByteArray &buffer, qint64 from, bool *firstChunkIn)
+{
+    qint64 at = from;
+    for (;;) {
+        const qsizetype lineEnd = buffer.indexOf("\r\n", at);
+        if (lineEnd < 0)
+            return -1;
+        QByteArray sizeText = buffer.mid(at, lineEnd - at);
+        if (const qsizetype semicolon = sizeText.indexOf(';'); semicolon >= 0)
+            sizeText.truncate(semicolon);
+        const qint64 size = sizeText.trimmed().toLongLong(nullptr, 16);
+        const qint64 next = lineEnd + 2 + size + 2;
+        if (buffer.size() < next)
+            return -1;
+        if (size == 0)
+            return next;
+        *firstChunkIn = true;
+        at = next;
+    }
+}
+
 } // namespace
 
 QByteArray LoopbackResponse::header(const QByteArray &name) const
@@ -133,6 +157,7 @@ void LoopbackClient::hangUp()
 void LoopbackClient::clearRecorded()
 {
     m_roundTripsNs.clear();
+    m_firstChunksNs.clear();
     m_dedupCounts.clear();
     m_failures = 0;
     m_missedSlots = 0;
@@ -228,15 +253,24 @@ void LoopbackClient::readCountedAnswers()
             return;
         const QByteArray head = m_buffer.left(headEnd).toLower();
         const QByteArray lengthValue = headerValue(head, "content-length");
-        if (lengthValue.isNull()) {
+        qint64 total = -1;
+        if (!lengthValue.isNull()) {
+            total = headEnd + 4 + lengthValue.toLongLong();
+        } else if (headerValue(head, "transfer-encoding") == "chunked") {
+            bool firstChunkIn = false;
+            total = chunkedBodyEnd(m_buffer, headEnd + 4, &firstChunkIn);
+            if (firstChunkIn && !m_firstChunkSeen) {
+                m_firstChunkSeen = true;
+                m_firstChunksNs.append(m_sent.nsecsElapsed());
+            }
+        } else {
             giveUp();
             return;
         }
-        const qint64 length = lengthValue.toLongLong();
-        const qint64 total = headEnd + 4 + length;
-        if (m_buffer.size() < total)
+        if (total < 0 || m_buffer.size() < total)
             return;
         const qint64 roundTripNs = m_sent.nsecsElapsed();
+        m_firstChunkSeen = false;
         if (!head.startsWith("http/1.1 200"))
             ++m_failures;
         ++m_dedupCounts[headerValue(head, "x-breakwater-dedup")];

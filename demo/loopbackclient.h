@@ -41,10 +41,11 @@ struct LoopbackResponse
 //    tests need to see.
 //  - a series: requests one after another on one keep-alive connection, as fast as answers come or
 //    one per paced slot, recording each round trip (from just before the write to the moment the
-//    whole answer is in), the answers that were not 200 and their x-breakwater-dedup values. Only
-//    for answers with a Content-Length (cache hits and non-stream misses are); an answer without
-//    one, or a lost connection, ends the series as a failure. Each answer's head is read for those
-//    three things only, so the client adds as little as it can to the round trips the bench times.
+//    whole answer is in), the answers that were not 200 and their x-breakwater-dedup values, and for
+//    a chunked answer (a stream) when its first chunk was in. Only for answers with a Content-Length
+//    (cache hits and non-stream misses) or chunked; any other answer, or a lost connection, ends
+//    the series as a failure. Each answer's head is read for those things only, so the client adds
+//    as little as it can to the round trips the bench times.
 //
 // Lives on the thread that creates it (or is moved to before start()) and needs its event loop.
 class LoopbackClient final : public QObject
@@ -96,6 +97,8 @@ public:
     void clearRecorded();
 
     const QList<qint64> &roundTripsNs() const { return m_roundTripsNs; }
+    // A series: from each chunked answer's request to its first whole chunk (a stream's first event).
+    const QList<qint64> &firstChunksNs() const { return m_firstChunksNs; }
     int failures() const { return m_failures; }   // answers that were not 200, plus 1 if it gave up
     // How many answers carried each value of x-breakwater-dedup ("" when the header was missing).
     const QMap<QByteArray, qint64> &dedupCounts() const { return m_dedupCounts; }
@@ -150,6 +153,8 @@ private:
     qint64 m_limit = 0;
     QElapsedTimer m_sent;             // since the last request's write
     QList<qint64> m_roundTripsNs;
+    QList<qint64> m_firstChunksNs;
+    bool m_firstChunkSeen = false;    // of the answer being read
     QMap<QByteArray, qint64> m_dedupCounts;
     int m_failures = 0;
     bool m_stopping = false;

@@ -3,6 +3,8 @@
 // cancellation, curl's socket interest as it changes, 1,000 streams at once within a thread and
 // memory budget, HTTP/2 multiplexing and --ca-file against a real h2 server (nghttpd, with the test
 // CA in tests/data/tls), and a proxy in the environment that loopback calls never go through.
+// What the proxy's own calls rely on is run twice: on a pool loop, and on the home loop of the
+// calling thread (this one), which takes a call while it has none in flight.
 
 #include "upstream/curlengine.h"
 #include "upstream/curltransfer.h"
@@ -275,6 +277,21 @@ private:
     bool m_ready = false;
 };
 
+// The engine under test: its one pool loop, or (`home`) a home loop on this thread beside it.
+std::shared_ptr<CurlEngine> newEngine(bool home)
+{
+    CurlEngine::Options options;
+    options.homeLoop = home;
+    return std::make_shared<CurlEngine>(options);
+}
+
+void addLoopRows()
+{
+    QTest::addColumn<bool>("home");
+    QTest::newRow("pool loop") << false;
+    QTest::newRow("home loop") << true;
+}
+
 } // namespace
 
 class tst_CurlEngine final : public MockTest
@@ -284,11 +301,16 @@ private slots:
     void headers_goUpAsTheClientSentThem();
     void answerInOneRead_isOnePostToTheCall();
     void callDeletedOnItsHeaders_hearsNothingMore();
+    void resetAfterPost_freshConnection_sentOnce_data() { addLoopRows(); }
     void resetAfterPost_freshConnection_sentOnce();
+    void resetAfterPost_reusedConnection_sentOnce_data() { addLoopRows(); }
     void resetAfterPost_reusedConnection_sentOnce();
+    void connectionReused_whileKeptAlive_notAfterClose_data() { addLoopRows(); }
     void connectionReused_whileKeptAlive_notAfterClose();
     void slowReceiver_pausesAndResumes_boundedAndWhole();
+    void cancelDuringStream_endsAtOnce_andClosesTheConnection_data() { addLoopRows(); }
     void cancelDuringStream_endsAtOnce_andClosesTheConnection();
+    void homeLoop_takesACallWhileIdle_thePoolTheRest();
     void socketInterest_everyKindCurlAsks_isFollowed();
     void thousandStreams_fitTheThreadAndMemoryBudget();
     void http2_hundredCalls_overAtMostTwoConnections();
@@ -372,13 +394,16 @@ void tst_CurlEngine::resetAfterPost_freshConnection_sentOnce()
     ServiceThread<ScriptedUpstream> upstream(u"upstream"_s, [] {
         return new ScriptedUpstream([](int) { return ScriptedUpstream::Step{ScriptedUpstream::Action::Reset, {}}; });
     });
-    UpstreamPool pool(u"openai"_s, 2, 4);
+    QFETCH(bool, home);
+    auto engine = newEngine(home);
+    UpstreamPool pool(u"openai"_s, 2, 4, engine);
     auto outcome = follow(pool.submit(postTo(local(upstream.service()->serverPort())), this));
     QTRY_VERIFY_WITH_TIMEOUT(outcome->finished, kWait);
     QCOMPARE(int(outcome->result.failure), int(UpstreamFailure::Unreachable));
     QCOMPARE(upstream.service()->requests(), 1);
     QCOMPARE(upstream.service()->connections(), 1);
     QCOMPARE(pool.refusedRetries(), 0);
+    QCOMPARE(engine->homeCalls(), home ? 1 : 0);
 }
 
 void tst_CurlEngine::resetAfterPost_reusedConnection_sentOnce()
@@ -392,7 +417,9 @@ void tst_CurlEngine::resetAfterPost_reusedConnection_sentOnce()
                               : ScriptedUpstream::Step{ScriptedUpstream::Action::Reset, {}};
         });
     });
-    UpstreamPool pool(u"openai"_s, 2, 4);
+    QFETCH(bool, home);
+    auto engine = newEngine(home);
+    UpstreamPool pool(u"openai"_s, 2, 4, engine);
     auto first = follow(pool.submit(postTo(local(upstream.service()->serverPort())), this));
     QTRY_VERIFY_WITH_TIMEOUT(first->finished, kWait);
     QCOMPARE(first->status, 200);
@@ -404,6 +431,7 @@ void tst_CurlEngine::resetAfterPost_reusedConnection_sentOnce()
     // The second did go out on the reused connection. (curl opens a new one for its retry, and
     // then sends nothing on it: the pre-request callback refused.)
     QCOMPARE(upstream.service()->connectionOf(1), upstream.service()->connectionOf(0));
+    QCOMPARE(engine->homeCalls(), home ? 2 : 0);
 }
 
 void tst_CurlEngine::connectionReused_whileKeptAlive_notAfterClose()
@@ -416,13 +444,16 @@ void tst_CurlEngine::connectionReused_whileKeptAlive_notAfterClose()
                                           ScriptedUpstream::answer(200, "{}", index == 1 ? "Connection: close\r\n" : "")};
         });
     });
-    UpstreamPool pool(u"openai"_s, 2, 4);
+    QFETCH(bool, home);
+    auto engine = newEngine(home);
+    UpstreamPool pool(u"openai"_s, 2, 4, engine);
     for (int i = 0; i < 3; ++i) {
         auto outcome = follow(pool.submit(postTo(local(upstream.service()->serverPort())), this));
         QTRY_VERIFY_WITH_TIMEOUT(outcome->finished, kWait);
         QCOMPARE(outcome->status, 200);
         QCOMPARE(upstream.service()->connections(), i < 2 ? 1 : 2);
     }
+    QCOMPARE(engine->homeCalls(), home ? 3 : 0);
 }
 
 void tst_CurlEngine::slowReceiver_pausesAndResumes_boundedAndWhole()
@@ -458,7 +489,8 @@ void tst_CurlEngine::cancelDuringStream_endsAtOnce_andClosesTheConnection()
     // sees its connection closed, not left to run.
     mock()->setSlowGap(60s);
     mock()->setMode(MockProvider::Mode::SlowStream);
-    auto engine = std::make_shared<CurlEngine>(CurlEngine::Options{});
+    QFETCH(bool, home);
+    auto engine = newEngine(home);
     UpstreamPool pool(u"openai"_s, 2, 4, engine);
     UpstreamCall *call = pool.submit(postTo(local(port()), R"({"model":"m","stream":true,"messages":[{"role":"user","content":"hi"}]})"), this);
     auto outcome = follow(call);
@@ -469,6 +501,42 @@ void tst_CurlEngine::cancelDuringStream_endsAtOnce_andClosesTheConnection()
     QTRY_COMPARE_WITH_TIMEOUT(mock()->inFlight(), 0, kWait);
     QCOMPARE(engine->counts().transfers.load(), 0);
     QCOMPARE(pool.running(), 0);
+    QCOMPARE(engine->homeCalls(), home ? 1 : 0);
+}
+
+void tst_CurlEngine::homeLoop_takesACallWhileIdle_thePoolTheRest()
+{
+    // One call after another: each finds the home loop idle and runs on this thread. Then 10
+    // streams at once, held by the mock: the first takes the home loop, the other 9 go to the pool
+    // loop. Every answer arrives whole, whichever loop carried it.
+    auto engine = newEngine(true);
+    UpstreamPool pool(u"openai"_s, 20, 0, engine);
+    for (int i = 0; i < 3; ++i) {
+        auto outcome = follow(pool.submit(postTo(local(port())), this));
+        QTRY_VERIFY_WITH_TIMEOUT(outcome->finished, kWait);
+        QCOMPARE(outcome->status, 200);
+        QVERIFY(outcome->body.contains("chat.completion"));
+    }
+    QCOMPARE(engine->homeCalls(), 3);
+    QCOMPARE(mock()->callCount(), 3);
+
+    mock()->setHoldAnswers(true);
+    QList<std::shared_ptr<Outcome>> outcomes;
+    QObject owner;
+    const QByteArray body = R"({"model":"m","stream":true,"messages":[{"role":"user","content":"held"}]})";
+    for (int i = 0; i < 10; ++i)
+        outcomes.append(follow(pool.submit(postTo(local(port()), body), &owner)));
+    QTRY_COMPARE_WITH_TIMEOUT(mock()->heldCount(), 10, kWait);
+    QCOMPARE(engine->homeCalls(), 4);
+    QCOMPARE(engine->counts().transfers.load(), 10);
+    mock()->releaseHeld();
+    QTRY_VERIFY_WITH_TIMEOUT(std::all_of(outcomes.begin(), outcomes.end(), [](const auto &o) { return o->finished; }), kWait);
+    for (const auto &outcome : outcomes) {
+        QCOMPARE(outcome->status, 200);
+        QCOMPARE(int(outcome->result.failure), int(UpstreamFailure::None));
+        QVERIFY(outcome->body.contains("data: [DONE]"));
+    }
+    QCOMPARE(engine->counts().transfers.load(), 0);
 }
 
 void tst_CurlEngine::socketInterest_everyKindCurlAsks_isFollowed()

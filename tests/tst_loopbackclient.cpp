@@ -7,6 +7,7 @@
 #include <QTcpServer>
 #include <QTcpSocket>
 #include <QTest>
+#include <QTimer>
 
 #include "loopbackclient.h"
 
@@ -69,7 +70,8 @@ private slots:
     void oneCall_skipsInterimContinueAndReadsCloseDelimitedBody();
     void oneCall_timeout_hangsUpWithoutAnAnswer();
     void series_sendsEveryRequestOnOneConnectionAndCountsTheAnswers();
-    void series_answerWithoutContentLength_givesUpAsAFailure();
+    void series_chunkedAnswers_recordTheFirstChunkAndTheEnd();
+    void series_answerWithoutLengthOrChunks_givesUpAsAFailure();
     void series_lostConnection_givesUpAsAFailure();
 };
 
@@ -137,10 +139,45 @@ void TestLoopbackClient::series_sendsEveryRequestOnOneConnectionAndCountsTheAnsw
     QVERIFY(series.dedupCounts().isEmpty());
 }
 
-void TestLoopbackClient::series_answerWithoutContentLength_givesUpAsAFailure()
+void TestLoopbackClient::series_chunkedAnswers_recordTheFirstChunkAndTheEnd()
+{
+    // Each answer is a stream: its head and first chunk at once, the rest (two more chunks and the
+    // end) written once the event loop has passed again. Both times are recorded, the first chunk's
+    // before the end's, and the next request goes out on the same connection.
+    QTcpServer server;
+    server.listen(QHostAddress::LocalHost);
+    int requests = 0;
+    QObject::connect(&server, &QTcpServer::newConnection, &server, [&] {
+        QTcpSocket *socket = server.nextPendingConnection();
+        QObject::connect(socket, &QTcpSocket::readyRead, socket, [&requests, socket] {
+            const QByteArray request = socket->readAll();
+            for (qsizetype at = request.indexOf("\r\n\r\n"); at >= 0; at = request.indexOf("\r\n\r\n", at + 4)) {
+                ++requests;
+                socket->write("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n6\r\ndata:1\r\n");
+                QTimer::singleShot(5ms, socket, [socket] { socket->write("6\r\ndata:2\r\n6;x=y\r\ndata:3\r\n0\r\n\r\n"); });
+            }
+        });
+    });
+    const quint16 port = server.serverPort();
+    LoopbackClient series(port, [port](qint64 n) { return getRequest(port, n); });
+    QSignalSpy finished(&series, &LoopbackClient::finished);
+    series.setLimit(4);
+    series.start();
+    QTRY_COMPARE(finished.count(), 1);
+    QCOMPARE(requests, 4);
+    QCOMPARE(series.failures(), 0);
+    QCOMPARE(series.roundTripsNs().size(), 4);
+    QCOMPARE(series.firstChunksNs().size(), 4);
+    for (int i = 0; i < 4; ++i)
+        QVERIFY(series.firstChunksNs()[i] <= series.roundTripsNs()[i]);
+    series.clearRecorded();
+    QVERIFY(series.firstChunksNs().isEmpty());
+}
+
+void TestLoopbackClient::series_answerWithoutLengthOrChunks_givesUpAsAFailure()
 {
     ScriptedServer server([](int, const QByteArray &) -> QByteArray {
-        return "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n";
+        return "HTTP/1.1 200 OK\r\nConnection: close\r\n\r\nok";
     });
     const quint16 port = server.port();
     LoopbackClient series(port, [port](qint64 n) { return getRequest(port, n); });

@@ -5,6 +5,7 @@
 #include <QEventLoop>
 #include <QRunnable>
 #include <QSemaphore>
+#include <QThread>
 
 namespace {
 
@@ -49,10 +50,15 @@ CurlEngine::CurlEngine(const Options &options)
     m_threads.setObjectName(QStringLiteral("upstream engine"));
     m_threads.setMaxThreadCount(int(m_loops.size()));
     m_threads.setExpiryTimeout(-1);
+    if (options.homeLoop)
+        m_home = std::make_unique<CurlLoop>(m_settings, m_counts);
 }
 
 CurlEngine::~CurlEngine()
 {
+    if (m_home && m_home->thread() != QThread::currentThread())
+        m_home.release()->deleteLater();   // its sockets and timers belong to its thread
+    m_home.reset();
     for (const Loop &loop : m_loops) {
         if (loop.mailbox) {
             QObject *eventLoop = loop.eventLoop;
@@ -62,14 +68,20 @@ CurlEngine::~CurlEngine()
     m_threads.waitForDone();
 }
 
-CurlLoop::Mailbox &CurlEngine::loopFor(const QUrl &url)
+// Called with m_mutex held.
+int CurlEngine::loopIndexFor(const QUrl &url)
 {
     const QString origin = url.scheme() + u"://" + url.host() + u':' + QString::number(url.port(url.scheme() == u"https" ? 443 : 80));
-    QMutexLocker lock(&m_mutex);
     auto it = m_loopOfOrigin.find(origin);
     if (it == m_loopOfOrigin.end())
         it = m_loopOfOrigin.insert(origin, int(m_loopOfOrigin.size() % m_loops.size()));
-    Loop &loop = m_loops[size_t(*it)];
+    return *it;
+}
+
+CurlLoop::Mailbox &CurlEngine::loopFor(const QUrl &url)
+{
+    QMutexLocker lock(&m_mutex);
+    Loop &loop = m_loops[size_t(loopIndexFor(url))];
     if (!loop.mailbox) {
         QSemaphore ready;
         m_threads.start(new LoopJob(m_settings, m_counts, &loop.mailbox, &loop.eventLoop, &ready));
@@ -78,12 +90,32 @@ CurlLoop::Mailbox &CurlEngine::loopFor(const QUrl &url)
     return *loop.mailbox;
 }
 
+// The origin's pool loop if it has started (else nothing can be running there).
+CurlLoop::Mailbox *CurlEngine::runningLoopFor(const QUrl &url)
+{
+    QMutexLocker lock(&m_mutex);
+    return m_loops[size_t(loopIndexFor(url))].mailbox.get();
+}
+
+CurlLoop *CurlEngine::homeLoopHere() const
+{
+    return m_home && m_home->thread() == QThread::currentThread() ? m_home.get() : nullptr;
+}
+
 void CurlEngine::start(const std::shared_ptr<Exchange> &exchange)
 {
+    if (CurlLoop *home = homeLoopHere(); home && home->transferCount() == 0) {
+        m_homeCalls.fetch_add(1);
+        home->add(exchange);   // reports to the call only by posts, so nothing runs inside this
+        return;
+    }
     loopFor(exchange->request.url).post([exchange](CurlLoop *loop) { loop->add(exchange); });
 }
 
 void CurlEngine::interrupt(const std::shared_ptr<Exchange> &exchange)
 {
-    loopFor(exchange->request.url).post([exchange](CurlLoop *loop) { loop->interrupt(exchange); });
+    if (CurlLoop *home = homeLoopHere(); home && home->interrupt(exchange))
+        return;
+    if (CurlLoop::Mailbox *loop = runningLoopFor(exchange->request.url))
+        loop->post([exchange](CurlLoop *running) { running->interrupt(exchange); });
 }

@@ -8,6 +8,7 @@
 #include <QMutex>
 #include <QThreadPool>
 
+#include <atomic>
 #include <memory>
 #include <vector>
 
@@ -29,6 +30,7 @@ public:
     {
         int loops = 1;
         QByteArray caPem;   // extra certificate authorities (--ca-file's contents), besides the system's
+        bool homeLoop = false;   // a loop on the building thread too, for its calls while it is idle
     };
 
     explicit CurlEngine(const Options &options);
@@ -41,6 +43,8 @@ public:
     QString name() const override { return QStringLiteral("curl"); }
 
     int loopCount() const { return int(m_loops.size()); }
+    // Calls the home loop took so far (0 without one).
+    int homeCalls() const { return m_homeCalls.load(); }
     // What happened on every loop so far, for tests and the bench.
     const CurlLoop::Counts &counts() const { return *m_counts; }
     const CurlSettings &settings() const { return m_settings; }
@@ -53,6 +57,9 @@ private:
     };
 
     CurlLoop::Mailbox &loopFor(const QUrl &url);
+    CurlLoop::Mailbox *runningLoopFor(const QUrl &url);
+    int loopIndexFor(const QUrl &url);
+    CurlLoop *homeLoopHere() const;   // the home loop if the caller is on its thread
 
     CurlSettings m_settings;
     std::shared_ptr<CurlLoop::Counts> m_counts = std::make_shared<CurlLoop::Counts>();
@@ -60,4 +67,6 @@ private:
     QMutex m_mutex;                       // guards what follows
     std::vector<Loop> m_loops;
     QHash<QString, int> m_loopOfOrigin;
+    std::unique_ptr<CurlLoop> m_home;     // homeLoop: lives on the building thread
+    std::atomic<int> m_homeCalls{0};
 };

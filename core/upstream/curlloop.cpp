@@ -96,10 +96,12 @@ void CurlLoop::start(CurlTransfer *transfer)
         act(CURL_SOCKET_TIMEOUT, 0);
 }
 
-void CurlLoop::interrupt(const std::shared_ptr<Exchange> &exchange)
+bool CurlLoop::interrupt(const std::shared_ptr<Exchange> &exchange)
 {
-    if (CurlTransfer *transfer = m_byExchange.value(exchange.get()))
+    CurlTransfer *transfer = m_byExchange.value(exchange.get());
+    if (transfer)
         end(transfer, CURLE_ABORTED_BY_CALLBACK);
+    return transfer != nullptr;
 }
 
 int CurlLoop::onSocket(CURL *, curl_socket_t fd, int what, void *self, void *)

@@ -74,7 +74,8 @@ public:
     const std::shared_ptr<Mailbox> &mailbox() const { return m_mailbox; }
 
     void add(const std::shared_ptr<Exchange> &exchange);
-    void interrupt(const std::shared_ptr<Exchange> &exchange);
+    // Ends the exchange's transfer now; false if this loop has none for it.
+    bool interrupt(const std::shared_ptr<Exchange> &exchange);
     int transferCount() const { return int(m_byId.size()); }
 
 private:
