@@ -22,9 +22,19 @@ QByteArray headerValue(const QByteArray &head, const QByteArray &lowerName)
     return value.isNull() ? QByteArray("") : value;
 }
 
-// Where a chunked body that starts at `from` ends (past its last chunk's CRLF), or -1 while it
-// is not all in; `firstChunkIn` says whether a first chunk with data is whole. Trailers are not
-// expected (no server of ours sends them).
+// The size a chunk-size line (without its CRLF) gives, chunk extensions ignored; -1 if it gives none.
+qint64 chunkSize(QByteArray line)
+{
+    if (const qsizetype semicolon = line.indexOf(';'); semicolon >= 0)
+        line.truncate(semicolon);
+    bool ok = false;
+    const qint64 size = line.trimmed().toLongLong(&ok, 16);
+    return ok && size >= 0 ? size : -1;
+}
+
+// Where a chunked body that starts at `from` ends (past its last chunk's CRLF): -1 while it is not
+// all in, -2 if a chunk-size line is not one; `firstChunkIn` says whether a first chunk with data
+// is whole. Trailers are not expected (no server of ours sends them).
 qint64 chunkedBodyEnd(const QByteArray &buffer, qint64 from, bool *firstChunkIn)
 {
     qint64 at = from;
@@ -32,10 +42,9 @@ qint64 chunkedBodyEnd(const QByteArray &buffer, qint64 from, bool *firstChunkIn)
         const qsizetype lineEnd = buffer.indexOf("\r\n", at);
         if (lineEnd < 0)
             return -1;
-        QByteArray sizeText = buffer.mid(at, lineEnd - at);
-        if (const qsizetype semicolon = sizeText.indexOf(';'); semicolon >= 0)
-            sizeText.truncate(semicolon);
-        const qint64 size = sizeText.trimmed().toLongLong(nullptr, 16);
+        const qint64 size = chunkSize(buffer.mid(at, lineEnd - at));
+        if (size < 0)
+            return -2;
         const qint64 next = lineEnd + 2 + size + 2;
         if (buffer.size() < next)
             return -1;
@@ -259,6 +268,10 @@ void LoopbackClient::readCountedAnswers()
         } else if (headerValue(head, "transfer-encoding") == "chunked") {
             bool firstChunkIn = false;
             total = chunkedBodyEnd(m_buffer, headEnd + 4, &firstChunkIn);
+            if (total == -2) {
+                giveUp();   // not HTTP
+                return;
+            }
             if (firstChunkIn && !m_firstChunkSeen) {
                 m_firstChunkSeen = true;
                 m_firstChunksNs.append(m_sent.nsecsElapsed());
@@ -389,13 +402,9 @@ bool LoopbackClient::parseChunkSize()
     const qsizetype end = m_buffer.indexOf("\r\n");
     if (end < 0)
         return false;
-    QByteArray sizeText = m_buffer.left(end);
+    m_remaining = chunkSize(m_buffer.left(end));
     m_buffer.remove(0, end + 2);
-    if (const qsizetype semicolon = sizeText.indexOf(';'); semicolon >= 0)
-        sizeText.truncate(semicolon);   // chunk extensions are ignored
-    bool ok = false;
-    m_remaining = sizeText.trimmed().toLongLong(&ok, 16);
-    if (!ok || m_remaining < 0) {
+    if (m_remaining < 0) {
         finish();   // not HTTP: treat as a broken connection
         return false;
     }
