@@ -44,6 +44,17 @@ struct Load
         for (auto it = client->dedupCounts().begin(); it != client->dedupCounts().end(); ++it)
             dedup[it.key()] += it.value();
     }
+    // Another run's records after these (its measured seconds added to these).
+    void add(const Load &other)
+    {
+        tripsNs += other.tripsNs;
+        firstChunksNs += other.firstChunksNs;
+        failures += other.failures;
+        for (auto it = other.dedup.begin(); it != other.dedup.end(); ++it)
+            dedup[it.key()] += it.value();
+        seconds += other.seconds;
+        timedOut = timedOut || other.timedOut;
+    }
     QByteArray dedupText() const
     {
         QByteArrayList parts;

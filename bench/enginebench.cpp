@@ -136,10 +136,11 @@ struct Figures
     // 1,000 streams
     qint64 streamsResidentKiB = -1, streamsPeakKiB = -1, idleKiB = -1;
     int streamsThreads = -1, streamsPeakThreads = -1, streamsOk = 0;
-    // one keep-alive client
+    // one keep-alive client, and direct in the rounds between this proxy's
     double missP50 = 0, missP99 = 0, firstByteP50 = 0, firstByteNewP50 = 0;
-    // 50 connections
-    double missRps = 0, hitRps = 0;
+    double directMissP50 = 0, directFirstByteP50 = 0, directFirstByteNewP50 = 0;
+    // 50 connections; direct in the rounds between this proxy's hits
+    double missRps = 0, hitRps = 0, directRps = 0;
     // HTTP/2
     int h2Ok = -1, h2Connections = -1;
     QByteArray h2Protocol;
@@ -194,15 +195,8 @@ void thousandStreams(Figures &f, const Child &child, MockProvider *mock)
     mock->setChunkInterval(0ms);
 }
 
-// A stream's first chunk, streamed calls one after another on one keep-alive connection (the
-// issue's "one keep-alive client"), every prompt different.
-double firstByteP50(quint16 port, int count, int tag)
-{
-    return percentile(sequentialLoad(port, distinctStreams(port, tag), 50, count).firstChunksNs, 0.5) / 1e6;
-}
-
-// The same, each call on a new connection (its accept and set-up counted too).
-double firstByteNewConnectionP50(quint16 port, int count, int tag)
+// The same, each call on a new connection (its accept and set-up counted too): each call's first chunk.
+QList<qint64> firstChunksOnNewConnections(quint16 port, int count, int tag)
 {
     QList<qint64> firstNs;
     for (int i = 0; i < count; ++i) {
@@ -216,8 +210,32 @@ double firstByteNewConnectionP50(quint16 port, int count, int tag)
         if (!call.response().chunkAtNs.isEmpty())
             firstNs.append(call.response().chunkAtNs.first());
     }
-    return percentile(firstNs, 0.5) / 1e6;
+    return firstNs;
 }
+
+// What one keep-alive client recorded against one port, over several rounds.
+struct OneClient
+{
+    QList<qint64> missNs;         // non-streamed calls, every prompt different
+    QList<qint64> firstNs;        // a stream's first chunk, streamed calls one after another
+    QList<qint64> firstNewNs;     // the same, each call on a new connection
+
+    double missP50() const { return percentile(missNs, 0.5) / 1e6; }
+    double missP99() const { return percentile(missNs, 0.99) / 1e6; }
+    double firstP50() const { return percentile(firstNs, 0.5) / 1e6; }
+    double firstNewP50() const { return percentile(firstNewNs, 0.5) / 1e6; }
+    void round(quint16 port, int tag, int misses, int streams)
+    {
+        missNs += sequentialLoad(port, distinctRequests(port, tag), qMax(20, misses / 10), misses).tripsNs;
+        firstNs += sequentialLoad(port, distinctStreams(port, tag), 10, streams).firstChunksNs;
+        firstNewNs += firstChunksOnNewConnections(port, streams, tag);
+    }
+};
+
+// "Over direct" is measured in rounds that alternate direct and the proxy: on this kind of VM the
+// direct figures move by several tenths of a millisecond from one minute to the next, so direct
+// measured once before the proxies would put that drift into the difference.
+constexpr int kRounds = 10;
 
 double rps(const Load &load)
 {
@@ -300,15 +318,12 @@ int engineBench()
                             QString::number(h2Port), tls + u"server.key"_s, tls + u"server.pem"_s});
     const bool h2Up = h2.waitForStarted(5000) && waitForPort(h2Port, h2);
 
-    std::printf("engine: issue 23's targets, each proxy alone in a child process, mock provider latency 0\n");
+    std::printf("engine: issue 23's targets, each proxy alone in a child process, mock provider latency 0;\n"
+                "  over direct and hits / direct: direct measured in the rounds between each proxy's (%d and 5 rounds)\n", kRounds);
     Figures direct;
     direct.name = u"direct"_s;
     direct.missRps = rps(loadFor(mock->port(), 50, [&](int i) { return distinctRequests(mock->port(), i); }, 1s, 5s));
-    const Load directSequential = sequentialLoad(mock->port(), distinctRequests(mock->port(), 0), 200, sequential);
-    direct.missP50 = directSequential.p50Ms();
-    direct.missP99 = directSequential.p99Ms();
-    direct.firstByteP50 = firstByteP50(mock->port(), firstBytes, 0);
-    direct.firstByteNewP50 = firstByteNewConnectionP50(mock->port(), firstBytes, 0);
+    OneClient directOneClient;   // every engine's direct rounds
 
     double portkeyRps = -1;
     if (!portkey.isEmpty()) {
@@ -343,14 +358,31 @@ int engineBench()
         }
         {
             Child child(engine, upstream);
-            const Load misses = sequentialLoad(child.port(), distinctRequests(child.port(), 1), 200, sequential);
-            f.missP50 = misses.p50Ms();
-            f.missP99 = misses.p99Ms();
-            f.firstByteP50 = firstByteP50(child.port(), firstBytes, 1);
-            f.firstByteNewP50 = firstByteNewConnectionP50(child.port(), firstBytes, 1);
+            OneClient proxied, direct1;
+            for (int r = 0; r < kRounds; ++r) {
+                direct1.round(mock->port(), 3000 + r, sequential / kRounds, firstBytes / kRounds);
+                proxied.round(child.port(), 3000 + r, sequential / kRounds, firstBytes / kRounds);
+            }
+            f.missP50 = proxied.missP50();
+            f.missP99 = proxied.missP99();
+            f.firstByteP50 = proxied.firstP50();
+            f.firstByteNewP50 = proxied.firstNewP50();
+            f.directMissP50 = direct1.missP50();
+            f.directFirstByteP50 = direct1.firstP50();
+            f.directFirstByteNewP50 = direct1.firstNewP50();
+            directOneClient.missNs += direct1.missNs;
+            directOneClient.firstNs += direct1.firstNs;
+            directOneClient.firstNewNs += direct1.firstNewNs;
             f.missRps = rps(loadFor(child.port(), 50, [&](int i) { return distinctRequests(child.port(), 200 + i); }, 1s, 5s));
+            // Hits against the mock answering directly, in alternating one-second rounds too.
             const QByteArray cached = chatRequest(child.port(), chatBody(u"a cached prompt"_s));
-            f.hitRps = rps(loadFor(child.port(), 50, [&](int) { return sameRequest(cached); }, 1s, 5s));
+            Load hits, directMisses;
+            for (int r = 0; r < 5; ++r) {
+                directMisses.add(loadFor(mock->port(), 50, [&](int i) { return distinctRequests(mock->port(), 6000 + 100 * r + i); }, 300ms, 1s));
+                hits.add(loadFor(child.port(), 50, [&](int) { return sameRequest(cached); }, 300ms, 1s));
+            }
+            f.hitRps = rps(hits);
+            f.directRps = rps(directMisses);
         }
         if (h2Up)
             http2Calls(f, engine, tls + u"ca.pem"_s, h2Port, h2);
@@ -361,6 +393,10 @@ int engineBench()
     }
     h2.kill();
     h2.waitForFinished(5000);
+    direct.missP50 = directOneClient.missP50();
+    direct.missP99 = directOneClient.missP99();
+    direct.firstByteP50 = directOneClient.firstP50();
+    direct.firstByteNewP50 = directOneClient.firstNewP50();
 
     std::printf("\n  %-34s %10s", "", "direct");
     for (const Figures &f : all)
@@ -381,16 +417,17 @@ int engineBench()
     row("1,000 streams: answered 200", u"-"_s, [](const Figures &f) { return QString::number(f.streamsOk); }, "1000");
     row("idle RSS before, MB", u"-"_s, [](const Figures &f) { return mb(f.idleKiB); }, "");
     row("1 client: miss p50, ms", number(direct.missP50, 3), [&](const Figures &f) { return number(f.missP50, 3); }, "");
-    row("1 client: miss p50 over direct, ms", u"-"_s, [&](const Figures &f) { return number(f.missP50 - direct.missP50, 3); }, "<= 0.3");
+    row("1 client: miss p50 over direct, ms", u"-"_s, [&](const Figures &f) { return number(f.missP50 - f.directMissP50, 3); }, "<= 0.3");
     row("1 client: miss p99, ms", number(direct.missP99, 3), [&](const Figures &f) { return number(f.missP99, 3); }, "");
     row("1 client: stream first byte p50, ms", number(direct.firstByteP50, 3), [&](const Figures &f) { return number(f.firstByteP50, 3); }, "");
-    row("1 client: first byte over direct, ms", u"-"_s, [&](const Figures &f) { return number(f.firstByteP50 - direct.firstByteP50, 3); }, "<= 0.3");
+    row("1 client: first byte over direct, ms", u"-"_s, [&](const Figures &f) { return number(f.firstByteP50 - f.directFirstByteP50, 3); }, "<= 0.3");
     row("new connections: first byte p50, ms", number(direct.firstByteNewP50, 3), [&](const Figures &f) { return number(f.firstByteNewP50, 3); }, "");
-    row("new connections: over direct, ms", u"-"_s, [&](const Figures &f) { return number(f.firstByteNewP50 - direct.firstByteNewP50, 3); }, "(<= 0.3)");
+    row("new connections: over direct, ms", u"-"_s, [&](const Figures &f) { return number(f.firstByteNewP50 - f.directFirstByteNewP50, 3); }, "(<= 0.3)");
     row("50 conns: misses, requests/s", number(direct.missRps, 0), [&](const Figures &f) { return number(f.missRps, 0); },
         portkeyRps > 0 ? qPrintable(u">= 5 x Portkey (%1/s): %2/s"_s.arg(portkeyRps, 0, 'f', 0).arg(5 * portkeyRps, 0, 'f', 0)) : ">= 5 x Portkey (not run)");
-    row("50 conns: hits, requests/s", number(direct.missRps, 0), [&](const Figures &f) { return number(f.hitRps, 0); },
-        qPrintable(u">= 0.95 x direct: %1/s"_s.arg(0.95 * direct.missRps, 0, 'f', 0)));
+    row("50 conns: hits, requests/s", u"-"_s, [&](const Figures &f) { return number(f.hitRps, 0); }, "");
+    row("  direct in the rounds between", u"-"_s, [&](const Figures &f) { return number(f.directRps, 0); }, "");
+    row("  hits / direct", u"-"_s, [&](const Figures &f) { return number(f.hitRps / f.directRps, 2); }, ">= 0.95");
     row("HTTP/2: 100 calls answered 200", u"-"_s, [](const Figures &f) { return QString::number(f.h2Ok); }, "100");
     row("HTTP/2: connections at the server", u"-"_s, [](const Figures &f) { return QString::number(f.h2Connections); }, "<= 2");
     row(qPrintable(u"miss storm %1 s: RSS peak, MB"_s.arg(stormLength.count() / 1000)), u"-"_s,

@@ -913,8 +913,7 @@ void ProxyServer::land(Flight &flight, Upstream &upstream, const Admitted &admit
     // What the call cost, from the upstream's own `usage` (streams included) where it said it, else
     // by the rule of accounting/callcharge.h. It is logged at what it was charged, so the day's
     // spend read back from the log after a restart is what was counted.
-    const Usage usage = isSuccess(flight.status())
-        ? parseUsage(flight.style(), flight.body(), flight.isStreaming()) : Usage{};
+    const Usage usage = isSuccess(flight.status()) ? flight.reportedUsage() : Usage{};
     CallOutcomeForCharge outcome;
     outcome.reachedProvider = reachedProvider;
     outcome.usageUsd = usage.known() ? m_prices.cost(flight.model(), usage) : std::nullopt;

@@ -89,32 +89,36 @@ Usage geminiUsage(const QJsonObject &metadata)
 
 } // namespace
 
+Usage parseUsage(ApiStyle style, const QJsonDocument &answer)
+{
+    if (style == ApiStyle::Gemini) {
+        // generateContent answers an object; streamGenerateContent without alt=sse a JSON array of them.
+        const QJsonArray chunks = answer.array();
+        const QJsonObject last = answer.isArray() ? (chunks.isEmpty() ? QJsonObject() : chunks.last().toObject())
+                                                  : answer.object();
+        const QJsonObject metadata = last.value(u"usageMetadata").toObject();
+        return metadata.isEmpty() ? Usage{} : geminiUsage(metadata);
+    }
+    Usage result;
+    const QJsonObject usage = answer.object().value(u"usage").toObject();
+    if (usage.isEmpty())
+        return result;
+    if (style == ApiStyle::OpenAI)
+        return openaiUsage(usage);
+    mergeAnthropicUsage(usage, result);
+    return result;
+}
+
 Usage parseUsage(ApiStyle style, const QByteArray &body, bool stream)
 {
+    if (!stream)
+        return parseUsage(style, QJsonDocument::fromJson(body));
     Usage result;
     if (style == ApiStyle::Gemini) {
-        if (!stream) {
-            // generateContent answers an object; streamGenerateContent without alt=sse a JSON array of them.
-            const QJsonDocument document = QJsonDocument::fromJson(body);
-            const QJsonArray chunks = document.array();
-            const QJsonObject last = document.isArray() ? (chunks.isEmpty() ? QJsonObject() : chunks.last().toObject())
-                                                        : document.object();
-            const QJsonObject metadata = last.value(u"usageMetadata").toObject();
-            return metadata.isEmpty() ? result : geminiUsage(metadata);
-        }
         for (const QJsonObject &chunk : dataObjects(body, "\"usageMetadata\"")) {
             if (const QJsonValue metadata = chunk.value(u"usageMetadata"); metadata.isObject())
                 result = geminiUsage(metadata.toObject());
         }
-        return result;
-    }
-    if (!stream) {
-        const QJsonObject usage = QJsonDocument::fromJson(body).object().value(u"usage").toObject();
-        if (usage.isEmpty())
-            return result;
-        if (style == ApiStyle::OpenAI)
-            return openaiUsage(usage);
-        mergeAnthropicUsage(usage, result);
         return result;
     }
 

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QByteArray>
+#include <QJsonDocument>
 #include <QJsonObject>
 
 #include "http/apierror.h"
@@ -32,6 +33,8 @@ inline constexpr qint64 kMaxTokenCount = qint64(1) << 53;
 // Anthropic sends input counts in message_start and cumulative output counts in message_delta;
 // Gemini sends usageMetadata on every chunk, cumulative (the last one counts).
 Usage parseUsage(ApiStyle style, const QByteArray &body, bool stream);
+// The same for a non-streamed answer already parsed (the flight parses each answer once).
+Usage parseUsage(ApiStyle style, const QJsonDocument &answer);
 
 // The output tokens a request allows in all: max_tokens (chat, completions, Anthropic),
 // max_completion_tokens (chat) or max_output_tokens (Responses), or kDefaultMaxOutputTokens when it

@@ -148,10 +148,16 @@ void Flight::onFinished(const UpstreamResult &result)
     }
     if (result.failure == UpstreamFailure::None && !m_streaming && !m_passThrough && isSuccess(m_status)) {
         QJsonParseError error;
-        QJsonDocument::fromJson(m_body, &error);
+        const QJsonDocument answer = QJsonDocument::fromJson(m_body, &error);
         m_garbage = error.error != QJsonParseError::NoError;
+        m_answerUsage = parseUsage(m_style, answer);
     }
     Q_EMIT upstreamFinished(this);
+}
+
+Usage Flight::reportedUsage() const
+{
+    return m_answerUsage ? *m_answerUsage : parseUsage(m_style, m_body, m_streaming);
 }
 
 // Its API's last word, a clean end or an error event, from the parsed events: never from text

@@ -73,6 +73,9 @@ public:
     int status() const { return m_status; }
     const HeaderList &headers() const { return m_headers; }
     const QByteArray &body() const { return m_body; }
+    // The token counts the upstream's answer reports (accounting/usage.h); a complete non-streamed
+    // JSON answer is parsed once, at the end, for this and for the garbage check.
+    Usage reportedUsage() const;
     // The error every rider gets instead of the upstream's answer, if any.
     std::optional<ApiError> failure() const;
     BreakerVerdict breakerVerdict() const;
@@ -175,6 +178,7 @@ private:
     bool m_finished = false;
     bool m_released = false;
     bool m_garbage = false;        // a 2xx that claims JSON but is not; decided once at the end
+    std::optional<Usage> m_answerUsage;   // read then from the same parse
     int m_status = 0;
     HeaderList m_headers;
     QByteArray m_body;
