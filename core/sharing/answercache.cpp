@@ -41,14 +41,14 @@ CachedAnswer compact(const CachedAnswer &answer)
 
 // What an entry really holds, not only its answer's bytes: every byte array's allocation (key,
 // body, each header's name and value), the header list's own array, and the entry's nodes in the
-// recency list, the index and the store order (the key is one array shared by all three). Counted
+// recency list, the index and the expiry order (the key is one array shared by all three). Counted
 // from the compact copy `store` keeps, so the bound is the memory the cache costs.
 qint64 AnswerCache::sizeOf(const QByteArray &key, const CachedAnswer &answer)
 {
     qint64 size = heldBy(key) + heldBy(answer.body);
     size += qint64(sizeof(Entry)) + 2 * qint64(sizeof(void *)) + kBlockOverhead;               // list node
     size += qint64(sizeof(QByteArray) + sizeof(List::iterator) + 2 * sizeof(void *)) + kBlockOverhead;   // index node
-    size += qint64(sizeof(std::pair<qint64, QByteArray>));                                      // store order
+    size += qint64(sizeof(Expiry::value_type) + 4 * sizeof(void *)) + kBlockOverhead;           // expiry node
     size += qint64(answer.headers.capacity()) * qint64(sizeof(HeaderList::value_type)) + kBlockOverhead;
     for (const auto &[name, value] : answer.headers)
         size += heldBy(name) + heldBy(value);
@@ -81,24 +81,17 @@ void AnswerCache::store(const QByteArray &key, const CachedAnswer &given, qint64
     if (const auto found = m_index.constFind(key); found != m_index.constEnd())
         erase(*found);
     evictTo(m_maxBytes - size);
-    // An aged entry may sit behind younger ones in m_stores: dropExpired frees it a little late, and
-    // find() still judges it by its own age.
     const qint64 storedAt = m_clock.steadyMs() - qBound<qint64>(0, ageMs, m_windowMs);
-    m_entries.push_front(Entry{key, answer, storedAt, size});
+    m_entries.push_front(Entry{key, answer, storedAt, size, m_expiry.emplace(storedAt, key)});
     m_index.insert(key, m_entries.begin());
-    m_stores.emplace_back(storedAt, key);
     m_bytes += size;
 }
 
 void AnswerCache::dropExpired()
 {
     const qint64 now = m_clock.steadyMs();
-    while (!m_stores.empty() && now - m_stores.front().first >= m_windowMs) {
-        const auto &[storedAtMs, key] = m_stores.front();
-        if (const auto found = m_index.constFind(key); found != m_index.constEnd() && (*found)->storedAtMs == storedAtMs)
-            erase(*found);
-        m_stores.pop_front();
-    }
+    while (!m_expiry.empty() && now - m_expiry.begin()->first >= m_windowMs)
+        erase(m_index.value(m_expiry.begin()->second));
 }
 
 void AnswerCache::setWindow(qint64 windowMs)
@@ -123,6 +116,7 @@ void AnswerCache::evictTo(qint64 bytes)
 void AnswerCache::erase(List::iterator it)
 {
     m_bytes -= it->size;
+    m_expiry.erase(it->expiry);
     m_index.remove(it->key);
     m_entries.erase(it);
 }

@@ -5,8 +5,8 @@
 #include <QByteArray>
 #include <QHash>
 
-#include <deque>
 #include <list>
+#include <map>
 #include <optional>
 
 class Clock;
@@ -52,12 +52,17 @@ public:
     bool enabled() const { return m_windowMs > 0 && m_maxBytes > 0; }
 
 private:
+    // Every entry by when it was stored, so expired answers are found without a scan (the window
+    // runs from the store, not the last hit). An entry leaves it when it leaves the cache, however
+    // it goes (expired, replaced, evicted): what the cache holds stays within its bound.
+    using Expiry = std::multimap<qint64, QByteArray>;
     struct Entry
     {
         QByteArray key;
         CachedAnswer answer;
         qint64 storedAtMs = 0;
         qint64 size = 0;
+        Expiry::iterator expiry;
     };
     using List = std::list<Entry>;   // most recently used first
     void erase(List::iterator it);
@@ -70,7 +75,5 @@ private:
     qint64 m_bytes = 0;
     List m_entries;
     QHash<QByteArray, List::iterator> m_index;
-    // Every store in order, so expired answers are found without a scan (the window runs from the
-    // store, not the last hit); an entry replaced or evicted since is skipped.
-    std::deque<std::pair<qint64, QByteArray>> m_stores;
+    Expiry m_expiry;
 };
